@@ -1,0 +1,31 @@
+# The whole set-up is `make demo` (watch a simulated workflow) or `make test`.
+# Both create .venv with the Python on PATH (3.11+) and install what they need.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: demo test lint screenshots bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	@touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/phasewatch demo
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+test: lint
+	$(BIN)/python -m pytest -q
+
+screenshots: $(STAMP)
+	$(BIN)/python screenshots/make_screenshots.py
+
+bench: $(STAMP)
+	$(BIN)/python bench/run_all.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache build dist *.egg-info

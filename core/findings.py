@@ -1,0 +1,140 @@
+"""Findings and the rule registry.
+
+Every rule that phasewatch can raise is registered here once with a stable id, a severity, the
+seed section it comes from and how to fix it. Modules register their rules at import time with
+:func:`rule`; :func:`all_rules` imports every rule module so the table is always complete (it
+feeds ``phasewatch check --rules`` and the README table, which a test keeps in step).
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import asdict, dataclass
+from enum import StrEnum
+from typing import Any
+
+
+class Severity(StrEnum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+    @property
+    def rank(self) -> int:
+        return _RANK[self]
+
+
+_RANK = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    id: str
+    severity: Severity
+    title: str  # what it means, one line
+    seed: str  # which seed / FORMATS section it comes from
+    fix: str  # how to fix it (default hint)
+    scope: str = "snapshot"  # snapshot | transition | read | hooklog | tdd | plugins
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    rule_id: str
+    severity: Severity
+    source: str  # file, relative to the project root
+    path: str  # location inside the file, e.g. "phases.06-implementation.status"
+    expected: Any
+    actual: Any
+    message: str
+    hint: str
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["severity"] = str(self.severity)
+        return data
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """Identity of a finding across snapshots (to tell new ones from ones still standing)."""
+        return (self.rule_id, self.source, self.path)
+
+
+_REGISTRY: dict[str, Rule] = {}
+
+# Every module that registers rules; all_rules() imports them so the registry is complete.
+RULE_MODULES = (
+    "core.findings",
+    "core.sources",
+    "core.models",
+    "core.audit",
+    "core.hooklog",
+    "core.tdd",
+    "core.plugins",
+)
+
+
+def rule(
+    id: str,
+    severity: Severity | str,
+    title: str,
+    *,
+    seed: str,
+    fix: str,
+    scope: str = "snapshot",
+) -> Rule:
+    """Register a rule (idempotent for identical re-registration) and return it."""
+    new = Rule(id, Severity(severity), title, seed, fix, scope)
+    old = _REGISTRY.get(id)
+    if old is not None and old != new:
+        raise ValueError(f"rule {id} registered twice with different definitions")
+    _REGISTRY[id] = new
+    return new
+
+
+def get_rule(rule_id: str) -> Rule:
+    return _REGISTRY[rule_id]
+
+
+def all_rules() -> list[Rule]:
+    for name in RULE_MODULES:
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError as exc:  # a module not written yet
+            if exc.name != name:
+                raise
+    return sorted(_REGISTRY.values(), key=lambda r: r.id)
+
+
+def make(
+    r: Rule,
+    *,
+    source: str,
+    path: str,
+    message: str,
+    expected: Any = None,
+    actual: Any = None,
+    hint: str | None = None,
+    severity: Severity | None = None,
+) -> Finding:
+    """Build a Finding for rule ``r`` (the hint defaults to the rule's fix)."""
+    return Finding(
+        rule_id=r.id,
+        severity=severity or r.severity,
+        source=source,
+        path=path,
+        expected=expected,
+        actual=actual,
+        message=message,
+        hint=hint or r.fix,
+    )
+
+
+def summarize(findings: list[Finding]) -> dict[str, int]:
+    out = {"error": 0, "warning": 0, "info": 0}
+    for f in findings:
+        out[str(f.severity)] += 1
+    return out
+
+
+def sort_findings(findings: list[Finding]) -> list[Finding]:
+    return sorted(findings, key=lambda f: (f.severity.rank, f.source, f.path, f.rule_id))

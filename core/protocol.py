@@ -1,0 +1,157 @@
+"""Facts of the iSDLC protocol (FORMATS.md section 1) shared by the audit, simulator and writer."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+
+STATUS_RANK = {"pending": 0, "in_progress": 1, "completed": 2}
+PHASE_STATUSES = frozenset(STATUS_RANK)
+SUMMARY_STATUSES = frozenset({*STATUS_RANK, "skipped"})
+
+WORKFLOWS: dict[str, tuple[str, ...]] = {
+    "feature": (
+        "00-quick-scan",
+        "01-requirements",
+        "02-impact-analysis",
+        "03-architecture",
+        "04-design",
+        "05-test-strategy",
+        "06-implementation",
+        "16-quality-loop",
+        "08-code-review",
+    ),
+    "fix": (
+        "01-requirements",
+        "02-tracing",
+        "05-test-strategy",
+        "06-implementation",
+        "16-quality-loop",
+        "08-code-review",
+    ),
+    "build": ("05-test-strategy", "06-implementation", "16-quality-loop", "08-code-review"),
+    "test-run": ("11-local-testing", "07-testing"),
+    "upgrade": ("15-upgrade-plan", "15-upgrade-execute", "08-code-review"),
+}
+WORKFLOW_TYPES = frozenset({*WORKFLOWS, "test-generate"})
+
+PHASE_ALIASES = {
+    "13-test-deploy": "12-test-deploy",
+    "14-production": "13-production",
+    "15-operations": "14-operations",
+    "16-upgrade-plan": "15-upgrade-plan",
+    "16-upgrade-execute": "15-upgrade-execute",
+}
+
+# Two agent vocabularies exist (the controller keeps a second map); both are accepted.
+_AGENTS_BY_KEY = {
+    "02-impact-analysis": {"impact-analysis-orchestrator"},
+    "02-tracing": {"tracing-orchestrator", "trace-analyst"},
+}
+_AGENTS_BY_PREFIX = {
+    "00": {"quick-scan-agent"},
+    "01": {"requirements-analyst"},
+    "03": {"solution-architect"},
+    "04": {"system-designer"},
+    "05": {"test-design-engineer"},
+    "06": {"software-developer"},
+    "07": {"integration-tester"},
+    "08": {"qa-engineer", "code-reviewer"},
+    "16": {"quality-loop-engineer", "quality-assurance-engineer"},
+}
+
+ESCALATION_TYPES = {
+    "gate_blocked": "gate-blocker",
+    "corridor_blocked": "iteration-corridor",
+    "constitution_blocked": "constitution-validator",
+}
+MAX_ESCALATIONS = 20
+ESCALATION_DEDUP_SECONDS = 60
+MAX_REDOS = 3
+REVIEW_STATUSES = frozenset({"gate_presented", "reviewing", "redo_pending", "completed"})
+HOOK_EVENTS = frozenset(
+    {
+        "block",
+        "allow",
+        "warn",
+        "error",
+        "skip",
+        "self-heal",
+        "same-phase-bypass",
+        "timeout_warning",
+        "format-validation-warning",
+        "template-drift",
+    }
+)
+
+_PHASE_KEY = re.compile(r"^(\d{2})-[a-z0-9-]+$")
+
+
+def canonical_phase(key: str) -> str:
+    return PHASE_ALIASES.get(key, key)
+
+
+def phase_prefix(key: str) -> str:
+    """The part before the first ``-`` ("06" for "06-implementation")."""
+    return key.split("-", 1)[0]
+
+
+def is_phase_key(key: str) -> bool:
+    return bool(_PHASE_KEY.match(key))
+
+
+def agents_for(key: str) -> frozenset[str]:
+    """Agent names accepted for a phase key; empty when the protocol names none."""
+    key = canonical_phase(key)
+    if key in _AGENTS_BY_KEY:
+        return frozenset(_AGENTS_BY_KEY[key])
+    return frozenset(_AGENTS_BY_PREFIX.get(phase_prefix(key), ()))
+
+
+def primary_agent(key: str) -> str | None:
+    key = canonical_phase(key)
+    names = {
+        "02-impact-analysis": "impact-analysis-orchestrator",
+        "02-tracing": "tracing-orchestrator",
+        "08": "qa-engineer",
+        "16": "quality-loop-engineer",
+    }
+    if key in names:
+        return names[key]
+    prefix = phase_prefix(key)
+    if prefix in names:
+        return names[prefix]
+    agents = _AGENTS_BY_PREFIX.get(prefix)
+    return next(iter(agents)) if agents and len(agents) == 1 else None
+
+
+def review_selected(supervised_mode: object, phase_key: str) -> bool:
+    """Whether a phase is reviewed under ``supervised_mode`` (FORMATS: anything but true = off)."""
+    if not isinstance(supervised_mode, dict) or supervised_mode.get("enabled") is not True:
+        return False
+    phases = supervised_mode.get("review_phases", "all")
+    if phases == "all" or phases == []:
+        return True
+    if isinstance(phases, list):
+        return phase_prefix(phase_key) in {str(p) for p in phases}
+    return False
+
+
+def parse_iso(value: object) -> datetime | None:
+    """Parse an ISO-8601 timestamp or date (``Z`` accepted); None if it is not one."""
+    if not isinstance(value, str) or not value:
+        return None
+    text = value.strip()
+    if text.endswith(("Z", "z")):
+        text = text[:-1] + "+00:00"
+    try:
+        parsed = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def now_iso() -> str:
+    """Current UTC time the way the owner writes it: ``2026-03-04T09:12:03.418Z``."""
+    now = datetime.now(UTC)
+    return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"

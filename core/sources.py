@@ -1,0 +1,360 @@
+"""Where the files are, and reading them safely.
+
+``discover()`` finds the project root and the systems present. ``read_json()`` reads a JSON file
+that its owner writes non-atomically: an empty or cut document is retried briefly and reported as
+*torn*; a ``StateReader`` keeps the last good document so the screen never goes blank.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from .findings import Finding, Severity, make, rule
+from .text import clean_json, decode
+
+MAX_JSON_BYTES = 32 * 1024 * 1024  # a real state.json is KBs; larger is a finding, not a parse
+
+R_MISSING = rule(
+    "READ-MISSING",
+    Severity.WARNING,
+    "A file the project's systems use is missing.",
+    seed="FORMATS 1 Where",
+    fix="Start the workflow (or point phasewatch at the right directory).",
+    scope="read",
+)
+R_TORN = rule(
+    "READ-TORN",
+    Severity.WARNING,
+    "The file was empty or cut mid-document when read (its owner writes non-atomically).",
+    seed="FORMATS 1 How state.json is written",
+    fix="Usually transient: the next write fixes it. The last good version is shown meanwhile.",
+    scope="read",
+)
+R_INVALID = rule(
+    "READ-INVALID",
+    Severity.ERROR,
+    "The file is not valid JSON (and stayed so across retries).",
+    seed="FORMATS 1 How state.json is written",
+    fix="Restore the file from the last good version (see the timeline) or git; do not hand-edit.",
+    scope="read",
+)
+R_UNREADABLE = rule(
+    "READ-UNREADABLE",
+    Severity.ERROR,
+    "The file exists but cannot be read (permissions, a directory in its place, I/O error).",
+    seed="FORMATS 1 Where",
+    fix="Check the file's permissions and owner.",
+    scope="read",
+)
+R_TOO_LARGE = rule(
+    "READ-TOO-LARGE",
+    Severity.ERROR,
+    f"The file is larger than {MAX_JSON_BYTES // (1024 * 1024)} MiB; it is not parsed.",
+    seed="FORMATS 1 How state.json is written",
+    fix="Something is appending to or corrupting the file; inspect and restore it.",
+    scope="read",
+)
+R_NOT_OBJECT = rule(
+    "READ-NOT-OBJECT",
+    Severity.ERROR,
+    "The JSON document is valid but its top level is not an object.",
+    seed="FORMATS 1 Top-level keys",
+    fix="Restore the file: state.json must be a JSON object.",
+    scope="read",
+)
+R_MONOREPO = rule(
+    "READ-MONOREPO",
+    Severity.WARNING,
+    ".isdlc/monorepo.json is present but unusable; projects were found by directory instead.",
+    seed="FORMATS 1 Where (monorepo)",
+    fix="Fix monorepo.json: it needs a `projects` object of {id: {name, path, ...}}.",
+    scope="read",
+)
+
+
+# ---------------------------------------------------------------------------- discovery
+
+
+@dataclass(frozen=True, slots=True)
+class StateSource:
+    """One state.json: the repository's, or one monorepo project's."""
+
+    project_id: str  # "" for a single-project repository
+    path: Path
+    name: str = ""
+
+
+@dataclass(slots=True)
+class Project:
+    root: Path
+    states: list[StateSource] = field(default_factory=list)
+    monorepo: bool = False
+    default_project: str | None = None
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def isdlc_dir(self) -> Path:
+        return self.root / ".isdlc"
+
+    @property
+    def hook_log(self) -> Path:
+        return self.isdlc_dir / "hook-activity.log"
+
+    @property
+    def reviews_dir(self) -> Path:
+        return self.isdlc_dir / "reviews"
+
+    @property
+    def tdd_progress(self) -> Path:
+        return self.root / ".tdd-progress.md"
+
+    @property
+    def tdd_lock(self) -> Path:
+        return self.root / ".tdd-plan-locked"
+
+    @property
+    def plugins_md(self) -> Path:
+        return self.root / "PLUGINS.md"
+
+    @property
+    def plugins_dir(self) -> Path:
+        return self.root / "plugins"
+
+    @property
+    def systems(self) -> list[str]:
+        found = []
+        if self.isdlc_dir.is_dir():
+            found.append("isdlc")
+        if self.tdd_progress.exists() or self.tdd_lock.exists():
+            found.append("tdd")
+        if self.plugins_md.exists() or any(self.plugins_dir.glob("*/.continue-here.md")):
+            found.append("plugins")
+        return found
+
+    def rel(self, path: Path) -> str:
+        try:
+            return path.relative_to(self.root).as_posix()
+        except ValueError:
+            return str(path)
+
+    def state_for(self, project_id: str | None) -> StateSource | None:
+        if not self.states:
+            return None
+        wanted = self.default_project if project_id is None else project_id
+        for source in self.states:
+            if source.project_id == wanted:
+                return source
+        return self.states[0]
+
+
+def find_root(
+    path: str | os.PathLike[str] | None = None, env: dict[str, str] | None = None
+) -> Path:
+    """The project root: an explicit ``path`` (or ``$CLAUDE_PROJECT_DIR``, or the current
+    directory), walked up to the nearest ancestor holding ``.isdlc/``; else the start itself."""
+    env = os.environ if env is None else env
+    if path is None:
+        path = env.get("CLAUDE_PROJECT_DIR") or os.getcwd()
+    start = Path(path).expanduser().resolve()
+    if start.is_file():
+        start = start.parent
+    for candidate in (start, *start.parents):
+        if (candidate / ".isdlc").is_dir():
+            return candidate
+    return start
+
+
+def discover(
+    path: str | os.PathLike[str] | None = None, env: dict[str, str] | None = None
+) -> Project:
+    root = find_root(path, env)
+    project = Project(root=root)
+    isdlc = project.isdlc_dir
+    mono_file = isdlc / "monorepo.json"
+    if mono_file.exists():
+        project.monorepo = True
+        result = read_json(mono_file, retries=1)
+        ids: dict[str, str] = {}
+        projects = result.data.get("projects") if result.data else None
+        if isinstance(projects, dict):
+            for pid, info in projects.items():
+                name = info.get("name") if isinstance(info, dict) else None
+                ids[str(pid)] = str(name) if name else str(pid)
+            default = result.data.get("default_project") if result.data else None
+            project.default_project = default if isinstance(default, str) else None
+        else:
+            project.findings.append(
+                make(
+                    R_MONOREPO,
+                    source=project.rel(mono_file),
+                    path="projects",
+                    expected="object of projects",
+                    actual=result.status if result.status != "ok" else type(projects).__name__,
+                    message=f"monorepo.json: {result.error or 'no projects object'}",
+                )
+            )
+        projects_dir = isdlc / "projects"
+        if projects_dir.is_dir():
+            for child in sorted(projects_dir.iterdir()):
+                if (child / "state.json").exists():
+                    ids.setdefault(child.name, child.name)
+        for pid in sorted(ids):
+            project.states.append(StateSource(pid, projects_dir / pid / "state.json", ids[pid]))
+    root_state = isdlc / "state.json"
+    if root_state.exists() or (isdlc.is_dir() and not project.states):
+        project.states.insert(0, StateSource("", root_state, root.name))
+    return project
+
+
+# ---------------------------------------------------------------------------- safe reading
+
+ReadStatus = Literal["ok", "missing", "torn", "invalid", "unreadable", "too_large", "not_object"]
+
+
+@dataclass(frozen=True, slots=True)
+class FileStamp:
+    size: int
+    mtime_ns: int
+    inode: int
+
+    @classmethod
+    def of(cls, path: Path) -> FileStamp | None:
+        try:
+            st = path.stat()
+        except OSError:
+            return None
+        return cls(st.st_size, st.st_mtime_ns, st.st_ino)
+
+
+@dataclass(frozen=True, slots=True)
+class ReadResult:
+    path: Path
+    status: ReadStatus
+    data: dict[str, Any] | None = None
+    error: str | None = None
+    stamp: FileStamp | None = None
+    attempts: int = 1
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+def _looks_torn(text: str, exc: json.JSONDecodeError) -> bool:
+    """Empty, or the parser ran off the end: what a reader sees mid truncate-then-write."""
+    return not text.strip() or exc.pos >= len(text.rstrip())
+
+
+def read_json(path: Path, *, retries: int = 3, delay: float = 0.015) -> ReadResult:
+    """Read and parse a JSON object file; never raises. Every string in it is cleaned."""
+    attempts = 0
+    last: ReadResult | None = None
+    while True:
+        attempts += 1
+        stamp = FileStamp.of(path)
+        try:
+            with open(path, "rb") as fh:
+                raw = fh.read(MAX_JSON_BYTES + 1)
+        except FileNotFoundError:
+            return ReadResult(path, "missing", error="file not found", attempts=attempts)
+        except (IsADirectoryError, PermissionError, OSError) as exc:
+            return ReadResult(path, "unreadable", error=_os_error(exc), attempts=attempts)
+        if len(raw) > MAX_JSON_BYTES:
+            return ReadResult(
+                path,
+                "too_large",
+                error=f"over {MAX_JSON_BYTES} bytes",
+                stamp=stamp,
+                attempts=attempts,
+            )
+        text = raw.decode("utf-8-sig", errors="replace")
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            status: ReadStatus = "torn" if _looks_torn(text, exc) else "invalid"
+            where = (
+                "empty file"
+                if not text.strip()
+                else f"{exc.msg} at line {exc.lineno} column {exc.colno}"
+            )
+            last = ReadResult(path, status, error=where, stamp=stamp, attempts=attempts)
+        except (RecursionError, ValueError) as exc:
+            last = ReadResult(
+                path, "invalid", error=type(exc).__name__, stamp=stamp, attempts=attempts
+            )
+        else:
+            if not isinstance(data, dict):
+                return ReadResult(
+                    path,
+                    "not_object",
+                    error=f"top level is {type(data).__name__}",
+                    stamp=stamp,
+                    attempts=attempts,
+                )
+            return ReadResult(path, "ok", data=clean_json(data), stamp=stamp, attempts=attempts)
+        if attempts > retries:
+            return last
+        time.sleep(delay)
+
+
+def _os_error(exc: OSError) -> str:
+    return f"{type(exc).__name__}: {exc.strerror or exc}"
+
+
+def read_text(path: Path, *, max_bytes: int = 8 * 1024 * 1024) -> tuple[str | None, str | None]:
+    """Read a text file (cleaned); returns (text, error). Larger files are cut at ``max_bytes``."""
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(max_bytes)
+    except FileNotFoundError:
+        return None, "file not found"
+    except OSError as exc:
+        return None, _os_error(exc)
+    return decode(raw), None
+
+
+class StateReader:
+    """Reads one JSON file repeatedly, remembering the last good document.
+
+    ``read()`` returns ``(result, data, findings)``: ``data`` is the fresh document when the read
+    succeeded, otherwise the last good one (or None); findings explain any failure.
+    """
+
+    def __init__(self, path: Path, source: str) -> None:
+        self.path = path
+        self.source = source
+        self.last_good: ReadResult | None = None
+
+    def read(self) -> tuple[ReadResult, dict[str, Any] | None, list[Finding]]:
+        result = read_json(self.path)
+        if result.ok:
+            self.last_good = result
+            return result, result.data, []
+        fallback = self.last_good.data if self.last_good else None
+        return result, fallback, [read_finding(result, self.source, kept=fallback is not None)]
+
+
+def read_finding(result: ReadResult, source: str, *, kept: bool = False) -> Finding:
+    tail = " Showing the last good version." if kept else ""
+    rules = {
+        "missing": R_MISSING,
+        "torn": R_TORN,
+        "invalid": R_INVALID,
+        "unreadable": R_UNREADABLE,
+        "too_large": R_TOO_LARGE,
+        "not_object": R_NOT_OBJECT,
+    }
+    r = rules.get(result.status, R_INVALID)
+    return make(
+        r,
+        source=source,
+        path="$",
+        expected="a JSON object",
+        actual=result.error,
+        message=f"{source}: {result.status.replace('_', ' ')} ({result.error}).{tail}",
+    )

@@ -1,0 +1,53 @@
+"""Untrusted text: every string that comes from a file passes through here once, at ingestion.
+
+Terminal escape sequences (CSI, OSC, DCS, ...), C0/C1 control characters and bidirectional
+overrides are removed; tab and newline are kept. The result is still *plain text*: the UI never
+parses it as markup (see DESIGN.md, "Untrusted text").
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+# ESC-introduced sequences first (so their payload goes too), then lone control characters.
+_ESCAPES = re.compile(
+    r"""
+      \x1b\[[0-?]*[ -/]*[@-~]?                    # CSI ... final byte
+    | \x1b[\]PX^_][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?  # OSC/DCS/SOS/PM/APC ... terminator
+    | \x9b[0-?]*[ -/]*[@-~]?                      # 8-bit CSI
+    | [\x90\x98\x9d\x9e\x9f][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?  # 8-bit string sequences
+    | \x1b[ -/]*[0-~]?                            # other two-byte escapes, lone ESC
+    """,
+    re.VERBOSE,
+)
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def clean(text: str) -> str:
+    """Return ``text`` without escape sequences or control characters (``\\t``/``\\n`` kept)."""
+    if text.isprintable():  # fast path: the overwhelmingly common case
+        return text
+    return _CONTROLS.sub("", _ESCAPES.sub("", text))
+
+
+def clean_json(value: Any) -> Any:
+    """Recursively clean every string (keys too) in a parsed JSON value."""
+    if isinstance(value, str):
+        return clean(value)
+    if isinstance(value, dict):
+        return {clean(k) if isinstance(k, str) else k: clean_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [clean_json(v) for v in value]
+    return value
+
+
+def decode(data: bytes) -> str:
+    """Decode file bytes as UTF-8 (BOM tolerated, invalid bytes replaced) and clean them."""
+    return clean(data.decode("utf-8-sig", errors="replace"))
+
+
+def shorten(text: str, width: int = 80) -> str:
+    """One line, at most ``width`` characters, for tables and messages."""
+    line = " ".join(text.split())
+    return line if len(line) <= width else line[: max(0, width - 1)] + "…"
