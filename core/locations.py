@@ -71,6 +71,7 @@ def location_rows(state: State) -> list[PhaseLocations]:
     idx = aw.current_phase_index if aw else None
     idx_key = aw.phases[idx] if aw and idx is not None and 0 <= idx < len(aw.phases) else None
     aw_cur = aw.current_phase if aw else None
+    between = aw is not None and is_between_phases(state)
     rows: list[PhaseLocations] = []
     for key in order:
         position = aw.phases.index(key) if aw and key in aw.phases else None
@@ -80,6 +81,19 @@ def location_rows(state: State) -> list[PhaseLocations]:
         a = _key_match(aw_cur, key)
         i = idx_key == key
         t = _key_match(state.current_phase, key)
+        if between:
+            # After STEP 3e (or during a supervised redo) the index is one past current_phase
+            # until the next STEP 3c-prime: the protocol's own window, not a divergence.
+            i = a
+        awaiting = (
+            aw is not None
+            and position == 0
+            and idx == 0
+            and detail == "pending"
+            and summary == "in_progress"
+            and record is not None
+            and record.started is None
+        )
         notes: list[tuple[str, str]] = []
         if aw is not None and position is not None:
             if record is None:
@@ -93,6 +107,7 @@ def location_rows(state: State) -> list[PhaseLocations]:
             and summary is not None
             and detail != summary
             and not (summary == "skipped" and detail == "pending")
+            and not awaiting  # initialised; STEP 3c-prime has not activated phase 0 yet
         ):
             text = f"phases[{key}].status is {detail!r} but phase_status[{key}] is {summary!r}"
             notes.append((DETAIL, text))
@@ -108,7 +123,7 @@ def location_rows(state: State) -> list[PhaseLocations]:
                 if flag
             ]
             notes.append((POINTERS, f"only {', '.join(said)} point here"))
-        if a and (detail == "pending" or summary == "pending"):
+        if a and not awaiting and (detail == "pending" or summary == "pending"):
             notes.append((POINTERS, "current_phase points here but the phase is still 'pending'"))
         agent, agent_ok = None, None
         if a or (aw is None and t):
@@ -139,3 +154,25 @@ def location_rows(state: State) -> list[PhaseLocations]:
             )
         )
     return rows
+
+
+def is_between_phases(state: State) -> bool:
+    """True in the protocol's window after STEP 3e: the index is one past ``current_phase``
+    because that phase completed (or is being redone under supervised review)."""
+    aw = state.active_workflow
+    if aw is None or aw.current_phase not in aw.phases or aw.current_phase_index is None:
+        return False
+    cur = aw.current_phase
+    if aw.current_phase_index != aw.phases.index(cur) + 1:
+        return False
+    record = state.phases.get(cur)
+    done = (record is not None and record.status == "completed") or aw.phase_status.get(
+        cur
+    ) == "completed"
+    review = aw.supervised_review
+    redo = (
+        review is not None
+        and review.phase == cur
+        and (review.status == "redo_pending" or (review.redo_count or 0) > 0)
+    )
+    return done or redo
