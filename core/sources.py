@@ -247,7 +247,10 @@ class ReadResult:
 
 def _looks_torn(text: str, exc: json.JSONDecodeError) -> bool:
     """Empty, or the parser ran off the end: what a reader sees mid truncate-then-write."""
-    return not text.strip() or exc.pos >= len(text.rstrip())
+    if not text.strip() or exc.pos >= len(text.rstrip()):
+        return True
+    # a cut inside a string reports where the string *started*; it still runs to the end
+    return exc.msg.startswith("Unterminated string") and "\n" not in text[exc.pos :]
 
 
 def read_json(path: Path, *, retries: int = 3, delay: float = 0.015) -> ReadResult:

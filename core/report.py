@@ -1,0 +1,118 @@
+"""One-shot audit of a whole project: what ``phasewatch check`` prints and scripts consume."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .findings import Finding, Severity, sort_findings, summarize
+from .snapshot import Snapshot, evaluate
+from .sources import Project, discover, read_finding, read_json
+
+# Read failures that mean "could not audit this file": exit code 2, not 1.
+UNREADABLE_RULES = frozenset(
+    {"READ-INVALID", "READ-UNREADABLE", "READ-TOO-LARGE", "READ-NOT-OBJECT", "READ-TORN"}
+)
+
+
+@dataclass(slots=True)
+class Report:
+    project: Project
+    snapshots: list[Snapshot] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    hook_records: int = 0
+
+    @property
+    def summary(self) -> dict[str, int]:
+        return summarize(self.findings)
+
+    @property
+    def unreadable(self) -> bool:
+        return any(f.rule_id in UNREADABLE_RULES for f in self.findings)
+
+    def exit_code(self, strict: bool = False) -> int:
+        if self.unreadable:
+            return 2
+        worst = {Severity.ERROR} | ({Severity.WARNING} if strict else set())
+        return 1 if any(f.severity in worst for f in self.findings) else 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "schema": 1,
+            "root": str(self.project.root),
+            "systems": self.project.systems,
+            "projects": [_snapshot_json(s) for s in self.snapshots],
+            "findings": [f.to_json() for f in self.findings],
+            "summary": self.summary,
+        }
+
+
+def _snapshot_json(snap: Snapshot) -> dict[str, Any]:
+    wf = snap.workflow
+    return {
+        "id": snap.project_id,
+        "source": snap.source,
+        "read_status": snap.read_status,
+        "state_version": snap.version,
+        "workflow": None
+        if wf is None
+        else {
+            "type": wf.type,
+            "artifact_folder": wf.artifact_folder,
+            "current_phase": wf.current_phase,
+            "current_phase_index": wf.current_phase_index,
+            "phases": wf.phases,
+        },
+    }
+
+
+def audit_project(path: str | os.PathLike[str] | None = None, *, retries: int = 10) -> Report:
+    """Discover the project at ``path`` and audit every file once. Never raises on bad files."""
+    project = discover(path)
+    report = Report(project=project)
+    findings: list[Finding] = list(project.findings)
+    for source in project.states:
+        rel = project.rel(source.path)
+        result = read_json(source.path, retries=retries, delay=0.05)
+        extra = [] if result.ok else [read_finding(result, rel)]
+        snap = evaluate(result.data, rel, project_id=source.project_id, read=result, extra=extra)
+        report.snapshots.append(snap)
+        findings += snap.findings
+    findings += _hook_log(project, report)
+    findings += _tdd(project)
+    findings += _plugins(project)
+    report.findings = sort_findings(findings)
+    return report
+
+
+def _hook_log(project: Project, report: Report) -> list[Finding]:
+    if not project.hook_log.exists():
+        return []
+    from .hooklog import HookLogTailer, audit_hook_log
+
+    records = HookLogTailer(project.hook_log).read_all()
+    report.hook_records = len(records)
+    return audit_hook_log(records, project.rel(project.hook_log))
+
+
+def _tdd(project: Project) -> list[Finding]:
+    if "tdd" not in project.systems:
+        return []
+    from .tdd import load_tdd
+
+    _plan, findings = load_tdd(project)
+    return findings
+
+
+def _plugins(project: Project) -> list[Finding]:
+    if "plugins" not in project.systems:
+        return []
+    from .plugins import audit_plugins
+
+    return audit_plugins(project)
+
+
+def project_exists(path: str | os.PathLike[str]) -> bool:
+    return Path(path).exists()

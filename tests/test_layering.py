@@ -1,0 +1,47 @@
+"""House rules that keep the layers honest."""
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_importing_core_and_check_does_not_import_textual():
+    code = (
+        "import sys, importlib, pkgutil, core\n"
+        "for m in pkgutil.walk_packages(core.__path__, 'core.'):\n"
+        "    importlib.import_module(m.name)\n"
+        "import tui.cli, tui.check_output\n"
+        "bad = sorted(n for n in sys.modules if n == 'textual' or n.startswith('textual.'))\n"
+        "print(bad)\n"
+        "raise SystemExit(1 if bad else 0)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+    return names
+
+
+def test_core_sources_never_mention_textual():
+    for path in (ROOT / "core").rglob("*.py"):
+        assert not any(n.split(".")[0] == "textual" for n in _imports(path)), path
+
+
+def test_widgets_never_touch_files():
+    banned = ("open(", ".read_text(", ".write_text(", "os.replace", ".read_bytes(", ".write_bytes(")
+    for path in (ROOT / "widgets").rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        for needle in banned:
+            assert needle not in text, f"{path.name} uses {needle}"
+        assert "core.decide" not in text and "core.sources" not in text, path

@@ -1,0 +1,218 @@
+import json
+import os
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from core.sources import (
+    MAX_JSON_BYTES,
+    StateReader,
+    discover,
+    find_root,
+    read_json,
+)
+
+
+def write(path, text: str | bytes):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(text, str):
+        text = text.encode()
+    path.write_bytes(text)
+
+
+# ------------------------------------------------------------------ discovery
+
+
+def test_root_is_nearest_ancestor_with_isdlc(tmp_path):
+    (tmp_path / ".isdlc").mkdir()
+    deep = tmp_path / "src" / "pkg"
+    deep.mkdir(parents=True)
+    assert find_root(deep, env={}) == tmp_path
+
+
+def test_root_falls_back_to_the_path(tmp_path):
+    assert find_root(tmp_path, env={}) == tmp_path.resolve()
+
+
+def test_claude_project_dir_used_when_no_path(tmp_path):
+    (tmp_path / ".isdlc").mkdir()
+    assert find_root(None, env={"CLAUDE_PROJECT_DIR": str(tmp_path)}) == tmp_path
+
+
+def test_explicit_path_beats_environment(tmp_path):
+    other = tmp_path / "other"
+    other.mkdir()
+    assert find_root(other, env={"CLAUDE_PROJECT_DIR": str(tmp_path)}) == other
+
+
+def test_discover_single_repo_systems(tmp_path):
+    write(tmp_path / ".isdlc/state.json", "{}")
+    write(tmp_path / ".tdd-progress.md", "# TDD Task: x\n")
+    write(tmp_path / "plugins/Kick/.continue-here.md", "---\nplugin: Kick\n---\n")
+    project = discover(tmp_path, env={})
+    assert project.systems == ["isdlc", "tdd", "plugins"]
+    assert [s.path for s in project.states] == [tmp_path / ".isdlc/state.json"]
+    assert project.hook_log == tmp_path / ".isdlc/hook-activity.log"
+
+
+def test_discover_nothing(tmp_path):
+    project = discover(tmp_path, env={})
+    assert project.systems == [] and project.states == []
+
+
+def test_discover_monorepo(tmp_path):
+    mono = {
+        "version": 1,
+        "default_project": "web-frontend",
+        "projects": {
+            "api-service": {"name": "API", "path": "services/api"},
+            "web-frontend": {"name": "Web", "path": "web"},
+        },
+    }
+    write(tmp_path / ".isdlc/monorepo.json", json.dumps(mono))
+    write(tmp_path / ".isdlc/projects/api-service/state.json", "{}")
+    write(tmp_path / ".isdlc/projects/orphan/state.json", "{}")
+    project = discover(tmp_path, env={})
+    assert project.monorepo
+    ids = [s.project_id for s in project.states]
+    assert ids == ["api-service", "orphan", "web-frontend"]
+    assert project.state_for(None).project_id == "web-frontend"
+    assert project.state_for("api-service").name == "API"
+
+
+def test_discover_monorepo_with_broken_json_reports_and_scans(tmp_path):
+    write(tmp_path / ".isdlc/monorepo.json", "{not json")
+    write(tmp_path / ".isdlc/projects/a/state.json", "{}")
+    project = discover(tmp_path, env={})
+    assert [s.project_id for s in project.states] == ["a"]
+    assert [f.rule_id for f in project.findings] == ["READ-MONOREPO"]
+
+
+# ------------------------------------------------------------------ safe reading
+
+
+def test_read_ok_and_cleaned(tmp_path):
+    p = tmp_path / "s.json"
+    write(p, json.dumps({"a": "x\x1b]0;t\x07y", "n": 1}, indent=2))
+    r = read_json(p)
+    assert r.ok and r.data == {"a": "xy", "n": 1}
+    assert r.stamp is not None and r.stamp.size == p.stat().st_size
+
+
+@pytest.mark.parametrize(
+    ("content", "status"),
+    [
+        ("", "torn"),
+        ('{\n  "state_version": 4,\n  "phases": {', "torn"),
+        ("{ nope }", "invalid"),
+        (b"\x00\xff\xfe\x89PNG\r\n\x1a\n", "invalid"),
+        ("[1, 2]", "not_object"),
+        ("[" * 100_000, "invalid"),
+    ],
+    ids=["empty", "cut", "garbage", "binary", "array", "deep-prefix"],
+)
+def test_bad_content_is_a_status_not_an_exception(tmp_path, content, status):
+    p = tmp_path / "s.json"
+    write(p, content)
+    r = read_json(p, retries=1, delay=0)
+    assert r.status == status and r.data is None
+    assert r.attempts == (2 if status in {"torn", "invalid"} else 1)
+
+
+def test_deeply_nested_valid_prefix_is_invalid_not_a_crash(tmp_path):
+    p = tmp_path / "s.json"
+    write(p, "[" * 100_000 + "]" * 100_000)
+    assert read_json(p, retries=0).status == "invalid"
+
+
+def test_missing_file(tmp_path):
+    r = read_json(tmp_path / "nope.json")
+    assert r.status == "missing" and r.attempts == 1
+
+
+def test_directory_in_place_of_file(tmp_path):
+    (tmp_path / "s.json").mkdir()
+    assert read_json(tmp_path / "s.json").status == "unreadable"
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads everything")
+def test_permission_denied(tmp_path):
+    p = tmp_path / "s.json"
+    write(p, "{}")
+    p.chmod(0)
+    try:
+        r = read_json(p)
+        assert r.status == "unreadable" and "Permission" in r.error
+    finally:
+        p.chmod(0o644)
+
+
+def test_permission_denied_simulated(tmp_path, monkeypatch):
+    import builtins
+
+    p = tmp_path / "s.json"
+    write(p, "{}")
+    real_open = builtins.open
+
+    def deny(file, *a, **k):
+        if str(file) == str(p):
+            raise PermissionError(13, "Permission denied")
+        return real_open(file, *a, **k)
+
+    monkeypatch.setattr(builtins, "open", deny)
+    r = read_json(p)
+    assert r.status == "unreadable" and "Permission denied" in r.error
+
+
+def test_huge_file_is_refused_without_parsing(tmp_path):
+    p = tmp_path / "s.json"
+    with open(p, "wb") as fh:  # 50 MB of a JSON string
+        fh.write(b'{"x": "')
+        chunk = b"a" * (1024 * 1024)
+        for _ in range(50):
+            fh.write(chunk)
+        fh.write(b'"}')
+    assert p.stat().st_size > MAX_JSON_BYTES
+    r = read_json(p)
+    assert r.status == "too_large" and r.data is None
+
+
+def test_state_reader_keeps_last_good(tmp_path):
+    p = tmp_path / "s.json"
+    write(p, '{"state_version": 7}')
+    reader = StateReader(p, ".isdlc/state.json")
+    result, data, findings = reader.read()
+    assert result.ok and data == {"state_version": 7} and findings == []
+    write(p, '{"state_version": 8, "phas')  # caught mid-write
+    result, data, findings = reader.read()
+    assert result.status == "torn"
+    assert data == {"state_version": 7}
+    assert [f.rule_id for f in findings] == ["READ-TORN"]
+    assert "last good" in findings[0].message
+    p.unlink()
+    result, data, findings = reader.read()
+    assert result.status == "missing" and data == {"state_version": 7}
+    assert findings[0].rule_id == "READ-MISSING"
+
+
+def test_torn_read_recovers_when_the_writer_finishes(tmp_path, monkeypatch):
+    p = tmp_path / "s.json"
+    write(p, "")
+    import core.sources as sources
+
+    def finish(_delay):
+        write(p, '{"state_version": 2}')
+
+    monkeypatch.setattr(sources.time, "sleep", finish)
+    r = read_json(p)
+    assert r.ok and r.attempts == 2 and r.data == {"state_version": 2}
+
+
+@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.binary(max_size=2000))
+def test_read_json_never_raises(tmp_path, blob):
+    p = tmp_path / "fuzz.json"
+    p.write_bytes(blob)
+    r = read_json(p, retries=0)
+    assert r.status in {"ok", "torn", "invalid", "not_object"}
