@@ -1,0 +1,966 @@
+"""Plugin Freedom System readers and PLG-* rules (FORMATS.md 3, seed 002)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from datetime import date
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from core.findings import Severity, all_rules
+from core.plugins import (
+    REQUIRED_SECTIONS,
+    PluginRecord,
+    TableRow,
+    fix_mojibake,
+    load_registry,
+    load_yaml_literal,
+    normalise_status,
+    parse_continue_here,
+    parse_date,
+    parse_notes_md,
+    parse_plugins_md,
+)
+from core.sources import Project
+
+# ---------------------------------------------------------------------------- fixtures
+
+MOJI = {e: e.encode("utf-8").decode("cp1252") for e in ("🚧", "💡", "✅", "📦")}
+
+TABLE = """\
+# Plugin Registry
+
+| Plugin Name | Status | Version | Last Updated |
+|-------------|--------|---------|--------------|
+{rows}
+"""
+
+MK_ENTRY = """\
+### MinimalKick
+**Status:** {status}
+**Version:** 1.0.0
+**Created:** 2025-11-10
+**Type:** Synth
+
+**Description:**
+A kick drum synth.
+
+**Lifecycle Timeline:**
+{timeline}
+
+**Last Updated:** {updated}
+"""
+
+MK_TIMELINE = """\
+- **2025-11-10:** Creative brief created
+- **2025-11-11 (Stage 0):** Research & Planning complete - Complexity 5.0
+- **2025-11-12 (Stage 2):** Foundation complete - build system operational
+- **2025-11-13 (Stage 3.2):** Phase 3.2 complete - envelope"""
+
+GK_ENTRY = """\
+### GainKnob
+**Status:** ✅ Working
+**Version:** 1.0.0
+
+**Lifecycle Timeline:**
+- **2025-11-01 (Stage 0):** Research & Planning complete
+- **2025-11-12 (Stage 5):** Validation complete - ready for installation
+
+**Last Updated:** 2025-11-12
+
+### TapeAge
+**Status:** 💡 Ideated (Draft Params)
+
+**Lifecycle Timeline:**
+- **2025-11-10:** Creative brief created
+
+**Last Updated:** 2025-11-10
+"""
+
+SECTIONS = "\n\n".join(
+    f"## {s}{': Phase 3.2 complete' if s == 'Current State' else ''}\n- item"
+    for s in REQUIRED_SECTIONS
+)
+
+
+def write(root: Path, rel: str, text: str | bytes) -> Path:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+    return path
+
+
+def sha(text: str) -> str:
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+CONTRACTS = {
+    "creative_brief": ("creative-brief.md", "# Brief\nA kick.\n"),
+    "parameter_spec": ("parameter-spec.md", "# Params\n- decay\n"),
+    "architecture": ("architecture.md", "# Arch\nosc -> env\n"),
+    "plan": ("plan.md", "# Plan\nComplexity 5.0\n"),
+}
+
+
+def front(**fields: str | None) -> str:
+    """Front matter lines; a value of None drops the field; 'contract_checksums' is raw text."""
+    base: dict[str, str | None] = {
+        "plugin": "MinimalKick",
+        "stage": "3",
+        "phase": '"3.2"',
+        "status": "complete",
+        "last_updated": "2025-11-13",
+        "complexity_score": "5.0",
+        "phased_implementation": "true",
+        "orchestration_mode": "true",
+        "next_action": "continue_dsp_phase_3.3",
+        "next_phase": '"3.3"',
+        "contract_checksums": "\n"
+        + "\n".join(f"  {k}: {sha(body)}" for k, (_f, body) in CONTRACTS.items()),
+    }
+    base.update(fields)
+    lines = [f"{k}: {v}" if not v.startswith("\n") else f"{k}:{v}" for k, v in base.items() if v]
+    return "---\n" + "\n".join(lines) + "\n---\n"
+
+
+def handoff(sections: str = SECTIONS, **fields: str | None) -> str:
+    return front(**fields) + "\n# Stage 3.2 complete\n\n" + sections + "\n"
+
+
+def full_layout(
+    root: Path,
+    *,
+    table_mk: str = "| MinimalKick | 🚧 Stage 3.2 | 1.0.0 | 2025-11-13 |",
+    status: str = "🚧 Stage 3.2",
+    timeline: str = MK_TIMELINE,
+    updated: str = "2025-11-13",
+    ch: str | None = None,
+    contracts: bool = True,
+) -> Project:
+    rows = "\n".join(
+        [
+            table_mk,
+            "| GainKnob | ✅ Working | 1.0.0 | 2025-11-12 |",
+            "| TapeAge | 💡 Ideated (Draft Params) | - | 2025-11-10 |",
+        ]
+    )
+    entries = MK_ENTRY.format(status=status, timeline=timeline, updated=updated)
+    text = TABLE.format(rows=rows) + "\n## Entries\n\n" + entries + "\n" + GK_ENTRY
+    write(root, "PLUGINS.md", text)
+    write(root, "plugins/MinimalKick/.continue-here.md", handoff() if ch is None else ch)
+    if contracts:
+        for fname, body in CONTRACTS.values():
+            write(root, f"plugins/MinimalKick/.ideas/{fname}", body)
+    return Project(root=root)
+
+
+def ids(findings) -> list[str]:
+    return sorted(f.rule_id for f in findings)
+
+
+def only(findings, rule_id: str):
+    hits = [f for f in findings if f.rule_id == rule_id]
+    assert len(hits) == 1, [(f.rule_id, f.path, f.message) for f in findings]
+    return hits[0]
+
+
+# ---------------------------------------------------------------------------- normalisation
+
+
+@pytest.mark.parametrize(
+    ("raw", "kind", "stage", "phase", "draft"),
+    [
+        ("🚧 Stage 3.2", "stage", 3, "3.2", False),
+        (f"{MOJI['🚧']} Stage 3.2", "stage", 3, "3.2", False),
+        ("**🚧 Stage 2**", "stage", 2, None, False),
+        ("- 🚧  stage   4", "stage", 4, None, False),
+        ("Stage 3 Phase 2", "stage", 3, "3.2", False),
+        ("💡 Ideated (Draft Params)", "ideated", None, None, True),
+        (f"{MOJI['💡']} Ideated", "ideated", None, None, False),
+        ("✅ Working", "working", None, None, False),
+        (f"**{MOJI['✅']} Working**", "working", None, None, False),
+        (f"{MOJI['📦']} Installed", "installed", None, None, False),
+        ("ð\x9f§ Stage 4", "stage", 4, None, False),  # latin-1 mojibake, C1 bytes lost
+        ("Archived", "unknown", None, None, False),
+        ("", "empty", None, None, False),
+    ],
+)
+def test_normalise_status(raw, kind, stage, phase, draft):
+    s = normalise_status(raw)
+    assert (s.kind, s.stage, s.phase, s.draft) == (kind, stage, phase, draft)
+
+
+def test_status_display_and_emoji_conflict():
+    assert normalise_status(f"{MOJI['🚧']} Stage 3.2").display == "🚧 Stage 3.2"
+    assert normalise_status("💡 Ideated (Draft Params)").display == "💡 Ideated (Draft Params)"
+    assert normalise_status("✅ Stage 3").emoji_conflict
+    assert not normalise_status("Stage 3").emoji_conflict
+    assert normalise_status("🚧 Stage 3").key == normalise_status("**Stage 3**").key
+    assert normalise_status("🚧 Stage 3").key != normalise_status("🚧 Stage 3.1").key
+
+
+def test_fix_mojibake_repairs_emoji_and_leaves_text():
+    assert fix_mojibake("ðŸš§ Stage 2 â†’ âœ… Working") == "🚧 Stage 2 → ✅ Working"
+    assert fix_mojibake("plain, café, naïve") == "plain, café, naïve"
+
+
+@given(st.text())
+def test_fix_mojibake_inverts_cp1252_mojibake(text):
+    table = {b: bytes([b]).decode("cp1252", errors="ignore") or chr(b) for b in range(256)}
+    moji = "".join(table[b] if b >= 0x80 else chr(b) for b in text.encode("utf-8", "replace"))
+    assert fix_mojibake(moji) == text.encode("utf-8", "replace").decode("utf-8")
+
+
+@pytest.mark.parametrize(
+    ("raw", "value", "form"),
+    [
+        ("2025-11-13", date(2025, 11, 13), "iso"),
+        ("**2025-11-13**", date(2025, 11, 13), "iso"),
+        ("2025/11/13", date(2025, 11, 13), "other"),
+        ("13-11-2025", date(2025, 11, 13), "other"),
+        ("11/13/2025", date(2025, 11, 13), "other"),
+        ("2025-11-13T10:00:00Z", date(2025, 11, 13), "datetime"),
+        ("Nov 13, 2025", date(2025, 11, 13), "other"),
+        ("13 November 2025", date(2025, 11, 13), "other"),
+        ("Sept 3rd, 2025", date(2025, 9, 3), "other"),
+        ("2025-11-13 (Stage 2 complete)", date(2025, 11, 13), "other"),
+        ("03/04/2025", None, "ambiguous"),
+        ("2025-02-30", None, "invalid"),
+        ("soon", None, "invalid"),
+        ("", None, "empty"),
+    ],
+)
+def test_parse_date(raw, value, form):
+    parsed = parse_date(raw)
+    assert (parsed.value, parsed.form) == (value, form)
+
+
+def test_yaml_scalars_stay_literal():
+    value, error, dups = load_yaml_literal(
+        "last_updated: 2025-11-13\nphase: 4.10\nstage: 0o7\nb: 'null'\nc: null\nd:\nstage: 1"
+    )
+    assert error is None and dups == ["stage"]
+    assert value == {
+        "last_updated": "2025-11-13",
+        "phase": "4.10",
+        "stage": "1",
+        "b": "null",
+        "c": None,
+        "d": None,
+    }
+    assert load_yaml_literal("a: !!python/object/apply:os.system ['echo hi']")[1] is None
+    assert load_yaml_literal("a: [1, 2")[1] is not None
+
+
+# ---------------------------------------------------------------------------- PLUGINS.md readers
+
+
+def test_parse_older_layout_table_entries_and_timeline():
+    text = (
+        TABLE.format(rows="| MinimalKick | 🚧 Stage 3.2 | 1.0.0 | 2025-11-13 |")
+        + "\n"
+        + MK_ENTRY.format(status="🚧 Stage 3.2", timeline=MK_TIMELINE, updated="2025-11-13")
+    )
+    md = parse_plugins_md(text)
+    assert [r.name for r in md.rows] == ["MinimalKick"]
+    row = md.rows[0]
+    assert (row.status.stage, row.status.phase, row.version) == (3, "3.2", "1.0.0")
+    assert row.last_updated.value == date(2025, 11, 13)
+    [entry] = md.entries
+    assert entry.status.phase == "3.2" and entry.version == "1.0.0"
+    assert entry.last_updated.value == date(2025, 11, 13)
+    assert [t.stage for t in entry.timeline] == [None, "0", "2", "3.2"]
+    assert all(t.problem is None for t in entry.timeline)
+    assert entry.timeline[3].line == text.splitlines().index(MK_TIMELINE.splitlines()[3]) + 1
+
+
+def test_table_columns_by_header_name_extra_columns_bold_links():
+    text = """\
+|  Status | **Plugin** | Type | Updated | Version |
+| :---: | --- | --- | ---: | --- |
+| **🚧 Stage 2** | [TapeAge](plugins/TapeAge/) | FX | Nov 13, 2025 | v1.1 |
+| ✅ Working | `GainKnob` | Util | 2025/11/12 |
+"""
+    md = parse_plugins_md(text)
+    assert [r.name for r in md.rows] == ["TapeAge", "GainKnob"]
+    assert md.rows[0].status.stage == 2 and md.rows[0].version == "v1.1"
+    assert md.rows[0].last_updated.value == date(2025, 11, 13)
+    assert md.rows[1].version is None and md.rows[1].cells["Type"] == "Util"
+    assert [f.rule_id for f in md.findings] == ["PLG-TABLE-ROW"]  # GainKnob is a cell short
+
+
+def test_names_keep_symbols_but_lose_decoration():
+    md = parse_plugins_md(
+        "| Plugin Name | Status |\n|---|---|\n| **C++Verb** 🎛️ | 🚧 Stage 2 |\n"
+        "| `Tape-Age.2` | 🚧 Stage 2 |\n"
+    )
+    assert [r.name for r in md.rows] == ["C++Verb", "Tape-Age.2"]
+
+
+def test_crlf_and_bom_registry_reads_the_same(tmp_path):
+    project = full_layout(tmp_path)
+    text = (tmp_path / "PLUGINS.md").read_text(encoding="utf-8")
+    write(tmp_path, "PLUGINS.md", b"\xef\xbb\xbf" + text.replace("\n", "\r\n").encode())
+    assert load_registry(project).findings == []
+
+
+def test_code_fences_are_not_read_as_registry():
+    text = "```markdown\n| Plugin Name | Status |\n|---|---|\n| Fake | 🚧 Stage 2 |\n```\n"
+    md = parse_plugins_md(text)
+    assert md.rows == [] and md.tables == 0
+
+
+def test_notes_md_with_bullet_fields():
+    text = """\
+# TapeAge
+
+- **Status:** 🚧 Stage 1
+- **Version:** 0.1.0
+- **Last Updated:** 2025-11-13
+
+## Lifecycle Timeline
+- **2025-11-12 (Stage 0):** Research complete
+- **2025-11-13 (Stage 1):** Foundation complete
+"""
+    entry = parse_notes_md(text, "TapeAge", "plugins/TapeAge/NOTES.md")
+    assert entry.status.stage == 1 and entry.version == "0.1.0"
+    assert entry.last_updated.value == date(2025, 11, 13)
+    assert entry.bulleted == ["status", "version", "last updated"]
+    assert [t.stage for t in entry.timeline] == ["0", "1"]
+    assert entry.where("Status") == "Status"
+
+
+# ---------------------------------------------------------------------------- whole registry
+
+
+def test_consistent_full_layout_has_no_findings(tmp_path):
+    reg = load_registry(full_layout(tmp_path))
+    assert reg.layout == "full-entries"
+    assert reg.findings == [], [(f.rule_id, f.path, f.message) for f in reg.findings]
+    mk = reg.get("MinimalKick")
+    assert mk is not None
+    assert (mk.status.display, mk.stage, mk.phase, mk.version) == (
+        "🚧 Stage 3.2",
+        3,
+        "3.2",
+        "1.0.0",
+    )
+    assert mk.last_updated == date(2025, 11, 13)
+    assert [c.state for c in mk.checksums] == ["ok"] * 4
+    assert mk.handoff.phase == "3.2" and mk.handoff.complexity_score == 5.0
+    assert mk.drift == [] and not mk.tampered
+    assert [p.name for p in reg.plugins] == ["MinimalKick", "GainKnob", "TapeAge"]
+    # GainKnob's timeline mentions Stage 5: the contract's numbering
+    assert reg.get("GainKnob").numbering == "contract-0-6"
+
+
+def test_status_drift_table_vs_entry(tmp_path):
+    project = full_layout(tmp_path, table_mk="| MinimalKick | 🚧 Stage 3.1 | 1.0.0 | 2025-11-13 |")
+    reg = load_registry(project)
+    f = only(reg.findings, "PLG-STATUS-DRIFT")
+    assert f.severity == Severity.ERROR and f.source == "PLUGINS.md"
+    assert f.path == "table[MinimalKick].status"
+    assert (f.expected, f.actual) == ("🚧 Stage 3.2", "🚧 Stage 3.1")
+    assert "update both locations together" in f.hint.lower()
+    [cell] = reg.get("MinimalKick").drift
+    assert cell.column == "status" and cell.left == "🚧 Stage 3.1"
+
+
+def test_mojibake_and_bold_do_not_count_as_drift(tmp_path):
+    row = f"| **MinimalKick** | **{MOJI['🚧']} Stage 3.2** | 1.0.0 | 2025-11-13 |"
+    reg = load_registry(full_layout(tmp_path, table_mk=row, status="Stage 3.2"))
+    assert reg.findings == []
+
+
+def test_last_updated_drift_and_date_formats(tmp_path):
+    row = "| MinimalKick | 🚧 Stage 3.2 | 1.0.0 | 2025/11/12 |"
+    reg = load_registry(full_layout(tmp_path, table_mk=row, updated="Nov 13, 2025"))
+    drift = only(reg.findings, "PLG-DATE-DRIFT")
+    assert (drift.expected, drift.actual) == ("2025-11-13", "2025-11-12")
+    formats = [f for f in reg.findings if f.rule_id == "PLG-DATE-FORMAT"]
+    assert {f.path for f in formats} == {
+        "table[MinimalKick].last_updated",
+        "### MinimalKick.Last Updated",
+    }
+    assert all(f.severity == Severity.INFO for f in formats)
+    # the handoff (2025-11-13) agrees with the canonical entry, so no PLG-CH-DATE-DRIFT
+    assert "PLG-CH-DATE-DRIFT" not in ids(reg.findings)
+
+
+def test_ambiguous_and_unparseable_dates_are_reported_not_compared(tmp_path):
+    row = "| MinimalKick | 🚧 Stage 3.2 | 1.0.0 | 03/04/2025 |"
+    reg = load_registry(full_layout(tmp_path, table_mk=row, updated="last tuesday"))
+    bad = [f for f in reg.findings if f.rule_id == "PLG-DATE-INVALID"]
+    assert len(bad) == 2 and "could be" in bad[0].message + bad[1].message
+    assert "PLG-DATE-DRIFT" not in ids(reg.findings)
+
+
+def test_handoff_date_differs_from_registry(tmp_path):
+    reg = load_registry(full_layout(tmp_path, ch=handoff(last_updated="2025-11-14")))
+    f = only(reg.findings, "PLG-CH-DATE-DRIFT")
+    assert (f.expected, f.actual, f.severity) == ("2025-11-13", "2025-11-14", Severity.INFO)
+    assert "handoff is newer" in f.message
+
+
+def test_version_drift(tmp_path):
+    row = "| MinimalKick | 🚧 Stage 3.2 | 1.1.0 | 2025-11-13 |"
+    f = only(load_registry(full_layout(tmp_path, table_mk=row)).findings, "PLG-VERSION-DRIFT")
+    assert (f.expected, f.actual) == ("1.0.0", "1.1.0")
+
+
+def test_timeline_out_of_order(tmp_path):
+    timeline = MK_TIMELINE.replace("2025-11-12 (Stage 2)", "2025-11-09 (Stage 2)")
+    f = only(load_registry(full_layout(tmp_path, timeline=timeline)).findings, "PLG-TIMELINE-ORDER")
+    assert f.path == "### MinimalKick.Lifecycle Timeline[2]"
+    assert (f.expected, f.actual) == (">= 2025-11-11", "2025-11-09")
+
+
+def test_timeline_malformed_entries(tmp_path):
+    timeline = (
+        MK_TIMELINE
+        + "\n- Shipped a bugfix\n- **13/11/2025 (Stage 3):** typo\n"
+        + ("- **2025-11-14 (v1.0.1):** improvement")
+    )
+    reg = load_registry(full_layout(tmp_path, timeline=timeline))
+    fmt = [f for f in reg.findings if f.rule_id == "PLG-TIMELINE-FORMAT"]
+    assert [(f.path.rsplit("[")[-1], f.severity) for f in fmt] == [
+        ("4]", Severity.WARNING),  # no date at all
+        ("5]", Severity.WARNING),  # not YYYY-MM-DD
+        ("6]", Severity.INFO),  # (v1.0.1) is not (Stage N)
+    ]
+    assert "PLG-TIMELINE-ORDER" not in ids(reg.findings)  # 13/11/2025 parsed, in order
+
+
+def test_entry_missing_and_unregistered(tmp_path):
+    project = full_layout(tmp_path)
+    text = (tmp_path / "PLUGINS.md").read_text(encoding="utf-8")
+    write(tmp_path, "PLUGINS.md", text.replace("### GainKnob", "### GainKnob2"))
+    reg = load_registry(project)
+    assert only(reg.findings, "PLG-ENTRY-MISSING").path == "table[GainKnob]"
+    assert only(reg.findings, "PLG-UNREGISTERED").path == "table[GainKnob2]"
+
+
+def test_duplicate_rows(tmp_path):
+    row = "| MinimalKick | 🚧 Stage 3.2 | 1.0.0 | 2025-11-13 |"
+    reg = load_registry(full_layout(tmp_path, table_mk=row + "\n" + row))
+    assert only(reg.findings, "PLG-DUPLICATE").path == "table[MinimalKick]"
+
+
+def test_unknown_status_and_emoji_conflict(tmp_path):
+    row = "| MinimalKick | ✅ Stage 3.2 | 1.0.0 | 2025-11-13 |"
+    reg = load_registry(full_layout(tmp_path, table_mk=row, status="On hold"))
+    unknown = [f for f in reg.findings if f.rule_id == "PLG-STATUS-UNKNOWN"]
+    assert {f.path for f in unknown} == {"table[MinimalKick].status", "### MinimalKick.Status"}
+    assert "PLG-STATUS-DRIFT" in ids(reg.findings)
+
+
+def test_table_only_layout_with_notes_md(tmp_path):
+    write(
+        tmp_path, "PLUGINS.md", TABLE.format(rows="| TapeAge | 🚧 Stage 1 | 0.1.0 | 2025-11-13 |")
+    )
+    write(
+        tmp_path,
+        "plugins/TapeAge/NOTES.md",
+        "# TapeAge\n\n- **Status:** 🚧 Stage 1\n- **Last Updated:** 2025-11-13\n",
+    )
+    reg = load_registry(Project(root=tmp_path))
+    assert reg.layout == "table-only" and reg.numbering == "current-0-3"
+    rec = reg.get("TapeAge")
+    assert rec.entry.source == "plugins/TapeAge/NOTES.md" and rec.numbering == "current-0-3"
+    assert rec.stage_name == "Foundation"
+    bullet = only(reg.findings, "PLG-NOTES-BULLET")
+    assert bullet.source == "plugins/TapeAge/NOTES.md" and bullet.severity == Severity.INFO
+    # no handoff while a stage is in progress (current numbering keeps one until Working)
+    assert only(reg.findings, "PLG-CH-ABSENT").source == "plugins/TapeAge/.continue-here.md"
+    assert ids(reg.findings) == ["PLG-CH-ABSENT", "PLG-NOTES-BULLET"]
+
+
+def test_table_only_layout_drift_against_notes_md(tmp_path):
+    write(
+        tmp_path, "PLUGINS.md", TABLE.format(rows="| TapeAge | 🚧 Stage 2 | 0.1.0 | 2025-11-13 |")
+    )
+    write(tmp_path, "plugins/TapeAge/NOTES.md", "**Status:** 🚧 Stage 2.1\n")
+    write(tmp_path, "plugins/Orphan/NOTES.md", "**Status:** 💡 Ideated\n")
+    reg = load_registry(Project(root=tmp_path))
+    f = only(reg.findings, "PLG-STATUS-DRIFT")
+    assert "plugins/TapeAge/NOTES.md" in f.message and f.expected == "🚧 Stage 2.1"
+    assert only(reg.findings, "PLG-UNREGISTERED").path == "table[Orphan]"
+    assert "PLG-ENTRY-MISSING" not in ids(reg.findings)
+
+
+def test_table_only_row_without_notes(tmp_path):
+    write(tmp_path, "PLUGINS.md", TABLE.format(rows="| TapeAge | 💡 Ideated | - | 2025-11-13 |"))
+    f = only(load_registry(Project(root=tmp_path)).findings, "PLG-ENTRY-MISSING")
+    assert "NOTES.md" in f.message
+
+
+def test_no_registry_table_and_missing_registry(tmp_path):
+    write(tmp_path, "PLUGINS.md", "# Plugins\n\nNothing here yet.\n")
+    reg = load_registry(Project(root=tmp_path))
+    assert reg.layout == "none" and ids(reg.findings) == ["PLG-TABLE-MISSING"]
+    (tmp_path / "PLUGINS.md").unlink()
+    write(tmp_path, "plugins/MinimalKick/.continue-here.md", handoff())
+    for fname, body in CONTRACTS.values():
+        write(tmp_path, f"plugins/MinimalKick/.ideas/{fname}", body)
+    reg = load_registry(Project(root=tmp_path))
+    assert ids(reg.findings) == ["PLG-REGISTRY-MISSING"]
+    assert reg.get("MinimalKick").handoff.stage == 3
+
+
+def test_table_names_cannot_escape_the_plugins_directory(tmp_path):
+    write(tmp_path / "outside", ".continue-here.md", "---\nplugin: x\n---\n")
+    write(
+        tmp_path / "root",
+        "PLUGINS.md",
+        TABLE.format(rows="| ../../outside | 🚧 Stage 2 | 1 | 2025-11-13 |"),
+    )
+    write(tmp_path / "root", "plugins/.keep", "")
+    reg = load_registry(Project(root=tmp_path / "root"))
+    assert all(p.handoff is None and p.directory is None for p in reg.plugins)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads everything")
+def test_unreadable_plugins_md(tmp_path):
+    path = write(tmp_path, "PLUGINS.md", "| Plugin Name | Status |\n")
+    path.chmod(0)
+    try:
+        assert only(load_registry(Project(root=tmp_path)).findings, "PLG-UNREADABLE")
+    finally:
+        path.chmod(0o644)
+
+
+def test_plugins_md_that_is_a_directory_is_a_finding(tmp_path):
+    (tmp_path / "PLUGINS.md").mkdir()
+    assert only(load_registry(Project(root=tmp_path)).findings, "PLG-UNREADABLE")
+
+
+# ---------------------------------------------------------------------------- .continue-here.md
+
+
+def check(text: str, directory: str = "MinimalKick"):
+    return parse_continue_here(text, directory)
+
+
+def test_valid_handoff_passes_every_rule():
+    ch, findings = check(handoff())
+    assert findings == []
+    assert (ch.plugin, ch.stage, ch.phase, ch.status) == ("MinimalKick", 3, "3.2", "complete")
+    assert ch.last_updated.value == date(2025, 11, 13) and ch.phased_implementation is True
+    assert ch.missing_sections == [] and ch.next_phase == "3.3"
+    assert ch.front_matter["last_updated"] == "2025-11-13"  # literal text, not a date
+
+
+def test_rule1_invalid_yaml_and_not_a_mapping():
+    ch, findings = check("---\nplugin: [MinimalKick\nstage: 3\n---\n" + SECTIONS)
+    f = only(findings, "PLG-CH-YAML")
+    assert f.severity == Severity.ERROR and "line" in f.message and ch.front_matter is None
+    assert only(check("---\n- a\n- b\n---\n" + SECTIONS)[1], "PLG-CH-YAML").expected == "mapping"
+    dup = only(check(handoff().replace("stage: 3\n", "stage: 3\nstage: 4\n"))[1], "PLG-CH-YAML")
+    assert dup.severity == Severity.WARNING and dup.path == "front_matter.stage"
+
+
+def test_missing_and_unclosed_front_matter():
+    ch, findings = check("# Stage 2 complete\n\n" + SECTIONS)
+    f = only(findings, "PLG-CH-FRONTMATTER")
+    assert f.severity == Severity.ERROR and ch.front_matter is None
+    assert ids(findings) == ["PLG-CH-FRONTMATTER"]  # sections are all there
+    f = only(check("---\nplugin: MinimalKick\nstage: 3\n")[1], "PLG-CH-FRONTMATTER")
+    assert f.actual == "unclosed"
+    assert ids(check("")[1]) == ["PLG-CH-FRONTMATTER"]
+
+
+def test_rule2_plugin_matches_directory():
+    f = only(check(handoff(plugin="OtherKick"))[1], "PLG-CH-PLUGIN")
+    assert (f.expected, f.actual, f.severity) == ("MinimalKick", "OtherKick", Severity.ERROR)
+    assert only(check(handoff(plugin="minimalkick"))[1], "PLG-CH-PLUGIN").severity == (
+        Severity.WARNING
+    )
+
+
+@pytest.mark.parametrize("stage", ["ideation", "7", "0o7", '"3.2"', "[3]", "-1"])
+def test_rule3_stage_integer_0_to_6(stage):
+    ch, findings = check(handoff(stage=stage, phase=None))
+    f = only(findings, "PLG-CH-STAGE")
+    assert f.severity == Severity.ERROR and ch.stage is None
+    if stage == '"3.2"':
+        assert "phase" in f.hint
+
+
+@pytest.mark.parametrize("stage", ["0", "3", "6"])
+def test_rule3_stage_in_range_passes(stage):
+    findings = check(handoff(stage=stage, phase="null", next_phase="null"))[1]
+    assert "PLG-CH-STAGE" not in ids(findings)
+
+
+def test_rule4_phase_format_and_stage():
+    ch, findings = check(handoff(phase="4.10", stage="4"))
+    assert ch.phase == "4.10" and "PLG-CH-PHASE" not in ids(findings)  # 4.10 is not 4.1
+    assert only(check(handoff(phase="phase two"))[1], "PLG-CH-PHASE").actual == "phase two"
+    assert "belong to stage 3" in only(check(handoff(phase="4.1"))[1], "PLG-CH-PHASE").message
+    assert "PLG-CH-PHASE" not in ids(check(handoff(phase="null"))[1])
+    assert "PLG-CH-PHASE" not in ids(check(handoff(phase="~"))[1])
+
+
+@pytest.mark.parametrize(
+    ("value", "ok"),
+    [
+        ("2025-11-13", True),
+        ('"2025-11-13"', True),
+        ("2025-11-13T10:00:00Z", False),
+        ("13/11/2025", False),
+        ("yesterday", False),
+        ("2025-13-01", False),
+    ],
+)
+def test_rule5_last_updated_iso_date(value, ok):
+    findings = check(handoff(last_updated=value))[1]
+    assert ("PLG-CH-DATE" not in ids(findings)) is ok
+
+
+def test_rule6_complexity_score():
+    assert "PLG-CH-COMPLEXITY" not in ids(check(handoff(complexity_score="1"))[1])
+    f = only(check(handoff(complexity_score="7.5"))[1], "PLG-CH-COMPLEXITY")
+    assert f.severity == Severity.ERROR
+    assert only(check(handoff(complexity_score="high"))[1], "PLG-CH-COMPLEXITY")
+    f = only(check(handoff(complexity_score="null"))[1], "PLG-CH-COMPLEXITY")
+    assert f.severity == Severity.WARNING and "after Stage 0" in f.message
+    f = only(check(handoff(complexity_score=None))[1], "PLG-CH-COMPLEXITY")
+    assert f.severity == Severity.INFO  # absent: the seed's own examples omit it
+    before = handoff(
+        stage="0",
+        phase="null",
+        status="in_progress",
+        complexity_score="null",
+        phased_implementation="null",
+        next_phase="null",
+    )
+    assert "PLG-CH-COMPLEXITY" not in ids(check(before)[1])
+    assert "PLG-CH-PHASED" not in ids(check(before)[1])
+
+
+def test_rule7_phased_implementation():
+    f = only(check(handoff(phased_implementation="maybe"))[1], "PLG-CH-PHASED")
+    assert f.severity == Severity.ERROR
+    ch, findings = check(handoff(phased_implementation="yes"))
+    assert only(findings, "PLG-CH-PHASED").severity == Severity.WARNING
+    assert ch.phased_implementation is True
+    assert only(check(handoff(phased_implementation="null"))[1], "PLG-CH-PHASED")
+    assert "PLG-CH-PHASED" not in ids(check(handoff(phased_implementation="False"))[1])
+
+
+def test_rule8_checksum_format():
+    sums = "\n  creative_brief: sha256:abc123...\n  parameter_spec: null\n  plan: 'null'"
+    findings = check(handoff(contract_checksums=sums))[1]
+    f = only(findings, "PLG-CH-CHECKSUM-FORMAT")
+    assert f.path == "contract_checksums.creative_brief"
+    assert only(check(handoff(contract_checksums="abc"))[1], "PLG-CH-CHECKSUM-FORMAT")
+
+
+def test_rule9_required_sections():
+    sections = "## Current State: Stage 0 complete\n\n## Completed So Far\n\n## Next Steps\n"
+    ch, findings = check(handoff(sections=sections))
+    assert ch.missing_sections == ["Build Artifacts", "Testing Checklist", "Context to Preserve"]
+    missing = {f.path: f.severity for f in findings if f.rule_id == "PLG-CH-SECTION"}
+    assert missing == {
+        'sections["Build Artifacts"]': Severity.INFO,
+        'sections["Testing Checklist"]': Severity.INFO,
+        'sections["Context to Preserve"]': Severity.INFO,
+    }
+    f = only(
+        check(
+            handoff(
+                sections="## Completed So Far\n## Next Steps\n## Build Artifacts\n"
+                "## Testing Checklist\n## Context to Preserve\n"
+            )
+        )[1],
+        "PLG-CH-SECTION",
+    )
+    assert f.severity == Severity.WARNING and f.path == 'sections["Current State"]'
+
+
+def test_status_value_and_required_fields():
+    assert "PLG-CH-STATUS" not in ids(check(handoff(status="workflow_complete"))[1])
+    f = only(check(handoff(status="paused"))[1], "PLG-CH-STATUS")
+    assert f.severity == Severity.WARNING
+    ch, findings = check(handoff(status="in-progress"))
+    assert only(findings, "PLG-CH-STATUS").severity == Severity.INFO
+    assert ch.status == "in_progress"
+    findings = check(handoff(plugin=None, last_updated=None))[1]
+    missing = [f.path for f in findings if f.rule_id == "PLG-CH-FIELD-MISSING"]
+    assert missing == ["front_matter.plugin", "front_matter.last_updated"]
+
+
+# ---------------------------------------------------------------------------- handoff vs registry
+
+
+def test_contract_tampering(tmp_path):
+    project = full_layout(tmp_path)
+    write(tmp_path, "plugins/MinimalKick/.ideas/parameter-spec.md", "# Params\n- decay\n- tone\n")
+    reg = load_registry(project)
+    f = only(reg.findings, "PLG-CONTRACT-TAMPERED")
+    assert f.severity == Severity.ERROR and f.path == "contract_checksums.parameter_spec"
+    assert f.source == "plugins/MinimalKick/.continue-here.md"
+    assert "contract changed after checksum" in f.message
+    assert f.hint.startswith("git checkout HEAD -- plugins/MinimalKick/.ideas/")
+    assert f.expected == sha(CONTRACTS["parameter_spec"][1])
+    states = {c.key: c.state for c in reg.get("MinimalKick").checksums}
+    assert states == {
+        "creative_brief": "ok",
+        "parameter_spec": "mismatch",
+        "architecture": "ok",
+        "plan": "ok",
+    }
+    assert reg.get("MinimalKick").tampered
+
+
+def test_contract_missing_file_and_unsealed(tmp_path):
+    sums = "\n" + "\n".join(
+        f"  {k}: {sha(b) if k != 'plan' else 'null'}" for k, (_f, b) in CONTRACTS.items()
+    )
+    project = full_layout(tmp_path, ch=handoff(contract_checksums=sums))
+    (tmp_path / "plugins/MinimalKick/.ideas/architecture.md").unlink()
+    reg = load_registry(project)
+    f = only(reg.findings, "PLG-CONTRACT-MISSING")
+    assert f.severity == Severity.WARNING and f.path == "contract_checksums.architecture"
+    f = only(reg.findings, "PLG-CONTRACT-UNSEALED")
+    assert f.path == "contract_checksums.plan" and f.severity == Severity.INFO
+    states = {c.key: c.state for c in reg.get("MinimalKick").checksums}
+    assert states["architecture"] == "missing-file" and states["plan"] == "missing-checksum"
+
+
+def test_null_plan_checksum_without_plan_file_is_fine(tmp_path):
+    sums = "\n" + "\n".join(
+        f"  {k}: {sha(b) if k != 'plan' else 'null'}" for k, (_f, b) in CONTRACTS.items()
+    )
+    project = full_layout(tmp_path, ch=handoff(contract_checksums=sums))
+    (tmp_path / "plugins/MinimalKick/.ideas/plan.md").unlink()
+    reg = load_registry(project)
+    assert reg.findings == []
+    assert {c.key: c.state for c in reg.get("MinimalKick").checksums}["plan"] == "null"
+
+
+def test_old_format_handoff_without_checksums(tmp_path):
+    reg = load_registry(full_layout(tmp_path, ch=handoff(contract_checksums=None)))
+    f = only(reg.findings, "PLG-CONTRACT-UNSEALED")
+    assert f.path == "front_matter.contract_checksums"
+    assert ids(reg.findings) == ["PLG-CONTRACT-UNSEALED"]
+
+
+def test_uppercase_hex_checksum_still_verified(tmp_path):
+    sums = "\n" + "\n".join(
+        f"  {k}: sha256:{sha(b)[7:].upper()}" for k, (_f, b) in CONTRACTS.items()
+    )
+    assert load_registry(full_layout(tmp_path, ch=handoff(contract_checksums=sums))).findings == []
+
+
+def test_stage_drift_between_handoff_and_registry(tmp_path):
+    reg = load_registry(full_layout(tmp_path, ch=handoff(stage="2", phase="null")))
+    f = only(reg.findings, "PLG-STAGE-DRIFT")
+    assert (f.path, f.expected, f.actual) == ("front_matter.stage", 3, 2)
+    reg = load_registry(full_layout(tmp_path, ch=handoff(phase='"3.1"')))
+    f = only(reg.findings, "PLG-STAGE-DRIFT")
+    assert (f.path, f.expected, f.actual) == ("front_matter.phase", "3.2", "3.1")
+
+
+def test_working_registry_with_open_handoff(tmp_path):
+    row = "| MinimalKick | ✅ Working | 1.0.0 | 2025-11-13 |"
+    reg = load_registry(
+        full_layout(tmp_path, table_mk=row, status="✅ Working", ch=handoff(status="in_progress"))
+    )
+    f = only(reg.findings, "PLG-CH-STALE")
+    assert f.severity == Severity.WARNING and f.actual == "in_progress"
+
+
+def test_working_with_workflow_complete_is_legitimate_in_contract_numbering(tmp_path):
+    row = "| MinimalKick | ✅ Working | 1.0.0 | 2025-11-13 |"
+    ch = handoff(stage="5", phase="null", status="workflow_complete", next_phase="null")
+    reg = load_registry(full_layout(tmp_path, table_mk=row, status="✅ Working", ch=ch))
+    assert reg.get("MinimalKick").numbering == "contract-0-6"
+    assert reg.findings == []
+    row = "| MinimalKick | 📦 Installed | 1.0.0 | 2025-11-13 |"
+    reg = load_registry(full_layout(tmp_path, table_mk=row, status="📦 Installed", ch=ch))
+    assert only(reg.findings, "PLG-CH-STALE").severity == Severity.INFO
+
+
+def test_ideated_registry_with_handoff_past_stage_0(tmp_path):
+    row = "| MinimalKick | 💡 Ideated | 1.0.0 | 2025-11-13 |"
+    reg = load_registry(full_layout(tmp_path, table_mk=row, status="💡 Ideated"))
+    assert only(reg.findings, "PLG-STAGE-DRIFT").severity == Severity.WARNING
+
+
+def test_ideated_registry_with_stage_0_research_running_is_fine(tmp_path):
+    row = "| MinimalKick | 💡 Ideated | 1.0.0 | 2025-11-13 |"
+    ch = handoff(
+        stage="0",
+        phase="null",
+        status="in_progress",
+        next_phase="null",
+        complexity_score="null",
+        phased_implementation="null",
+    )
+    reg = load_registry(full_layout(tmp_path, table_mk=row, status="💡 Ideated", ch=ch))
+    assert reg.findings == [], [(f.rule_id, f.message) for f in reg.findings]
+
+
+def test_numbering_inference(tmp_path):
+    # stage 1 in the handoff => the current 0-3 numbering; phase 2.x too
+    reg = load_registry(
+        full_layout(
+            tmp_path,
+            table_mk="| MinimalKick | 🚧 Stage 2.1 | 1.0.0 | 2025-11-13 |",
+            status="🚧 Stage 2.1",
+            timeline=MK_TIMELINE.replace("(Stage 2)", "(Stage 1)").replace(
+                "(Stage 3.2)", "(Stage 2.1)"
+            ),
+            ch=handoff(stage="2", phase='"2.1"', next_phase='"2.2"'),
+        )
+    )
+    mk = reg.get("MinimalKick")
+    assert mk.numbering == "current-0-3" and mk.stage_name == "DSP"
+    assert any("Stage 1" in e for e in mk.numbering_evidence)
+    assert reg.findings == [], [(f.rule_id, f.message) for f in reg.findings]
+
+
+def test_mixed_numbering_is_reported(tmp_path):
+    timeline = MK_TIMELINE + "\n- **2025-11-13 (Stage 1):** migrated"
+    reg = load_registry(
+        full_layout(
+            tmp_path, timeline=timeline, ch=handoff(stage="4", phase="null", next_phase="null")
+        )
+    )
+    mk = reg.get("MinimalKick")
+    assert mk.numbering == "unknown"
+    assert only(reg.findings, "PLG-NUMBERING-MIXED").severity == Severity.INFO
+
+
+def test_plugin_without_evidence_inherits_registry_numbering(tmp_path):
+    reg = load_registry(full_layout(tmp_path))
+    mk = reg.get("MinimalKick")
+    assert mk.numbering_evidence == [] and reg.numbering == "contract-0-6"  # from GainKnob
+    assert mk.numbering == "contract-0-6" and mk.stage_name == "Audio engine (DSP)"
+
+
+def test_stage_names_for_unknown_numbering_only_when_unambiguous():
+    def rec(status: str) -> PluginRecord:
+        return PluginRecord("X", table=TableRow("X", 1, normalise_status(status)))
+
+    assert rec("🚧 Stage 3").stage_name is None  # DSP (contract) or GUI (current)
+    assert rec("🚧 Stage 0").stage_name is None  # "Research & Planning" vs "Research"
+    assert rec("🚧 Stage 4").stage_name == "UI"  # only the contract has a stage 4
+    assert rec("✅ Working").stage_name is None
+
+
+def test_report_includes_plugin_findings(tmp_path):
+    from core.report import audit_project
+
+    full_layout(tmp_path, table_mk="| MinimalKick | 🚧 Stage 3.1 | 1.0.0 | 2025-11-13 |")
+    assert "PLG-STATUS-DRIFT" in ids(audit_project(tmp_path).findings)
+
+
+def test_every_plg_rule_is_registered_for_plugins():
+    rules = [r for r in all_rules() if r.id.startswith("PLG-")]
+    assert len(rules) >= 30
+    assert all(r.scope == "plugins" and r.seed and r.fix and r.title for r in rules)
+
+
+# ---------------------------------------------------------------------------- never raise
+
+FRAGMENTS = [
+    "---\n",
+    "...\n",
+    "plugin: MinimalKick\n",
+    "stage: ideation\n",
+    "stage: 3\n",
+    "phase: 4.10\n",
+    "phase: [\n",
+    "status: complete\n",
+    "last_updated: Nov 13, 2025\n",
+    "complexity_score: x\n",
+    "contract_checksums:\n",
+    "  plan: sha256:zz\n",
+    "  - a\n",
+    "&a [*a]\n",
+    "!!binary x\n",
+    "? [k]\n: v\n",
+    "## Current State\n",
+    "## Next Steps\n",
+    "```\n",
+    "| Plugin Name | Status |\n",
+    "|---|---|\n",
+    "| X | 🚧 Stage 2 |\n",
+    "| | |\n",
+    "### X\n",
+    "**Status:** ✅ Working\n",
+    "- **Status:** ðŸš§ Stage 1\n",
+    "**Lifecycle Timeline:**\n",
+    "- **2025-11-13 (Stage 2):** ok\n",
+    "- **03/04/2025 (Stage 9.9.9):**\n",
+    "- **:**\n",
+    "**Last Updated:** 2025-02-30\n",
+    "\\|",
+    "|",
+    "**",
+    "\x00",
+    "\ufeff",
+    "\t",
+    "\r\n",
+    "ð",
+    "Ÿ",
+    "🚧",
+]
+fragments = st.lists(st.sampled_from(FRAGMENTS), max_size=40).map("".join)
+anything = st.one_of(st.text(max_size=400), fragments)
+
+
+@settings(max_examples=300, deadline=None)
+@given(anything)
+def test_plugins_md_parser_never_raises(text):
+    md = parse_plugins_md(text)
+    for row in md.rows:
+        assert row.name and row.status.key is not None
+    for entry in md.entries:
+        _ = (entry.status, entry.last_updated, entry.timeline)
+
+
+@settings(max_examples=300, deadline=None)
+@given(anything)
+def test_notes_md_parser_never_raises(text):
+    entry = parse_notes_md(text, "X", "plugins/X/NOTES.md")
+    _ = (entry.status, entry.version, entry.last_updated)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(anything, fragments.map(lambda t: "---\n" + t + "\n---\n" + t)))
+def test_continue_here_parser_never_raises(text):
+    ch, findings = parse_continue_here(text, "X")
+    assert all(f.rule_id.startswith("PLG-") for f in findings)
+    assert ch.stage is None or 0 <= ch.stage <= 6
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=60))
+def test_status_and_date_normalisers_never_raise(text):
+    normalise_status(text)
+    parse_date(text)
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(md=anything, ch=anything, notes=anything)
+def test_load_registry_never_raises(tmp_path_factory, md, ch, notes):
+    root = tmp_path_factory.mktemp("reg")
+    write(root, "PLUGINS.md", md.encode("utf-8", "surrogatepass"))
+    write(root, "plugins/X/.continue-here.md", ch.encode("utf-8", "surrogatepass"))
+    write(root, "plugins/X/NOTES.md", notes.encode("utf-8", "surrogatepass"))
+    write(root, "plugins/X/.ideas/plan.md", "plan")
+    reg = load_registry(Project(root=root))
+    assert reg.layout in ("full-entries", "table-only", "none")
+    assert not any("phasewatch bug" in f.message for f in reg.findings)
