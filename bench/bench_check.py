@@ -1,0 +1,69 @@
+"""`phasewatch check` start-up and audit time, against the cost of importing textual.
+
+Prints medians over several runs; the target is that a headless check starts well under the
+0.25-0.4 s that `import textual` alone costs (DESIGN.md)."""
+
+from __future__ import annotations
+
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def _project(tmp: Path) -> Path:
+    from tests.factories import feature_mid_workflow  # realistic mid-workflow state
+
+    state = feature_mid_workflow()
+    (tmp / ".isdlc").mkdir()
+    (tmp / ".isdlc" / "state.json").write_text(json.dumps(state, indent=2, ensure_ascii=False))
+    lines = [
+        json.dumps(
+            {
+                "ts": "2026-03-04T09:12:03.418Z",
+                "hook": "phase-loop-controller",
+                "event": "same-phase-bypass",
+                "phase": "06-implementation",
+                "agent": "software-developer",
+                "reason": f"intra-phase call {i}",
+            },
+            separators=(",", ":"),
+        )
+        for i in range(5000)
+    ]
+    (tmp / ".isdlc" / "hook-activity.log").write_text("\n".join(lines) + "\n")
+    return tmp
+
+
+def _time(cmd: list[str], runs: int) -> float:
+    samples = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        subprocess.run(cmd, capture_output=True, check=False)
+        samples.append(time.perf_counter() - t0)
+    return statistics.median(samples)
+
+
+def main(runs: int = 7) -> None:
+    py = sys.executable
+    with tempfile.TemporaryDirectory() as tmp:
+        project = _project(Path(tmp))
+        bare = _time([py, "-c", "pass"], runs)
+        textual = _time([py, "-c", "import textual.app"], runs)
+        check = _time([py, "-m", "tui.cli", "check", str(project), "--json"], runs)
+        print(f"python start-up            {bare * 1000:7.1f} ms")
+        print(f"import textual.app         {textual * 1000:7.1f} ms")
+        print(
+            f"phasewatch check --json    {check * 1000:7.1f} ms  (5,000-line hook log, mid-workflow state)"
+        )
+        print(f"check / textual import     {check / textual:7.2f}x  (target: < 1.0)")
+
+
+if __name__ == "__main__":
+    main()
