@@ -1,0 +1,54 @@
+"""The iSDLC state audit: snapshot rules on one ``state.json`` and transition rules on two.
+
+Public API (called by :func:`core.snapshot.evaluate`):
+
+- :func:`audit_state` ``(state, raw, source) -> list[Finding]``
+- :func:`audit_transition` ``(prev, prev_raw, cur, cur_raw, source) -> list[Finding]``
+
+Both are pure and never raise: ``state`` comes from :func:`core.models.parse_state` (types already
+cleaned) and ``raw`` is the parsed document. A check that fails on some unforeseen input yields an
+``AUDIT-INTERNAL`` finding instead of an exception. Every rule is registered in
+:mod:`core.audit.rules` at import (``RULES`` lists them).
+
+Location disagreements are raised from :func:`core.locations.location_rows`, so the findings and
+the dashboard's highlighted cells come from the same facts.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..findings import Finding
+from ..models import State
+from ._util import Emitter, run_checks
+from .rules import RULES
+from .state import SNAPSHOT_CHECKS, awaiting_first_activation
+from .transition import TRANSITION_CHECKS, Pair
+
+__all__ = ["RULES", "audit_state", "audit_transition", "awaiting_first_activation"]
+
+
+def _state(value: Any) -> State:
+    return value if isinstance(value, State) else State()
+
+
+def _raw(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def audit_state(state: State, raw: dict[str, Any], source: str) -> list[Finding]:
+    """Snapshot rules on one state (see :mod:`core.audit.state`)."""
+    em = Emitter(str(source))
+    return run_checks(em, SNAPSHOT_CHECKS, _state(state), _raw(raw))
+
+
+def audit_transition(
+    prev: State, prev_raw: dict[str, Any], cur: State, cur_raw: dict[str, Any], source: str
+) -> list[Finding]:
+    """Transition rules from ``prev`` to ``cur`` (see :mod:`core.audit.transition`)."""
+    em = Emitter(str(source))
+    try:
+        pair = Pair(_state(prev), _raw(prev_raw), _state(cur), _raw(cur_raw))
+    except Exception:  # pragma: no cover - Pair only reads validated models
+        return []
+    return run_checks(em, TRANSITION_CHECKS, pair)

@@ -1,0 +1,171 @@
+"""Small helpers shared by the snapshot and transition checks."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from ..findings import Finding, Rule, Severity, make
+from ..models import ActiveWorkflow, State
+from ..protocol import STATUS_RANK, canonical_phase
+from ..text import shorten
+from .rules import AUDIT_INTERNAL
+
+
+def q(value: Any, width: int = 60) -> str:
+    """A value for a message: JSON spelling (``"x"``, ``null``), one line, shortened."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return shorten(text, width)
+
+
+def jsonable(value: Any) -> Any:
+    """``value`` made safe for ``Finding.expected`` / ``actual`` (plain JSON types only)."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, list | tuple | set | frozenset):
+        items = sorted(value, key=str) if isinstance(value, set | frozenset) else value
+        return [jsonable(v) for v in items]
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    return str(value)
+
+
+class Emitter:
+    """Collects the findings of one audit; one finding per (rule, path)."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.findings: list[Finding] = []
+        self._seen: set[tuple[str, str]] = set()
+
+    def add(
+        self,
+        r: Rule,
+        path: str,
+        message: str,
+        *,
+        expected: Any = None,
+        actual: Any = None,
+        hint: str | None = None,
+        severity: Severity | None = None,
+    ) -> None:
+        key = (r.id, path)
+        if key in self._seen:
+            return
+        self._seen.add(key)
+        self.findings.append(
+            make(
+                r,
+                source=self.source,
+                path=path,
+                message=message,
+                expected=jsonable(expected),
+                actual=jsonable(actual),
+                hint=hint,
+                severity=severity,
+            )
+        )
+
+
+def run_checks(em: Emitter, checks: Iterable[Callable[..., None]], *args: Any) -> list[Finding]:
+    """Run every check; a check that raises becomes an AUDIT-INTERNAL finding, never an error."""
+    for check in checks:
+        try:
+            check(em, *args)
+        except Exception as exc:  # the audit must never take the dashboard down
+            em.add(
+                AUDIT_INTERNAL,
+                f"$ ({check.__name__})",
+                f"audit check {check.__name__} failed: {type(exc).__name__}: {shorten(str(exc), 120)}",
+                actual=type(exc).__name__,
+            )
+    return em.findings
+
+
+def canon(key: str | None) -> str | None:
+    return canonical_phase(key) if isinstance(key, str) else None
+
+
+def same_key(a: str | None, b: str | None) -> bool:
+    return a is not None and b is not None and (a == b or canon(a) == canon(b))
+
+
+def position(aw: ActiveWorkflow | None, key: str | None) -> int | None:
+    """Position of ``key`` in the workflow's phases (alias-aware); None if absent."""
+    if aw is None or key is None:
+        return None
+    if key in aw.phases:
+        return aw.phases.index(key)
+    ck = canon(key)
+    for i, k in enumerate(aw.phases):
+        if canon(k) == ck:
+            return i
+    return None
+
+
+def rank(status: str | None) -> int | None:
+    return STATUS_RANK.get(status) if isinstance(status, str) else None
+
+
+def detail_status(state: State, key: str) -> str | None:
+    rec = state.phases.get(key)
+    return rec.status if rec is not None else None
+
+
+def summary_status(state: State, key: str) -> str | None:
+    aw = state.active_workflow
+    return aw.phase_status.get(key) if aw is not None else None
+
+
+def phase_status_any(state: State, key: str) -> str | None:
+    """Best single status of a phase: the detailed record, else the summary map."""
+    return detail_status(state, key) or summary_status(state, key)
+
+
+def raw_dict(raw: Any, *keys: str) -> dict[str, Any]:
+    """``raw[k1][k2]...`` if every step is a dict, else ``{}``."""
+    node = raw
+    for k in keys:
+        if not isinstance(node, dict):
+            return {}
+        node = node.get(k)
+    return node if isinstance(node, dict) else {}
+
+
+def ppath(key: str, *rest: str) -> str:
+    return ".".join(("phases", key, *rest))
+
+
+def awpath(*rest: str) -> str:
+    return ".".join(("active_workflow", *rest))
+
+
+WORKFLOW_ID_FIELDS = ("type", "slug", "artifact_folder", "started_at")
+
+
+def identity(obj: Any) -> dict[str, str]:
+    """The fields that tell one workflow from another (from a model or a raw dict)."""
+    out: dict[str, str] = {}
+    for f in WORKFLOW_ID_FIELDS:
+        value = obj.get(f) if isinstance(obj, dict) else getattr(obj, f, None)
+        if isinstance(value, str) and value:
+            out[f] = value
+    return out
+
+
+def same_identity(a: dict[str, str], b: dict[str, str]) -> bool | None:
+    """True/False when both name at least one common field; None when it can't be told."""
+    common = set(a) & set(b)
+    if not common:
+        return None
+    return all(a[f] == b[f] for f in common)
+
+
+def describe_workflow(ident: dict[str, str]) -> str:
+    name = ident.get("artifact_folder") or ident.get("slug") or ident.get("type") or "?"
+    started = ident.get("started_at")
+    return f"{name} (started {started})" if started else name

@@ -1,0 +1,565 @@
+"""Every rule the iSDLC state audit can raise, registered once at import.
+
+Ids are stable and grouped by family:
+
+- ``SYNC-*``   the three redundant locations disagree (seed 003 IR-001, FORMATS 1 "three places")
+- ``ACT-*``    fields STEP 3c-prime must have written for an active phase (seed 003 IR-002)
+- ``INIT-*``   workflow initialisation (seed 003 IR-008)
+- ``BOUNDS-*`` index and phase keys within the workflow (seed 003 IR-009)
+- ``FINAL-*``  completion and ``workflow_history`` shape (seed 003 IR-010)
+- ``FIELD-*``  field sanity: versions, status vocabularies, required keys (seed 003 IR-011/012)
+- ``EVID-*``   "completed" without evidence (seed 003 AC-004g)
+- ``ESC-*``    ``pending_escalations`` (FORMATS 1 Escalations)
+- ``REV-*``    the supervised review gate (FORMATS 1 Supervised review gate)
+- ``TIME-*``   timestamps and durations
+- ``ALIAS-*``  legacy / unknown phase keys (seed 003 IR-005 AC-005d, IR-009 AC-009e)
+- ``TR-*``     previous -> current state (seeds 000, 001, 003 IR-003/011/012)
+- ``AUDIT-INTERNAL`` a rule check itself failed (never expected; keeps the dashboard alive)
+"""
+
+from __future__ import annotations
+
+from ..findings import Rule, Severity, rule
+
+E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO  # noqa: E741
+
+
+def _r(id: str, sev: Severity, title: str, seed: str, fix: str, scope: str = "snapshot") -> Rule:
+    return rule(id, sev, title, seed=seed, fix=fix, scope=scope)
+
+
+def _t(id: str, sev: Severity, title: str, seed: str, fix: str) -> Rule:
+    return _r(id, sev, title, seed, fix, scope="transition")
+
+
+# ----------------------------------------------------------------------------- SYNC (IR-001)
+SYNC_STATUS = _r(
+    "SYNC-STATUS",
+    E,
+    "phases[k].status and active_workflow.phase_status[k] disagree.",
+    "003 IR-001 AC-001a/AC-001b; FORMATS 1 three places (V9)",
+    "Re-run the step that wrote this phase (3c-prime or 3e) so both locations get the same value; "
+    "hooks disagree on which one they read.",
+)
+SYNC_DETAIL_MISSING = _r(
+    "SYNC-DETAIL-MISSING",
+    W,
+    "A phase the workflow runs has no phases[k] record.",
+    "003 IR-008 (init skeleton), IR-004 (hooks read phases[current])",
+    "Add the skeleton {status: pending, started: null, completed: null, gate_passed: null, "
+    "artifacts: []} for the phase (workflow init should have).",
+)
+SYNC_SUMMARY_MISSING = _r(
+    "SYNC-SUMMARY-MISSING",
+    W,
+    "A phase the workflow runs has no active_workflow.phase_status entry.",
+    "003 IR-008 AC-008b",
+    "Add phase_status[k] with the same value as phases[k].status.",
+)
+SYNC_CURRENT = _r(
+    "SYNC-CURRENT",
+    W,
+    "Top-level current_phase differs from active_workflow.current_phase.",
+    "003 IR-001 AC-001b, IR-008 AC-008e, TS-006 (BUG-0005)",
+    "Set top-level current_phase to active_workflow.current_phase (3c-prime writes both).",
+)
+SYNC_INDEX = _r(
+    "SYNC-INDEX",
+    E,
+    "phases[current_phase_index] is not active_workflow.current_phase (outside the post-3e window).",
+    "003 IR-001 AC-001c",
+    "current_phase_index must be the 0-based position of current_phase (or one past it right "
+    "after STEP 3e); fix whichever pointer is stale.",
+)
+SYNC_PENDING_CURRENT = _r(
+    "SYNC-PENDING-CURRENT",
+    E,
+    "current_phase points at a phase whose status is still 'pending'.",
+    "003 IR-001 AC-001e, IR-002 (BUG-0006)",
+    "STEP 3c-prime was half-applied: set phases[k].status and phase_status[k] to in_progress in "
+    "the same write that sets current_phase.",
+)
+SYNC_AGENT = _r(
+    "SYNC-AGENT",
+    W,
+    "active_agent is not an agent of the current phase (either PHASE_AGENT_MAP vocabulary).",
+    "003 IR-001 AC-001d, Risk-003",
+    "Set active_agent to the current phase's agent (3c-prime line 6).",
+)
+
+# ----------------------------------------------------------------------------- ACT (IR-002)
+ACT_STARTED = _r(
+    "ACT-STARTED",
+    W,
+    "A phase is in_progress or completed but phases[k].started is null.",
+    "003 IR-002 (write 2), AC-002d",
+    "STEP 3c-prime must set phases[k].started (only if not already set).",
+)
+ACT_TIMING = _r(
+    "ACT-TIMING",
+    I,
+    "A phase is in_progress or completed but phases[k].timing.started_at is missing.",
+    "003 IR-002 AC-002e",
+    "STEP 3c-prime initialises timing.started_at on the first run (timing is best-effort).",
+)
+
+# ----------------------------------------------------------------------------- INIT (IR-008)
+INIT_INDEX = _r(
+    "INIT-INDEX",
+    E,
+    "Freshly initialised workflow whose current_phase_index is not 0.",
+    "003 IR-008 AC-008c",
+    "Workflow init must set current_phase_index = 0.",
+)
+INIT_CURRENT = _r(
+    "INIT-CURRENT",
+    E,
+    "Freshly initialised workflow whose current_phase is not the first phase.",
+    "003 IR-008 (init fields), TS-001 step 1",
+    "Workflow init must set active_workflow.current_phase = phases[0].",
+)
+INIT_STATUS = _r(
+    "INIT-STATUS",
+    W,
+    "Freshly initialised phase_status is not {first: in_progress, rest: pending}.",
+    "003 IR-008 AC-008b",
+    "Re-initialise phase_status: the first phase in_progress, every other pending.",
+)
+INIT_SKELETON = _r(
+    "INIT-SKELETON",
+    W,
+    "A phase record at init still carries data from an earlier run (not reset to the skeleton).",
+    "003 IR-008 AC-008d (resetPhasesForWorkflow)",
+    "Reset phases[k] to {status: pending, started: null, completed: null, gate_passed: null, "
+    "artifacts: []} at workflow init.",
+)
+INIT_PHASES = _r(
+    "INIT-PHASES",
+    I,
+    "active_workflow.phases is not an ordered subset of the workflow type's definition.",
+    "003 IR-008 AC-008a/AC-008f, IR-009 AC-009a",
+    "Expected after adaptive sizing only; otherwise check which writer changed the phase list.",
+)
+
+# ----------------------------------------------------------------------------- BOUNDS (IR-009)
+BOUNDS_INDEX = _r(
+    "BOUNDS-INDEX",
+    E,
+    "current_phase_index is outside 0..len(active_workflow.phases).",
+    "003 IR-009 AC-009b, Risk (loop termination)",
+    "Set current_phase_index to the position of current_phase in active_workflow.phases.",
+)
+BOUNDS_INDEX_BEHIND = _r(
+    "BOUNDS-INDEX-BEHIND",
+    E,
+    "current_phase is completed but current_phase_index still points at it (3e did not bump it).",
+    "003 IR-003 AC-003e, §5 checklist 3e (index == previous + 1)",
+    "Set current_phase_index to the completed phase's position + 1; otherwise the loop re-runs "
+    "a completed phase.",
+)
+BOUNDS_CURRENT = _r(
+    "BOUNDS-CURRENT",
+    E,
+    "active_workflow.current_phase is not one of the workflow's phases.",
+    "003 IR-009 AC-009b, IR-001 AC-001c",
+    "Point current_phase at a key of active_workflow.phases (normalise legacy keys).",
+)
+BOUNDS_STALE_PHASE = _r(
+    "BOUNDS-STALE-PHASE",
+    W,
+    "phases / phase_status has an entry for a phase the active workflow does not run.",
+    "003 IR-009 AC-009c, IR-008 AC-008d",
+    "Remove stale entries from earlier workflows (resetPhasesForWorkflow).",
+)
+BOUNDS_EMPTY = _r(
+    "BOUNDS-EMPTY",
+    W,
+    "The active workflow has no phases.",
+    "003 IR-009 AC-009a",
+    "Re-initialise the workflow; an empty phase list cannot run.",
+)
+BOUNDS_DUPLICATE = _r(
+    "BOUNDS-DUPLICATE",
+    E,
+    "A phase key appears more than once in active_workflow.phases (after alias normalisation).",
+    "003 IR-009 AC-009e",
+    "Remove the duplicate: the index would point at two positions for one phase.",
+)
+
+# ----------------------------------------------------------------------------- FINAL (IR-010)
+FINAL_PENDING = _r(
+    "FINAL-PENDING",
+    I,
+    "Every phase is done and current_phase_index == len(phases): finalize is pending.",
+    "003 IR-010 AC-010a",
+    "Nothing to do: the controller finalizes next (archive to workflow_history, "
+    "active_workflow = null).",
+)
+FINAL_INCOMPLETE = _r(
+    "FINAL-INCOMPLETE",
+    E,
+    "current_phase_index == len(phases) but some phase is not completed.",
+    "003 IR-009 (index == len only before finalize), IR-010 AC-010a",
+    "The index ran past an unfinished phase: set it back to that phase (rollback) or complete it.",
+)
+FINAL_HISTORY = _r(
+    "FINAL-HISTORY",
+    W,
+    "A workflow_history entry lacks fields finalize must write.",
+    "003 IR-010 AC-010c/AC-010e, TS-011",
+    "Completed entries need phases, phase_snapshots, metrics, started_at and completed_at "
+    "(workflow-completion-enforcer remediates the newest entry).",
+)
+FINAL_CANCELLED = _r(
+    "FINAL-CANCELLED",
+    W,
+    "A cancelled workflow_history entry lacks cancelled_at or cancellation_reason.",
+    "FORMATS 1 Escalations (Cancel), 003 TS-015",
+    "Record cancelled_at and cancellation_reason when cancelling.",
+)
+FINAL_SNAPSHOTS = _r(
+    "FINAL-SNAPSHOTS",
+    I,
+    "A completed workflow_history entry has a different number of phase_snapshots than phases.",
+    "003 TS-011 (snapshots for all phases), AC-010b",
+    "collectPhaseSnapshots() should produce one snapshot per phase.",
+)
+FINAL_STATUS = _r(
+    "FINAL-STATUS",
+    I,
+    "A workflow_history entry has a status other than completed / cancelled.",
+    "FORMATS 1 Phase loop protocol (finalize)",
+    "Use status 'completed' or 'cancelled'.",
+)
+
+# ----------------------------------------------------------------------------- FIELD (IR-011/012)
+FIELD_VERSION = _r(
+    "FIELD-VERSION",
+    W,
+    "state_version is missing or below 1.",
+    "001 FR-01 AC-01a/AC-01d, 003 IR-011",
+    "state_version is an integer >= 1 written by writeState() as disk + 1.",
+)
+FIELD_STATUS = _r(
+    "FIELD-STATUS",
+    E,
+    "A phase status is outside the protocol's vocabulary.",
+    "003 IR-012 AC-012e; FORMATS 1 PhaseRecord / active_workflow",
+    "phases[k].status is pending|in_progress|completed; phase_status[k] also allows skipped. "
+    "Hooks' regression checks ignore other values.",
+)
+FIELD_WORKFLOW_TYPE = _r(
+    "FIELD-WORKFLOW-TYPE",
+    I,
+    "active_workflow.type is not a known workflow type.",
+    "003 IR-008 (active_workflow.type)",
+    "Known: feature, fix, build, test-run, test-generate, upgrade. Phase order can't be checked.",
+)
+FIELD_REQUIRED = _r(
+    "FIELD-REQUIRED",
+    W,
+    "active_workflow lacks a field the phase loop depends on.",
+    "003 IR-008 (initialisation fields)",
+    "Restore type, phases, current_phase, current_phase_index, phase_status and started_at.",
+)
+FIELD_SUMMARY = _r(
+    "FIELD-SUMMARY",
+    I,
+    "A completed phase has no summary, or one longer than 150 characters.",
+    "003 IR-001 table (phases[N].summary), IR-003 write 3",
+    "STEP 3e stores a non-empty summary of at most 150 characters.",
+)
+FIELD_ENUM = _r(
+    "FIELD-ENUM",
+    I,
+    "A field has a value outside its documented vocabulary.",
+    "FORMATS 1 (budget_status, sizing.intensity, recovery_action.type, "
+    "constitutional_validation.status, test history result)",
+    "Check the writer: readers that switch on this value will fall through.",
+)
+
+# ----------------------------------------------------------------------------- EVID (AC-004g)
+EVID_CONST_ZERO = _r(
+    "EVID-CONST-ZERO",
+    E,
+    "constitutional_validation.completed is true with iterations_used == 0.",
+    "003 IR-004 AC-004g (V1-V3)",
+    "Impossible combination: the validation never ran. Re-run the phase's constitutional check.",
+)
+EVID_TEST_ZERO = _r(
+    "EVID-TEST-ZERO",
+    E,
+    "test_iteration.completed is true with current_iteration == 0.",
+    "003 IR-004 AC-004g (V1-V3)",
+    "Impossible combination: no test iteration ran. Re-run the tests for this phase.",
+)
+EVID_ELICIT_ZERO = _r(
+    "EVID-ELICIT-ZERO",
+    E,
+    "interactive_elicitation.completed is true with menu_interactions == 0.",
+    "003 IR-004 AC-004c/AC-004g",
+    "Impossible combination: the user was never asked. Re-run the elicitation.",
+)
+
+# ----------------------------------------------------------------------------- ESC
+ESC_PENDING = _r(
+    "ESC-PENDING",
+    I,
+    "Escalations are waiting for an answer (Retry / Skip / Cancel).",
+    "FORMATS 1 Escalations, 003 TS-015",
+    "Answer the escalation; every answer clears pending_escalations.",
+)
+ESC_CAP = _r(
+    "ESC-CAP",
+    W,
+    "More than 20 pending escalations (the framework keeps at most 20).",
+    "FORMATS 1 Escalations, 003 Risk-006",
+    "A writer bypassed the cap; older blockers may have been masked. Answer and clear them.",
+)
+ESC_DUPLICATE = _r(
+    "ESC-DUPLICATE",
+    W,
+    "Two escalations with the same hook+phase+type within 60 s (should have been deduplicated).",
+    "FORMATS 1 Escalations, 003 Risk-006",
+    "The dedup window was not applied; answer once, the array is cleared.",
+)
+ESC_TYPE = _r(
+    "ESC-TYPE",
+    W,
+    "An escalation has an unknown type.",
+    "FORMATS 1 Escalations",
+    "Known types: gate_blocked, corridor_blocked, constitution_blocked.",
+)
+ESC_HOOK = _r(
+    "ESC-HOOK",
+    W,
+    "An escalation's hook does not match its type.",
+    "FORMATS 1 Escalations",
+    "gate_blocked comes from gate-blocker, corridor_blocked from iteration-corridor, "
+    "constitution_blocked from constitution-validator.",
+)
+ESC_PHASE = _r(
+    "ESC-PHASE",
+    W,
+    "An escalation names a phase the active workflow does not run (or no workflow is active).",
+    "FORMATS 1 Escalations, 003 IR-009",
+    "Stale escalation: answer it (clears the array) and check which hook wrote it.",
+)
+
+# ----------------------------------------------------------------------------- REV
+REV_REDO_LIMIT = _r(
+    "REV-REDO-LIMIT",
+    E,
+    "supervised_review.redo_count is above 3 (redo is only offered while redo_count < 3).",
+    "FORMATS 1 Supervised review gate, 003 TS-014",
+    "Something bypassed the redo limit; continue or review instead.",
+)
+REV_NOT_COMPLETED = _r(
+    "REV-NOT-COMPLETED",
+    E,
+    "A review gate is open for a phase that is not completed.",
+    "FORMATS 1 Supervised review gate, 003 TS-014",
+    "The gate is presented after STEP 3e; finish the phase (or set redo_pending for a redo).",
+)
+REV_NOT_SELECTED = _r(
+    "REV-NOT-SELECTED",
+    W,
+    "A review gate is open for a phase supervised_mode.review_phases does not select.",
+    "FORMATS 1 Supervised review gate",
+    "Check supervised_mode.review_phases (prefix before the first '-', [] means all).",
+)
+REV_MODE_OFF = _r(
+    "REV-MODE-OFF",
+    W,
+    "active_workflow.supervised_review is set while supervised_mode is not enabled.",
+    "FORMATS 1 Supervised review gate (anything but true = off)",
+    "Either enable supervised_mode (enabled: true) or resolve and delete supervised_review.",
+)
+REV_STATUS = _r(
+    "REV-STATUS",
+    W,
+    "supervised_review.status is not a known review status.",
+    "FORMATS 1 Supervised review gate",
+    "Known: gate_presented, reviewing, redo_pending, completed. A restarting controller won't "
+    "re-offer the gate.",
+)
+REV_PHASE = _r(
+    "REV-PHASE",
+    W,
+    "supervised_review.phase is missing or not a phase of the workflow.",
+    "FORMATS 1 Supervised review gate",
+    "Set supervised_review.phase to the phase that was just completed.",
+)
+REV_BYPASSED = _r(
+    "REV-BYPASSED",
+    W,
+    "The workflow moved to another phase while the review gate is still open.",
+    "FORMATS 1 Supervised review gate (Continue deletes supervised_review first)",
+    "Record the gate decision (review_history) and delete supervised_review before the next "
+    "phase activates.",
+)
+
+# ----------------------------------------------------------------------------- TIME
+TIME_ORDER = _r(
+    "TIME-ORDER",
+    W,
+    "A completion/resume timestamp is earlier than its start.",
+    "003 IR-003 AC-003g, IR-010 AC-010c",
+    "Check the clock of the writer; durations computed from these are negative.",
+)
+TIME_NEGATIVE = _r(
+    "TIME-NEGATIVE",
+    W,
+    "timing.wall_clock_minutes is negative.",
+    "003 §5 checklist 3e (wall_clock_minutes >= 0)",
+    "Recompute wall_clock_minutes from timing.started_at and completed_at.",
+)
+TIME_COMPLETED_MISSING = _r(
+    "TIME-COMPLETED-MISSING",
+    I,
+    "A completed phase has no completion timestamp.",
+    "003 IR-003 AC-003g, Risk-005",
+    "STEP 3e-timing sets timing.completed_at (best-effort: metrics will be incomplete).",
+)
+TIME_UNPARSEABLE = _r(
+    "TIME-UNPARSEABLE",
+    W,
+    "A timestamp field is not an ISO-8601 date/time.",
+    "FORMATS 1 PhaseRecord (ISO or null)",
+    "Write ISO-8601 UTC (e.g. 2026-03-04T09:12:03.418Z).",
+)
+
+# ----------------------------------------------------------------------------- ALIAS
+ALIAS_LEGACY = _r(
+    "ALIAS-LEGACY",
+    I,
+    "A legacy phase key is used (normalizePhaseKey maps it to a canonical key).",
+    "003 IR-005 AC-005d, IR-009 AC-009e, TS-008; FORMATS 1 Aliases",
+    "Prefer the canonical key; hooks self-heal but tools that don't normalise will miss it.",
+)
+ALIAS_DUPLICATE = _r(
+    "ALIAS-DUPLICATE",
+    W,
+    "Both a legacy key and its canonical key are present in the same map.",
+    "003 IR-009 AC-009e",
+    "Merge the two entries under the canonical key; readers may pick either.",
+)
+ALIAS_UNKNOWN = _r(
+    "ALIAS-UNKNOWN",
+    I,
+    "A phase key is not part of any known workflow (e.g. an old key like 02-architecture).",
+    "FORMATS 1 Workflow definitions (old keys appear)",
+    "Old or custom key: phasewatch cannot map it to an agent or definition.",
+)
+
+# ----------------------------------------------------------------------------- transitions
+TR_VERSION_DOWN = _t(
+    "TR-VERSION-DOWN",
+    E,
+    "state_version went down: a stale snapshot was written over newer state.",
+    "001 FR-02 AC-02c, 003 IR-011 AC-011c, TS-009",
+    "Restore the newer state from the timeline; the writer must re-read state.json before writing.",
+)
+TR_VERSION_SAME = _t(
+    "TR-VERSION-SAME",
+    W,
+    "The content changed but state_version did not.",
+    "001 FR-01 AC-01b, 003 IR-011 AC-011a",
+    "Some writer bypassed writeState(); its writes defeat the optimistic lock.",
+)
+TR_VERSION_JUMP = _t(
+    "TR-VERSION-JUMP",
+    I,
+    "state_version rose by more than 1 between two observations.",
+    "003 IR-011 AC-011a",
+    "Usually writes coalesced by the watcher; some writers also bump by hand.",
+)
+TR_VERSION_LOST = _t(
+    "TR-VERSION-LOST",
+    W,
+    "state_version disappeared: a writer without optimistic locking wrote the file.",
+    "001 FR-04, 003 IR-011 AC-011e",
+    "Find the legacy writer; its writes are not protected against stale reads.",
+)
+TR_INDEX_DOWN = _t(
+    "TR-INDEX-DOWN",
+    E,
+    "current_phase_index went down without a rollback.",
+    "000 FR-01 AC-01a (V8), 003 IR-012 AC-012a",
+    "A stale subagent snapshot was written: restore the index (and check current_phase).",
+)
+TR_STATUS_DOWN = _t(
+    "TR-STATUS-DOWN",
+    E,
+    "A phase status went down (completed -> in_progress/pending, in_progress -> pending).",
+    "000 FR-02, 003 IR-012 AC-012b, TS-010",
+    "Allowed only for a supervised redo or a recovery retry/rollback; restore the status.",
+)
+TR_NEXT_ACTIVATED = _t(
+    "TR-NEXT-ACTIVATED",
+    W,
+    "The write that completed phase k also activated phase k+1 (pre-BUG-0006 STEP 3e).",
+    "003 IR-003 AC-003a-d (BUG-0006 FR-02)",
+    "STEP 3e must only complete k and bump the index; activation belongs to the next 3c-prime. "
+    "Double writes of the same fields invite races.",
+)
+TR_CURRENT_BACK = _t(
+    "TR-CURRENT-BACK",
+    E,
+    "current_phase moved back to an earlier phase without a rollback.",
+    "000 (BUG-0011) FR-01, 001 symptom 3",
+    "A subagent wrote back its launch-time snapshot: restore current_phase.",
+)
+TR_STARTED_CHANGED = _t(
+    "TR-STARTED-CHANGED",
+    W,
+    "phases[k].started (or timing.started_at) changed although it was already set.",
+    "003 IR-002 AC-002d/AC-002e",
+    "A retry or redo must keep the original start time.",
+)
+TR_WORKFLOW_REPLACED = _t(
+    "TR-WORKFLOW-REPLACED",
+    E,
+    "active_workflow was replaced or cleared without the old one being archived.",
+    "001 symptom 1 (active_workflow reverts), 003 IR-010 AC-010c",
+    "A stale write reverted the workflow: restore the newer state from the timeline.",
+)
+TR_WORKFLOW_STARTED = _t(
+    "TR-WORKFLOW-STARTED",
+    I,
+    "A new workflow was started.",
+    "000 FR-01 AC-01d (init is allowed)",
+    "Nothing to do.",
+)
+TR_PHASES_CHANGED = _t(
+    "TR-PHASES-CHANGED",
+    W,
+    "active_workflow.phases changed inside one workflow.",
+    "003 IR-009 AC-009d (adaptive sizing)",
+    "Removing pending phases is adaptive sizing (info); removing or reordering started phases "
+    "corrupts the index.",
+)
+TR_REVIEW_LOST = _t(
+    "TR-REVIEW-LOST",
+    W,
+    "An open review gate disappeared without a review_history entry.",
+    "FORMATS 1 Supervised review gate (a decision written is honoured)",
+    "The gate decision was lost (stale write?): check review_history and re-present the gate.",
+)
+TR_RECOVERY = _t(
+    "TR-RECOVERY",
+    I,
+    "A recovery action (retry / rollback / resume) was recorded.",
+    "FORMATS 1 active_workflow.recovery_action",
+    "Nothing to do; regressions it explains are not reported.",
+)
+
+AUDIT_INTERNAL = _r(
+    "AUDIT-INTERNAL",
+    W,
+    "A phasewatch audit check failed on this input (a phasewatch bug, not the file's).",
+    "phasewatch",
+    "Report it with the state file; other checks still ran.",
+)
+
+RULES: tuple[Rule, ...] = tuple(v for v in list(globals().values()) if isinstance(v, Rule))

@@ -1,0 +1,457 @@
+"""Transition rules: what changed between two observations of one ``state.json``.
+
+The framework's own write guards (V7 stale version, V8 index/status regression, seed 000/001)
+fail open and, since March 2026, do not run; these rules judge the writes after the fact. Two
+observations may be several writes apart (the watcher coalesces): rules that need "one write"
+say so and stay quiet when ``state_version`` shows a gap.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..models import ActiveWorkflow, State
+from ..protocol import STATUS_RANK, agents_for, canonical_phase
+from . import rules as R
+from ._util import (
+    Emitter,
+    awpath,
+    describe_workflow,
+    identity,
+    position,
+    ppath,
+    q,
+    rank,
+    raw_dict,
+    same_identity,
+    same_key,
+)
+
+OPEN_GATE = frozenset({"gate_presented", "reviewing", "redo_pending"})
+
+
+@dataclass(slots=True)
+class Pair:
+    prev: State
+    prev_raw: dict[str, Any]
+    cur: State
+    cur_raw: dict[str, Any]
+    same: bool = field(init=False)  # both have an active workflow and it is the same one
+
+    def __post_init__(self) -> None:
+        pa, ca = self.prev.active_workflow, self.cur.active_workflow
+        self.same = (
+            pa is not None
+            and ca is not None
+            and same_identity(identity(pa), identity(ca)) is not False
+        )
+
+    @property
+    def paw(self) -> ActiveWorkflow:
+        assert self.prev.active_workflow is not None
+        return self.prev.active_workflow
+
+    @property
+    def caw(self) -> ActiveWorkflow:
+        assert self.cur.active_workflow is not None
+        return self.cur.active_workflow
+
+    @property
+    def coalesced(self) -> bool:
+        """The versions show more than one write between the two observations."""
+        pv, cv = self.prev.state_version, self.cur.state_version
+        return isinstance(pv, int) and isinstance(cv, int) and cv - pv > 1
+
+    def versions(self) -> str:
+        return f"state_version {q(self.prev.state_version)} -> {q(self.cur.state_version)}"
+
+    def rollback(self) -> bool:
+        ra = self.cur.active_workflow.recovery_action if self.cur.active_workflow else None
+        return ra is not None and ra.type == "rollback"
+
+
+# ----------------------------------------------------------------------------- versions
+
+
+def check_version(em: Emitter, p: Pair) -> None:
+    pv, cv = p.prev.state_version, p.cur.state_version
+    changed = p.prev_raw != p.cur_raw
+    if isinstance(pv, int) and isinstance(cv, int):
+        if cv < pv:
+            em.add(
+                R.TR_VERSION_DOWN,
+                "state_version",
+                f"state_version went down from {pv} to {cv}: a snapshot read before version "
+                f"{pv} was written over newer state (V7 would have blocked it).",
+                expected=f">= {pv}",
+                actual=cv,
+            )
+        elif cv == pv and changed:
+            em.add(
+                R.TR_VERSION_SAME,
+                "state_version",
+                f"The file changed but state_version stayed {cv}: the writer did not go through "
+                "writeState().",
+                expected=pv + 1,
+                actual=cv,
+            )
+        elif cv > pv + 1:
+            em.add(
+                R.TR_VERSION_JUMP,
+                "state_version",
+                f"state_version jumped from {pv} to {cv} ({cv - pv - 1} write(s) not observed).",
+                expected=pv + 1,
+                actual=cv,
+            )
+    elif isinstance(pv, int) and cv is None and p.cur_raw.get("state_version") is None:
+        em.add(
+            R.TR_VERSION_LOST,
+            "state_version",
+            f"state_version was {pv} and is now missing.",
+            expected=pv + 1,
+            actual=None,
+        )
+
+
+# ----------------------------------------------------------------------------- workflow identity
+
+
+def check_workflow(em: Emitter, p: Pair) -> None:
+    pa, ca = p.prev.active_workflow, p.cur.active_workflow
+    if pa is None and ca is None:
+        return
+    if ca is not None:
+        cid = identity(ca)
+        back = next(
+            (h for h in p.prev.workflow_history if same_identity(identity(h), cid) is True), None
+        )
+        if back is not None and (pa is None or same_identity(identity(pa), cid) is False):
+            em.add(
+                R.TR_WORKFLOW_REPLACED,
+                "active_workflow",
+                f"active_workflow is again {describe_workflow(cid)}, which was already archived "
+                f"in workflow_history ({q(back.status)}): a stale snapshot was written back "
+                f"({p.versions()}).",
+                expected=describe_workflow(identity(pa)) if pa is not None else None,
+                actual=describe_workflow(cid),
+            )
+            return
+    if pa is None:
+        assert ca is not None
+        em.add(
+            R.TR_WORKFLOW_STARTED,
+            "active_workflow",
+            f"Workflow {describe_workflow(identity(ca))} ({q(ca.type)}) started.",
+            expected=None,
+            actual=describe_workflow(identity(ca)),
+        )
+        return
+    if p.same:
+        return
+    pid = identity(pa)
+    archived = any(same_identity(identity(h), pid) is True for h in p.cur.workflow_history)
+    if not pid:  # nothing to match on: accept any appended entry
+        archived = len(p.cur.workflow_history) > len(p.prev.workflow_history)
+    suspended = same_identity(identity(raw_dict(p.cur_raw, "suspended_workflow")), pid) is True
+    if archived or suspended:
+        if ca is not None:
+            em.add(
+                R.TR_WORKFLOW_STARTED,
+                "active_workflow",
+                f"Workflow {describe_workflow(identity(ca))} ({q(ca.type)}) started after "
+                f"{describe_workflow(pid)} was {'suspended' if suspended else 'archived'}.",
+                expected=None,
+                actual=describe_workflow(identity(ca)),
+            )
+        return
+    if ca is None:
+        message = (
+            f"active_workflow {describe_workflow(pid)} was set to null without a "
+            f"workflow_history entry for it ({p.versions()}): the workflow was lost, not "
+            "finalized."
+        )
+        actual = None
+    else:
+        message = (
+            f"active_workflow {describe_workflow(pid)} was replaced by "
+            f"{describe_workflow(identity(ca))} without archiving it ({p.versions()})."
+        )
+        actual = describe_workflow(identity(ca))
+    em.add(
+        R.TR_WORKFLOW_REPLACED,
+        "active_workflow",
+        message,
+        expected=describe_workflow(pid),
+        actual=actual,
+    )
+
+
+# ----------------------------------------------------------------------------- pointers
+
+
+def check_index(em: Emitter, p: Pair) -> None:
+    if not p.same:
+        return
+    pi, ci = p.paw.current_phase_index, p.caw.current_phase_index
+    if isinstance(pi, int) and isinstance(ci, int) and ci < pi and not p.rollback():
+        em.add(
+            R.TR_INDEX_DOWN,
+            awpath("current_phase_index"),
+            f"current_phase_index went down from {pi} to {ci} without a rollback "
+            f"({p.versions()}; V8: phase_index {ci} < disk {pi}).",
+            expected=f">= {pi}",
+            actual=ci,
+        )
+
+
+def check_current(em: Emitter, p: Pair) -> None:
+    if not p.same or p.rollback():
+        return
+    caw = p.caw
+    for path, before, after in (
+        (awpath("current_phase"), p.paw.current_phase, caw.current_phase),
+        ("current_phase", p.prev.current_phase, p.cur.current_phase),
+    ):
+        b, a = position(caw, before), position(caw, after)
+        if b is not None and a is not None and a < b:
+            em.add(
+                R.TR_CURRENT_BACK,
+                path,
+                f"{path} moved back from {q(before)} to {q(after)} without a rollback "
+                f"({p.versions()}): a subagent's launch-time snapshot overwrote the controller's "
+                "advance (BUG-0011).",
+                expected=before,
+                actual=after,
+            )
+
+
+# ----------------------------------------------------------------------------- statuses
+
+
+def _excuse(p: Pair, key: str, old: str, new: str) -> str | None:
+    caw = p.caw
+    ra = caw.recovery_action
+    if ra is not None and ra.type == "rollback":
+        return "rollback"
+    if ra is not None and ra.type == "retry" and (ra.phase is None or same_key(ra.phase, key)):
+        return "retry"
+    rv = caw.supervised_review
+    if (
+        old == "completed"
+        and new == "in_progress"
+        and rv is not None
+        and same_key(rv.phase, key)
+        and (rv.status == "redo_pending" or (isinstance(rv.redo_count, int) and rv.redo_count > 0))
+    ):
+        return "redo"
+    return None
+
+
+def check_status(em: Emitter, p: Pair) -> None:
+    if not p.same:
+        return
+    pairs: list[tuple[str, str, str | None, str | None]] = []
+    for key, rec in p.cur.phases.items():
+        old = p.prev.phases.get(key)
+        if old is not None:
+            pairs.append((ppath(key, "status"), key, old.status, rec.status))
+    for key, value in p.caw.phase_status.items():
+        if key in p.paw.phase_status:
+            pairs.append((awpath("phase_status", key), key, p.paw.phase_status[key], value))
+    for path, key, old, new in pairs:
+        ro, rn = rank(old), rank(new)
+        if ro is None or rn is None or rn >= ro:
+            continue
+        assert old is not None and new is not None
+        if _excuse(p, key, old, new):
+            continue
+        em.add(
+            R.TR_STATUS_DOWN,
+            path,
+            f"{path} went from {q(old)} back to {q(new)} ({p.versions()}) with no supervised "
+            "redo or recovery retry/rollback to explain it.",
+            expected=f"rank >= {old}",
+            actual=new,
+        )
+
+
+def _became_completed(p: Pair, key: str) -> bool:
+    prec, crec = p.prev.phases.get(key), p.cur.phases.get(key)
+    detail = (
+        crec is not None
+        and crec.status == "completed"
+        and (prec is None or prec.status != "completed")
+    )
+    old_sum, new_sum = p.paw.phase_status.get(key), p.caw.phase_status.get(key)
+    return detail or (new_sum == "completed" and old_sum != "completed")
+
+
+def check_next_activated(em: Emitter, p: Pair) -> None:
+    if not p.same or p.coalesced:
+        return  # with a version gap the 3e and 3c-prime writes may simply have been coalesced
+    phases = p.caw.phases
+    for i, key in enumerate(phases[:-1]):
+        if not _became_completed(p, key):
+            continue
+        nxt = phases[i + 1]
+        evidence: list[str] = []
+        prec, crec = p.prev.phases.get(nxt), p.cur.phases.get(nxt)
+        if (
+            crec is not None
+            and crec.status == "in_progress"
+            and (prec is None or (rank(prec.status) or 0) < STATUS_RANK["in_progress"])
+        ):
+            evidence.append(f"phases[{nxt}].status -> in_progress")
+        old_sum, new_sum = p.paw.phase_status.get(nxt), p.caw.phase_status.get(nxt)
+        if new_sum == "in_progress" and (rank(old_sum) or 0) < STATUS_RANK["in_progress"]:
+            evidence.append(f"phase_status[{nxt}] -> in_progress")
+        if same_key(p.caw.current_phase, nxt) and not same_key(p.paw.current_phase, nxt):
+            evidence.append(f"active_workflow.current_phase -> {nxt}")
+        if same_key(p.cur.current_phase, nxt) and not same_key(p.prev.current_phase, nxt):
+            evidence.append(f"current_phase -> {nxt}")
+        agent = p.cur.active_agent
+        if (
+            agent is not None
+            and agent != p.prev.active_agent
+            and agent in agents_for(nxt)
+            and agent not in agents_for(key)
+        ):
+            evidence.append(f"active_agent -> {agent}")
+        if evidence:
+            em.add(
+                R.TR_NEXT_ACTIVATED,
+                ppath(nxt, "status"),
+                f"The write that completed {q(key)} ({p.versions()}) also activated the next "
+                f"phase: {'; '.join(evidence)}. STEP 3e must only complete the phase and bump "
+                "the index; activation is the next STEP 3c-prime's own write (BUG-0006).",
+                expected="untouched until STEP 3c-prime",
+                actual=evidence,
+            )
+
+
+def check_started(em: Emitter, p: Pair) -> None:
+    if not p.same or p.rollback():
+        return
+    for key, rec in p.cur.phases.items():
+        old = p.prev.phases.get(key)
+        if old is None:
+            continue
+        for path, before, after in (
+            (ppath(key, "started"), old.started, rec.started),
+            (
+                ppath(key, "timing", "started_at"),
+                old.timing.started_at if old.timing else None,
+                rec.timing.started_at if rec.timing else None,
+            ),
+        ):
+            if before is not None and after != before:
+                em.add(
+                    R.TR_STARTED_CHANGED,
+                    path,
+                    f"{path} changed from {q(before)} to {q(after)}; a retry or redo must keep "
+                    "the original start.",
+                    expected=before,
+                    actual=after,
+                )
+
+
+def check_phases_changed(em: Emitter, p: Pair) -> None:
+    if not p.same:
+        return
+    before = [canonical_phase(k) for k in p.paw.phases]
+    after = [canonical_phase(k) for k in p.caw.phases]
+    if before == after:
+        return
+    removed = [k for k in before if k not in after]
+    added = [k for k in after if k not in before]
+    common_before = [k for k in before if k in after]
+    common_after = [k for k in after if k in before]
+    reordered = common_before != common_after
+    touched = [
+        k
+        for k in removed
+        if any(
+            s not in (None, "pending", "skipped")
+            for s in (
+                p.prev.phases[k].status if k in p.prev.phases else None,
+                p.paw.phase_status.get(k),
+            )
+        )
+        or same_key(p.paw.current_phase, k)
+    ]
+    serious = reordered or bool(touched)
+    parts = []
+    if removed:
+        parts.append(f"removed {', '.join(removed)}")
+    if added:
+        parts.append(f"added {', '.join(added)}")
+    if reordered:
+        parts.append("reordered")
+    em.add(
+        R.TR_PHASES_CHANGED,
+        awpath("phases"),
+        f"active_workflow.phases changed ({'; '.join(parts)})"
+        + (
+            f": {', '.join(touched)} had already started"
+            if touched
+            else (": the order of phases changed" if reordered else " (adaptive sizing?)")
+        )
+        + ".",
+        expected=list(p.paw.phases),
+        actual=list(p.caw.phases),
+        severity=None if serious else R.I,
+    )
+
+
+# ----------------------------------------------------------------------------- review / recovery
+
+
+def check_review_lost(em: Emitter, p: Pair) -> None:
+    if not p.same:
+        return
+    before = p.paw.supervised_review
+    if before is None or before.status not in OPEN_GATE or p.caw.supervised_review is not None:
+        return
+    if len(p.caw.review_history) > len(p.paw.review_history):
+        return
+    em.add(
+        R.TR_REVIEW_LOST,
+        awpath("supervised_review"),
+        f"The review gate for {q(before.phase)} ({q(before.status)}) disappeared without a "
+        f"review_history entry ({p.versions()}).",
+        expected="review_history entry for the decision",
+        actual=None,
+    )
+
+
+def check_recovery(em: Emitter, p: Pair) -> None:
+    ca = p.cur.active_workflow
+    if ca is None or ca.recovery_action is None:
+        return
+    pa = p.prev.active_workflow
+    old = pa.recovery_action if pa is not None and p.same else None
+    new = ca.recovery_action
+    if old is not None and old.model_dump() == new.model_dump():
+        return
+    em.add(
+        R.TR_RECOVERY,
+        awpath("recovery_action"),
+        f"Recovery action {q(new.type)} recorded for {q(new.phase)} at {q(new.timestamp)}.",
+        expected=None,
+        actual={"type": new.type, "phase": new.phase, "timestamp": new.timestamp},
+    )
+
+
+TRANSITION_CHECKS = (
+    check_version,
+    check_workflow,
+    check_index,
+    check_current,
+    check_status,
+    check_next_activated,
+    check_started,
+    check_phases_changed,
+    check_review_lost,
+    check_recovery,
+)

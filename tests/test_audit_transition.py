@@ -1,0 +1,584 @@
+"""Transition rules of core.audit (previous -> current state): a failing and a passing pair for
+every rule id, plus a hypothesis property test that no input makes the audit raise."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from core.audit import audit_state, audit_transition
+from core.findings import Finding, Severity
+from core.models import parse_state
+from tests import factories as F
+from tests.factories import bump, delpath, setpath
+
+SRC = ".isdlc/state.json"
+Doc = dict[str, Any]
+PairFn = Callable[[], tuple[Doc, Doc]]
+
+
+def run_pair(prev: Doc, cur: Doc) -> list[Finding]:
+    ps, _ = parse_state(prev, SRC)
+    cs, _ = parse_state(cur, SRC)
+    return audit_transition(ps, prev, cs, cur, SRC)
+
+
+def ids(findings: list[Finding]) -> set[str]:
+    return {f.rule_id for f in findings}
+
+
+def step(label: str, kind: str = "feature", **kw: Any) -> PairFn:
+    """The (previous, current) pair around the step called ``label`` of a correct walk."""
+
+    def pair() -> tuple[Doc, Doc]:
+        steps = F.walk(kind, **kw)
+        i = next(i for i, (name, _) in enumerate(steps) if name == label)
+        return steps[i - 1][1], steps[i][1]
+
+    return pair
+
+
+def edit(make: Callable[[Doc], Doc], base: Callable[[], Doc] = F.feature_state) -> PairFn:
+    """(base, make(base)): ``make`` builds the next write from the previous state."""
+
+    def pair() -> tuple[Doc, Doc]:
+        prev = base()
+        return prev, make(prev)
+
+    return pair
+
+
+def rollback(doc: Doc, phase: str = "03-architecture") -> Doc:
+    return setpath(
+        doc,
+        "active_workflow.recovery_action",
+        {"type": "rollback", "phase": phase, "timestamp": F.now(doc)},
+    )
+
+
+def combined_3e(prev: Doc) -> Doc:
+    """Pre-BUG-0006 STEP 3e: complete 04 AND activate 05 in ONE write (version + 1)."""
+    both = F.activate(F.complete(prev))
+    return setpath(both, "state_version", prev["state_version"] + 1)
+
+
+SUPERVISED_BUILD = {
+    "supervised": True,
+    "review_phases": ["06", "16"],
+    "redo_at": "06-implementation",
+}
+
+
+@dataclass(frozen=True)
+class Case:
+    rule_id: str
+    name: str
+    bad: PairFn
+    good: PairFn
+    path: str | None = None
+    severity: Severity | None = None
+
+
+C = Case
+at_04 = lambda: F.run_until("feature", "3c-prime 04-design")  # noqa: E731
+between_05 = lambda: F.run_until("feature", "3e 05-test-strategy")  # noqa: E731
+
+TRANSITION_CASES: list[Case] = [
+    # versions (seed 001, 003 IR-011)
+    C(
+        "TR-VERSION-DOWN",
+        "stale snapshot written back",
+        edit(lambda s: setpath(F.complete(s), "state_version", s["state_version"] - 2)),
+        edit(F.complete),
+        "state_version",
+    ),
+    C(
+        "TR-VERSION-SAME",
+        "content changed, version not",
+        edit(lambda s: setpath(s, "phases.05-test-strategy.summary", "edited by hand")),
+        edit(lambda s: bump(setpath(s, "phases.05-test-strategy.summary", "edited"))),
+        "state_version",
+    ),
+    C(
+        "TR-VERSION-JUMP",
+        "two writes coalesced",
+        edit(lambda s: F.activate(F.complete(s))),
+        edit(F.complete),
+        "state_version",
+        Severity.INFO,
+    ),
+    C(
+        "TR-VERSION-LOST",
+        "legacy writer dropped state_version",
+        edit(lambda s: delpath(s, "state_version")),
+        edit(bump),
+        "state_version",
+    ),
+    # index (seed 000 FR-01, 003 IR-012)
+    C(
+        "TR-INDEX-DOWN",
+        "index 6 -> 5 (V8)",
+        edit(lambda s: bump(setpath(s, "active_workflow.current_phase_index", 5)), between_05),
+        edit(
+            lambda s: bump(rollback(setpath(s, "active_workflow.current_phase_index", 5))),
+            between_05,
+        ),
+        "active_workflow.current_phase_index",
+    ),
+    # statuses (seed 000 FR-02, 003 IR-012, TS-010)
+    C(
+        "TR-STATUS-DOWN",
+        "phase_status completed -> pending (TS-010)",
+        edit(lambda s: bump(setpath(s, "active_workflow.phase_status.01-requirements", "pending"))),
+        edit(
+            lambda s: bump(
+                rollback(setpath(s, "active_workflow.phase_status.01-requirements", "pending"))
+            )
+        ),
+        "active_workflow.phase_status.01-requirements",
+    ),
+    C(
+        "TR-STATUS-DOWN",
+        "phases[k] completed -> in_progress without a redo",
+        edit(lambda s: bump(setpath(s, "phases.04-design.status", "in_progress"))),
+        step("3c-prime redo 06-implementation", "build", **SUPERVISED_BUILD),
+        "phases.04-design.status",
+    ),
+    C(
+        "TR-STATUS-DOWN",
+        "in_progress -> pending",
+        edit(lambda s: bump(setpath(s, "phases.05-test-strategy.status", "pending"))),
+        edit(F.complete),
+        "phases.05-test-strategy.status",
+    ),
+    C(
+        "TR-STATUS-DOWN",
+        "redo of another phase does not excuse this one",
+        edit(
+            lambda s: bump(setpath(s, "phases.05-test-strategy.status", "in_progress")),
+            lambda: F.run_until("build", "redo 06-implementation", **SUPERVISED_BUILD),
+        ),
+        edit(
+            lambda s: F.answer_retry(
+                bump(setpath(s, "phases.05-test-strategy.status", "in_progress"))
+            ),
+            lambda: F.escalate(
+                F.run_until("build", "3c-prime 06-implementation"), phase="05-test-strategy"
+            ),
+        ),
+        "phases.05-test-strategy.status",
+    ),
+    # BUG-0006 (003 IR-003)
+    C(
+        "TR-NEXT-ACTIVATED",
+        "3e also ran 3c-prime in the same write",
+        edit(combined_3e, at_04),
+        edit(F.complete, at_04),
+        "phases.05-test-strategy.status",
+    ),
+    C(
+        "TR-NEXT-ACTIVATED",
+        "3e moved only active_workflow.current_phase",
+        edit(
+            lambda s: setpath(F.complete(s), "active_workflow.current_phase", "05-test-strategy"),
+            at_04,
+        ),
+        edit(lambda s: F.activate(F.complete(s)), at_04),  # version gap: coalesced, not judged
+        "phases.05-test-strategy.status",
+    ),
+    # BUG-0011 (seed 000)
+    C(
+        "TR-CURRENT-BACK",
+        "subagent snapshot moves current_phase back",
+        edit(
+            lambda s: bump(
+                setpath(
+                    setpath(s, "active_workflow.current_phase", "03-architecture"),
+                    "current_phase",
+                    "03-architecture",
+                )
+            )
+        ),
+        edit(
+            lambda s: bump(
+                rollback(
+                    setpath(
+                        setpath(s, "active_workflow.current_phase", "03-architecture"),
+                        "current_phase",
+                        "03-architecture",
+                    )
+                )
+            )
+        ),
+        "active_workflow.current_phase",
+    ),
+    C(
+        "TR-STARTED-CHANGED",
+        "re-run overwrote started",
+        edit(
+            lambda s: setpath(
+                F.activate(s, "05-test-strategy"),
+                "phases.05-test-strategy.started",
+                F.now(F.bump(s)),
+            )
+        ),
+        edit(lambda s: F.activate(F.answer_retry(F.escalate(s)), "05-test-strategy")),
+        "phases.05-test-strategy.started",
+    ),
+    C(
+        "TR-STARTED-CHANGED",
+        "timing.started_at reset",
+        edit(
+            lambda s: bump(setpath(s, "phases.03-architecture.timing.started_at", F.now(F.bump(s))))
+        ),
+        step("3c-prime redo 06-implementation", "build", **SUPERVISED_BUILD),
+        "phases.03-architecture.timing.started_at",
+    ),
+    # workflow identity (seed 001 symptom 1)
+    C(
+        "TR-WORKFLOW-REPLACED",
+        "active_workflow reverted to null without archiving",
+        edit(lambda s: bump(setpath(s, "active_workflow", None))),
+        step("finalize", "fix"),
+        "active_workflow",
+    ),
+    C(
+        "TR-WORKFLOW-REPLACED",
+        "replaced by another workflow without archiving",
+        lambda: (F.fix_state(), setpath(F.feature_state(), "state_version", 99)),
+        lambda: (F.fix_state(), F.cancel(F.fix_state())),
+        "active_workflow",
+    ),
+    C(
+        "TR-WORKFLOW-REPLACED",
+        "an archived workflow comes back (stale write)",
+        lambda: (
+            F.run_until("fix", "init", start=F.finalized_state()),
+            bump(
+                setpath(
+                    F.run_until("fix", "init", start=F.finalized_state()),
+                    "active_workflow",
+                    F.feature_state()["active_workflow"],
+                )
+            ),
+        ),
+        step("init", "fix", start=F.finalized_state()),
+        "active_workflow",
+    ),
+    C(
+        "TR-WORKFLOW-STARTED",
+        "init after an idle project",
+        step("init", "build"),
+        step("3c-prime 05-test-strategy", "build"),
+        "active_workflow",
+        Severity.INFO,
+    ),
+    C(
+        "TR-WORKFLOW-STARTED",
+        "a workflow suspended for another one is legal",
+        edit(
+            lambda s: setpath(
+                F.init(s, "fix"),
+                "suspended_workflow",
+                s["active_workflow"],
+            )
+        ),
+        edit(lambda s: bump(setpath(s, "active_workflow.description", "renamed"))),
+        "active_workflow",
+        Severity.INFO,
+    ),
+    # phases list (003 IR-009 AC-009d)
+    C(
+        "TR-PHASES-CHANGED",
+        "adaptive sizing drops a pending phase (info)",
+        edit(
+            lambda s: bump(
+                setpath(
+                    delpath(
+                        delpath(s, "active_workflow.phase_status.16-quality-loop"),
+                        "phases.16-quality-loop",
+                    ),
+                    "active_workflow.phases",
+                    [k for k in s["active_workflow"]["phases"] if k != "16-quality-loop"],
+                )
+            )
+        ),
+        edit(F.complete),
+        "active_workflow.phases",
+        Severity.INFO,
+    ),
+    C(
+        "TR-PHASES-CHANGED",
+        "a completed phase removed (warning)",
+        edit(
+            lambda s: bump(
+                setpath(
+                    s,
+                    "active_workflow.phases",
+                    [k for k in s["active_workflow"]["phases"] if k != "03-architecture"],
+                )
+            )
+        ),
+        edit(F.complete),
+        "active_workflow.phases",
+        Severity.WARNING,
+    ),
+    # review gate
+    C(
+        "TR-REVIEW-LOST",
+        "open gate deleted without a decision",
+        edit(lambda s: bump(delpath(s, "active_workflow.supervised_review")), F.build_state),
+        edit(F.gate_continue, F.build_state),
+        "active_workflow.supervised_review",
+    ),
+    C(
+        "TR-RECOVERY",
+        "retry recorded",
+        edit(lambda s: F.answer_retry(F.escalate(s))),
+        edit(F.escalate),
+        "active_workflow.recovery_action",
+        Severity.INFO,
+    ),
+]
+
+
+@pytest.mark.parametrize("case", TRANSITION_CASES, ids=lambda c: f"{c.rule_id}: {c.name}")
+def test_transition_rule_fires(case: Case) -> None:
+    prev, cur = case.bad()
+    found = [f for f in run_pair(prev, cur) if f.rule_id == case.rule_id]
+    assert found, f"{case.rule_id} did not fire"
+    if case.path is not None:
+        assert case.path in {f.path for f in found}
+    if case.severity is not None:
+        assert case.severity in {f.severity for f in found}
+    for f in found:
+        assert f.message and f.hint and f.source == SRC
+        json.dumps(f.to_json())
+
+
+@pytest.mark.parametrize("case", TRANSITION_CASES, ids=lambda c: f"{c.rule_id}: {c.name}")
+def test_transition_rule_quiet_on_near_miss(case: Case) -> None:
+    prev, cur = case.good()
+    assert case.rule_id not in ids(run_pair(prev, cur))
+
+
+# ----------------------------------------------------------------------------- specific behaviour
+
+
+def test_version_down_message_names_both_versions() -> None:
+    prev = F.feature_state()
+    cur = setpath(F.complete(prev), "state_version", prev["state_version"] - 2)
+    f = next(f for f in run_pair(prev, cur) if f.rule_id == "TR-VERSION-DOWN")
+    assert str(prev["state_version"]) in f.message and str(cur["state_version"]) in f.message
+    assert f.actual == cur["state_version"]
+
+
+def test_bug_0011_stale_subagent_write_is_caught_three_ways() -> None:
+    """Seed 000 steps 5-7: the subagent's launch-time snapshot lands after STEP 3e."""
+    launch = F.run_until("feature", "3c-prime 02-impact-analysis")
+    controller = F.complete(launch)  # 3e: 02 completed, index 3
+    stale = setpath(launch, "state_version", controller["state_version"])  # same version!
+    found = ids(run_pair(controller, stale))
+    assert {"TR-INDEX-DOWN", "TR-STATUS-DOWN", "TR-VERSION-SAME"} <= found
+
+
+def test_no_transition_checks_across_workflows() -> None:
+    """A new workflow resets phases to pending: not a status regression."""
+    prev = F.finalized_state()
+    cur = F.init(prev, "feature")
+    found = run_pair(prev, cur)
+    assert "TR-STATUS-DOWN" not in ids(found)
+    assert not [f for f in found if f.severity == Severity.ERROR]
+
+
+def test_identical_documents_yield_nothing() -> None:
+    s = F.feature_state()
+    assert run_pair(s, s) == []
+
+
+# ----------------------------------------------------------------------------- property test
+
+json_scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=12),
+    st.sampled_from(
+        [
+            "pending",
+            "in_progress",
+            "completed",
+            "skipped",
+            "06-implementation",
+            "13-test-deploy",
+            "gate_blocked",
+            "gate-blocker",
+            "redo_pending",
+            "gate_presented",
+            "rollback",
+            "retry",
+            "2026-03-04T09:12:03.418Z",
+            "2026-03-04",
+            "yesterday",
+            "",
+        ]
+    ),
+)
+json_values = st.recursive(
+    json_scalars,
+    lambda children: st.one_of(
+        st.lists(children, max_size=4),
+        st.dictionaries(st.text(max_size=8), children, max_size=4),
+    ),
+    max_leaves=12,
+)
+KNOWN_PATHS = sorted(
+    {
+        "state_version",
+        "current_phase",
+        "active_agent",
+        "phases",
+        "active_workflow",
+        "workflow_history",
+        "pending_escalations",
+        "supervised_mode",
+        "supervised_mode.enabled",
+        "supervised_mode.review_phases",
+        "phases.05-test-strategy",
+        "phases.05-test-strategy.status",
+        "phases.05-test-strategy.started",
+        "phases.05-test-strategy.timing",
+        "phases.05-test-strategy.timing.wall_clock_minutes",
+        "phases.04-design.constitutional_validation",
+        "phases.04-design.iteration_requirements",
+        "phases.06-implementation.iteration_requirements.test_iteration.history",
+        "active_workflow.phases",
+        "active_workflow.current_phase",
+        "active_workflow.current_phase_index",
+        "active_workflow.phase_status",
+        "active_workflow.phase_status.05-test-strategy",
+        "active_workflow.supervised_review",
+        "active_workflow.supervised_review.redo_count",
+        "active_workflow.supervised_review.phase",
+        "active_workflow.recovery_action",
+        "active_workflow.review_history",
+        "active_workflow.type",
+        "active_workflow.slug",
+        "active_workflow.started_at",
+        "active_workflow.sizing",
+        "pending_escalations[0]",
+        "pending_escalations[0].timestamp",
+        "workflow_history[0]",
+        "workflow_history[0].phase_snapshots",
+        "workflow_history[0].status",
+    }
+)
+TOP_KEYS = [
+    "state_version",
+    "schema_version",
+    "current_phase",
+    "active_agent",
+    "phases",
+    "active_workflow",
+    "workflow_history",
+    "pending_escalations",
+    "supervised_mode",
+    "project",
+    "x",
+]
+BASES: list[Callable[[], Doc]] = [
+    F.feature_state,
+    F.fix_state,
+    F.build_state,
+    F.fresh_state,
+    F.finalized_state,
+    lambda: F.escalate(F.feature_state()),
+]
+
+
+@st.composite
+def mutated_states(draw: st.DrawFn) -> tuple[Doc, Doc]:
+    base = draw(st.sampled_from(BASES))()
+    doc = base
+    for _ in range(draw(st.integers(min_value=1, max_value=4))):
+        path = draw(st.sampled_from(KNOWN_PATHS))
+        value = draw(json_values)
+        doc = setpath(doc, path, value) if draw(st.booleans()) else delpath(doc, path)
+    return base, doc
+
+
+def _audit_everything(prev: Any, cur: Any) -> None:
+    prev = prev if isinstance(prev, dict) else {"value": prev}
+    cur = cur if isinstance(cur, dict) else {"value": cur}
+    ps, schema_p = parse_state(prev, SRC)
+    cs, schema_c = parse_state(cur, SRC)
+    found = schema_p + schema_c
+    found += audit_state(ps, prev, SRC) + audit_state(cs, cur, SRC)
+    found += audit_transition(ps, prev, cs, cur, SRC) + audit_transition(cs, cur, ps, prev, SRC)
+    internal = [f for f in found if f.rule_id == "AUDIT-INTERNAL"]
+    assert not internal, internal[0].message
+    for f in found:
+        json.dumps(f.to_json(), allow_nan=True)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mutated_states())
+def test_mutated_real_states_never_break_the_audit(pair: tuple[Doc, Doc]) -> None:
+    _audit_everything(*pair)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.dictionaries(st.sampled_from(TOP_KEYS), json_values, max_size=6),
+    st.dictionaries(st.sampled_from(TOP_KEYS), json_values, max_size=6),
+)
+def test_arbitrary_documents_never_break_the_audit(prev: Doc, cur: Doc) -> None:
+    _audit_everything(prev, cur)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "state_version": json_values,
+            "phases": st.dictionaries(
+                st.sampled_from(["05-test-strategy", "13-test-deploy", "x"]),
+                st.fixed_dictionaries(
+                    {},
+                    optional={
+                        "status": json_scalars,
+                        "started": json_scalars,
+                        "timing": json_values,
+                        "constitutional_validation": json_values,
+                    },
+                ),
+                max_size=3,
+            ),
+            "active_workflow": st.fixed_dictionaries(
+                {},
+                optional={
+                    "phases": st.lists(json_scalars, max_size=4),
+                    "current_phase": json_scalars,
+                    "current_phase_index": json_scalars,
+                    "phase_status": st.dictionaries(
+                        json_scalars.filter(lambda v: isinstance(v, str)), json_scalars, max_size=3
+                    ),
+                    "supervised_review": json_values,
+                    "recovery_action": json_values,
+                },
+            ),
+            "pending_escalations": st.lists(json_values, max_size=3),
+            "workflow_history": st.lists(json_values, max_size=3),
+        },
+    )
+)
+def test_state_shaped_documents_never_break_the_audit(doc: Doc) -> None:
+    _audit_everything(F.feature_state(), doc)
