@@ -1,0 +1,294 @@
+"""Pilot tests of the virtual hook-log view (widgets/hooklog_view.py)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from textual.app import App, ComposeResult
+from textual.widgets import Input, Select, Static
+
+from core.hooklog import HookRecord, parse_line
+from widgets.hooklog_view import HookLogScreenBody, HookLogView, HookStats
+
+HOOKS = ["gate-blocker", "iteration-corridor", "constitution-validator", "phase-loop-controller"]
+EVENTS = ["allow", "block", "warn", "same-phase-bypass", "timeout_warning"]
+PHASES = ["05-test-strategy", "06-implementation", None]
+
+
+def rec(i: int, *, hook=None, event=None, phase="", reason=None, agent="software-developer"):
+    return HookRecord(
+        ts=f"2026-03-04T09:{i // 60 % 60:02d}:{i % 60:02d}.{i % 1000:03d}Z",
+        hook=hook or HOOKS[i % len(HOOKS)],
+        event=event or EVENTS[i % len(EVENTS)],
+        phase=PHASES[i % len(PHASES)] if phase == "" else phase,
+        agent=agent,
+        reason=f"reason {i}" if reason is None else reason,
+        line_no=i + 1,
+        offset=i * 100,
+    )
+
+
+def batch(n: int, start: int = 0) -> list[HookRecord]:
+    return [rec(i) for i in range(start, start + n)]
+
+
+class ViewApp(App):
+    def compose(self) -> ComposeResult:
+        yield HookLogView()
+
+
+class BodyApp(App):
+    def compose(self) -> ComposeResult:
+        yield HookLogScreenBody()
+
+
+def screen_text(view: HookLogView) -> list[str]:
+    """The plain text of the rows currently painted in the view."""
+    return [view.render_line(y).text for y in range(view.scrollable_content_region.height)]
+
+
+async def test_follow_mode_shows_newest_records_at_the_bottom():
+    app = ViewApp()
+    async with app.run_test(size=(120, 36)) as pilot:
+        view = app.query_one(HookLogView)
+        view.append(batch(500))
+        await pilot.pause()
+        assert view.follow
+        rows = [line for line in screen_text(view) if line.strip()]
+        assert "reason 499" in rows[-1]
+        assert "reason 498" in rows[-2]
+        view.append([rec(500), rec(501)])
+        await pilot.pause()
+        rows = [line for line in screen_text(view) if line.strip()]
+        assert "reason 501" in rows[-1]
+        assert view.is_vertical_scroll_end
+
+
+async def test_append_while_scrolled_up_keeps_the_scroll_position():
+    app = ViewApp()
+    async with app.run_test(size=(120, 36)) as pilot:
+        view = app.query_one(HookLogView)
+        view.append(batch(1000))
+        await pilot.pause()
+        view.focus()
+        await pilot.press("pageup", "pageup")
+        await pilot.pause()
+        assert not view.follow  # scrolling up released follow mode
+        before_y = view.scroll_y
+        before = screen_text(view)
+        view.append(batch(300, start=1000))
+        await pilot.pause()
+        assert view.scroll_y == before_y
+        assert screen_text(view) == before
+        assert not any("reason 1299" in line for line in screen_text(view))
+        # the follow key jumps back to the end and follows again
+        await pilot.press("f")
+        await pilot.pause()
+        assert view.follow
+        assert "reason 1299" in [x for x in screen_text(view) if x.strip()][-1]
+
+
+async def test_filters_show_exactly_the_matching_records():
+    records = batch(2000)
+    app = ViewApp()
+    async with app.run_test(size=(120, 36)) as pilot:
+        view = app.query_one(HookLogView)
+        view.append(records[:700])
+        view.append(records[700:])  # two batches: the index is extended incrementally
+        await pilot.pause()
+
+        def expect(pred) -> list[int]:
+            return [i for i, r in enumerate(records) if pred(r)]
+
+        view.set_filter(hooks={"gate-blocker"})
+        assert view.visible_records() == expect(lambda r: r.hook == "gate-blocker")
+        view.set_filter(events={"block", "warn"})
+        assert view.visible_records() == expect(lambda r: r.event in {"block", "warn"})
+        view.set_filter(phases={None})
+        assert view.visible_records() == expect(lambda r: r.phase is None)
+        view.set_filter(
+            hooks={"iteration-corridor"}, events={"block"}, phases={"06-implementation"}
+        )
+        combined = expect(
+            lambda r: (
+                r.hook == "iteration-corridor"
+                and r.event == "block"
+                and r.phase == "06-implementation"
+            )
+        )
+        assert combined and view.visible_records() == combined
+        view.set_filter(text="REASON 12")  # case-insensitive substring of the reason
+        assert view.visible_records() == expect(lambda r: "reason 12" in r.reason)
+        view.set_filter(text="CORRIDOR")  # matches the hook name
+        assert view.visible_records() == expect(lambda r: "corridor" in r.hook)
+        view.set_filter(text="no such thing")
+        assert view.visible_records() == []
+        # appends keep honouring the filter
+        view.set_filter(events={"block"})
+        view.append([rec(5000, event="block"), rec(5001, event="allow")])
+        assert view.visible_records()[-1] == 2000
+        assert 2001 not in view.visible_records()
+        view.set_filter()
+        assert view.shown == view.total == 2002
+        await pilot.pause()
+        rows = [line for line in screen_text(view) if line.strip()]
+        assert "reason 5001" in rows[-1]
+
+
+async def test_filter_bar_drives_the_view():
+    app = BodyApp()
+    async with app.run_test(size=(120, 36)) as pilot:
+        body = app.query_one(HookLogScreenBody)
+        body.append(batch(400))
+        await pilot.pause()
+        select = app.query_one("#hooklog-event", Select)
+        select.value = "block"
+        await pilot.pause()
+        view = body.view
+        assert view.filter.events == frozenset({"block"})
+        assert view.shown == sum(1 for i in range(400) if EVENTS[i % 5] == "block")
+        app.query_one("#hooklog-search", Input).value = "reason 10"
+        await pilot.pause()
+        assert {view.record_fields(i)["reason"] for i in view.visible_records()} <= {
+            f"reason {i}" for i in range(400) if "reason 10" in f"reason {i}"
+        }
+        assert view.visible_records()
+        status = str(app.query_one("#hooklog-status", Static).render())
+        assert f"{view.shown:,} of 400" in status and "filtered" in status
+
+
+async def test_counts_and_stats_widget():
+    app = BodyApp()
+    async with app.run_test(size=(120, 36)) as pilot:
+        body = app.query_one(HookLogScreenBody)
+        records = batch(100)
+        body.append(records)
+        await pilot.pause()
+        hooks, events = body.view.counts()
+        assert hooks == {h: sum(1 for r in records if r.hook == h) for h in HOOKS}
+        assert events == {e: sum(1 for r in records if r.event == e) for e in EVENTS}
+        body.view.set_filter(events={"block"})
+        _, filtered_events = body.view.counts(filtered=True)
+        assert filtered_events == {"block": 20}
+        stats = app.query_one(HookStats)
+        assert stats.events == events
+        text = str(stats.render())
+        assert "block 20" in text and "gate-blocker 25" in text
+
+
+async def test_rotation_marker_is_shown_and_earlier_records_kept():
+    app = BodyApp()
+    async with app.run_test(size=(120, 36)) as pilot:
+        body = app.query_one(HookLogScreenBody)
+        body.append(batch(20))
+        body.note_rotation(500, when=datetime(2026, 3, 4, 9, 30, 15))
+        body.append(batch(3, start=20))
+        await pilot.pause()
+        view = body.view
+        rows = [line for line in screen_text(view) if line.strip()]
+        marker = [line for line in rows if "log rotated by its owner at 09:30:15" in line]
+        assert marker and "earlier lines kept from this session" in marker[0]
+        assert any("reason 0" in line for line in rows)  # earlier records still there
+        assert "reason 22" in rows[-1]
+        assert "23 of 23 records" in str(app.query_one("#hooklog-status", Static).render())
+        # the marker survives filtering; counts do not include it
+        view.set_filter(events={"block"})
+        assert any(view.record_fields(i)["marker"] for i in view.visible_records())
+        hooks, _ = view.counts()
+        assert sum(hooks.values()) == 23
+        assert "log rotated by its owner at 09:30:15" in str(app.query_one(HookStats).render())
+
+
+async def test_invalid_lines_are_dimmed_with_their_error():
+    app = ViewApp()
+    async with app.run_test(size=(120, 36)) as pilot:
+        view = app.query_one(HookLogView)
+        bad = parse_line(b'{"ts": "x", broken', line_no=7, offset=0)
+        assert not bad.valid
+        view.append([rec(0), bad])
+        await pilot.pause()
+        line = view.render_line(1)  # two records: they fill the first two rows
+        assert "line 7: not JSON" in line.text and "broken" in line.text
+        invalid_style = view.get_component_rich_style("hooklog--invalid")
+        assert any(
+            seg.style and seg.style.italic == invalid_style.italic and "not JSON" in seg.text
+            for seg in line
+        )
+        view.set_filter(text="broken")  # the raw text of invalid lines is searchable
+        assert view.visible_records() == [1]
+
+
+async def test_blocks_and_warnings_stand_out():
+    app = ViewApp()
+    async with app.run_test(size=(120, 36)) as pilot:
+        view = app.query_one(HookLogView)
+        view.append([rec(0, event="block"), rec(1, event="allow"), rec(2, event="warn")])
+        await pilot.pause()
+        error = view.get_component_rich_style("hooklog--block").color
+        warning = view.get_component_rich_style("hooklog--warn").color
+
+        def event_color(record: int):
+            strip = view._render_record(record)
+            seg = next(s for s in strip if s.text.strip() in {"block", "allow", "warn"})
+            return seg.style.color
+
+        assert event_color(0) == error
+        assert event_color(2) == warning
+        assert event_color(1) not in {error, warning}
+
+
+async def test_hostile_reason_renders_literally_and_runs_nothing():
+    hostile = ["[/]", "[@click=app.quit]x[/]", "[TODO] fix", "[b]bold[/b]"]
+    quit_called = []
+
+    class Harness(App):
+        def compose(self) -> ComposeResult:
+            yield HookLogScreenBody()
+
+        def action_quit(self) -> None:  # pragma: no cover - must never run
+            quit_called.append(True)
+
+    app = Harness()
+    async with app.run_test(size=(120, 36)) as pilot:
+        body = app.query_one(HookLogScreenBody)
+        records = [
+            rec(i, reason=text, hook=f"hook{text}", event=EVENTS[0])
+            for i, text in enumerate(hostile)
+        ]
+        body.append(records)
+        await pilot.pause()
+        view = body.view
+        rows = [line for line in screen_text(view) if line.strip()]
+        for text, row in zip(hostile, rows[-len(hostile) :], strict=True):
+            assert row.rstrip().endswith(text)
+        # click every painted row: nothing runs
+        for y in range(len(rows)):
+            await pilot.click(HookLogView, offset=(60, y))
+        await pilot.pause()
+        assert not quit_called
+        # the Select options and stats show the hostile hook names literally too
+        assert "hook[@click=app.quit]x[/]" in str(app.query_one(HookStats).render())
+        assert app.is_running
+
+
+async def test_a_100k_batch_is_accepted_and_scrolls():
+    records = batch(100_000)
+    app = ViewApp()
+    async with app.run_test(size=(120, 36)) as pilot:
+        view = app.query_one(HookLogView)
+        view.append(records)
+        await pilot.pause()
+        assert view.total == 100_000
+        rows = [line for line in screen_text(view) if line.strip()]
+        assert "reason 99999" in rows[-1]
+        view.focus()
+        await pilot.press("home")
+        await pilot.pause()
+        assert not view.follow
+        assert "reason 0" in screen_text(view)[0]
+        view.set_filter(events={"block"}, text="reason 9999")
+        assert view.visible_records() == [
+            i for i, r in enumerate(records) if r.event == "block" and "reason 9999" in r.reason
+        ]
+        view.clear()
+        assert view.total == 0 and view.shown == 0

@@ -1,0 +1,113 @@
+"""Pilot tests of the TDD plan board."""
+
+from __future__ import annotations
+
+from textual.app import App, ComposeResult
+from textual.widgets import DataTable, Static
+
+from core.tdd import audit_tdd, parse_progress, stop_hook_count, true_remaining
+from widgets.tdd_board import TddBoard
+
+# Template-style slices (### Slice) are invisible to the stop hook, and the header says done.
+PLAN = """# TDD Task: Rate limiter [TODO]
+
+**Status:** done
+**Created:** 2026-03-01
+**Last Updated:** 2026-03-02T10:00:00Z
+
+## Test Specifications
+
+### Slice 1: Token bucket [/]
+
+**Status:** done
+
+- **RED:** test_bucket_refills written
+- **GREEN:** implemented
+- **REFACTOR:** done
+
+**Depends on:** none | **Blocks:** 2
+
+### Slice 2: Middleware [@click=app.quit]x[/]
+
+**Status:** in-progress
+
+- **RED:** written
+- **GREEN:** pending
+- **REFACTOR:** pending
+
+**Depends on:** 1 | **Blocks:** none
+
+### Slice 3: Headers
+
+**Status:** pending
+"""
+
+APPROVED = PLAN.replace(
+    "**Last Updated:** 2026-03-02T10:00:00Z",
+    "**Last Updated:** 2026-03-02T10:00:00Z\n**Approved:** 2026-03-02T09:00:00Z",
+)
+
+
+class Harness(App):
+    def compose(self) -> ComposeResult:
+        yield TddBoard()
+
+
+def text_of(app: App, selector: str) -> str:
+    return str(app.query_one(selector, Static).render())
+
+
+async def test_unapproved_plan_and_mismatch_flagged():
+    plan = parse_progress(PLAN)
+    plan.lock_exists = True
+    true_n, hook_n = true_remaining(plan), stop_hook_count(PLAN)
+    assert (true_n, hook_n) == (2, 0)  # the hook sees no "## Slice" heading: nothing left
+    app = Harness()
+    async with app.run_test(size=(100, 36)) as pilot:
+        board = app.query_one(TddBoard)
+        board.set_plan(
+            plan,
+            true_remaining=true_n,
+            hook_remaining=hook_n,
+            findings=audit_tdd(plan, ".tdd-progress.md"),
+        )
+        await pilot.pause()
+        header = text_of(app, "#tdd-header")
+        assert "Rate limiter [TODO]" in header and "2026-03-01" in header
+        approval = app.query_one("#tdd-approval", Static)
+        assert "NOT APPROVED" in str(approval.render())
+        assert ".tdd-plan-locked present" in str(approval.render())
+        assert approval.has_class("-unapproved")
+        counts = app.query_one("#tdd-counts", Static)
+        assert counts.has_class("-mismatch") and board.counts_differ
+        rendered = str(counts.render())
+        assert "remaining slices 2" in rendered and "stop hook would compute 0" in rendered
+        assert "DIFFERENT" in rendered and "stop with work left" in rendered
+        table = app.query_one(DataTable)
+        assert table.row_count == 3
+        rows = [[str(c) for c in table.get_row_at(i)] for i in range(3)]
+        assert rows[0][1] == "Token bucket [/]" and "done" in rows[0][2]
+        assert rows[1][1] == "Middleware [@click=app.quit]x[/]" and "in progress" in rows[1][2]
+        assert rows[1][3] == "written" and rows[1][6] == "1"
+        assert rows[0][7] == "2"
+        assert "TDD-" in text_of(app, "#tdd-findings")
+        await pilot.pause()
+        assert app.is_running
+
+
+async def test_approved_plan_counts_agree():
+    plan = parse_progress(APPROVED)
+    app = Harness()
+    async with app.run_test(size=(100, 36)) as pilot:
+        board = app.query_one(TddBoard)
+        board.set_plan(plan, true_remaining=2, hook_remaining=2, lock_present=False)
+        await pilot.pause()
+        approval = app.query_one("#tdd-approval", Static)
+        assert "Approved at 2026-03-02T09:00:00Z" in str(approval.render())
+        assert approval.has_class("-approved") and not approval.has_class("-unapproved")
+        counts = app.query_one("#tdd-counts", Static)
+        assert not counts.has_class("-mismatch") and "(agree)" in str(counts.render())
+        board.set_plan(None, true_remaining=None, hook_remaining=None)
+        await pilot.pause()
+        assert "no .tdd-progress.md" in text_of(app, "#tdd-header")
+        assert app.query_one(DataTable).row_count == 0

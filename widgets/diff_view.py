@@ -1,0 +1,140 @@
+"""A structured diff of two JSON documents: one row per change (path / old / new).
+
+Values come from files: every cell is a ``rich.text.Text`` (never markup). Long values are
+shortened; the full value of the highlighted row is shown under the table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import DataTable, Static
+
+from core.diff import Change, diff_json, format_value
+
+KIND_STYLE = {"added": "green", "removed": "red", "changed": "yellow"}
+KIND_GLYPH = {"added": "+", "removed": "-", "changed": "~"}
+MAX_ROWS = 1000  # a DataTable takes ~1 s per 10k rows; the rest is summarised in one row
+
+
+class DiffView(Vertical):
+    """Rows of path / old / new coloured by kind (added green, removed red, changed yellow)."""
+
+    DEFAULT_CSS = """
+    DiffView {
+        height: 1fr;
+        & > #diff-title { height: 1; padding: 0 1; background: $panel; text-style: bold; }
+        & > DataTable { height: 1fr; }
+        & > #diff-detail { height: auto; max-height: 4; padding: 0 1; color: $text-muted; }
+    }
+    """
+
+    class ChangeHighlighted(Message):
+        def __init__(self, view: DiffView, change: Change) -> None:
+            super().__init__()
+            self.view = view
+            self.change = change
+
+        @property
+        def control(self) -> DiffView:
+            return self.view
+
+    COLUMNS: ClassVar[tuple[str, ...]] = ("", "path", "old", "new")
+
+    def __init__(
+        self,
+        *,
+        value_width: int = 40,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.value_width = value_width
+        self.changes: list[Change] = []
+        self.title = ""
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="diff-title", markup=False)
+        table: DataTable[Any] = DataTable(cursor_type="row", zebra_stripes=True)
+        yield table
+        yield Static("", id="diff-detail", markup=False)
+
+    def on_mount(self) -> None:
+        self.query_one(DataTable).add_columns(*self.COLUMNS)
+        self._render_changes()
+
+    @property
+    def table(self) -> DataTable[Any]:
+        return self.query_one(DataTable)
+
+    def show_changes(self, changes: Sequence[Change], title: str = "") -> None:
+        """Show ``changes`` (from :func:`core.diff.diff_json`) under a plain-text ``title``."""
+        self.changes = list(changes)
+        self.title = title
+        if self.is_mounted:
+            self._render_changes()
+
+    def compare(self, old: Any, new: Any, title: str = "") -> list[Change]:
+        """Diff two documents and show the result."""
+        changes = diff_json(old, new)
+        self.show_changes(changes, title)
+        return changes
+
+    def clear(self, title: str = "") -> None:
+        self.show_changes([], title)
+
+    def _render_changes(self) -> None:
+        table = self.table
+        table.clear()
+        n = len(self.changes)
+        title = Text(self.title or "diff")
+        title.append(f"  ·  {n} change{'s' if n != 1 else ''}" if n else "  ·  no changes")
+        self.query_one("#diff-title", Static).update(title)
+        width = self.value_width
+        for i, change in enumerate(self.changes[:MAX_ROWS]):
+            style = KIND_STYLE.get(change.kind, "")
+            old = Text(format_value(change.old, width)) if change.kind != "added" else Text("")
+            new = Text(format_value(change.new, width)) if change.kind != "removed" else Text("")
+            if change.kind == "removed":
+                old.stylize(style)
+            elif change.kind == "added":
+                new.stylize(style)
+            else:
+                new.stylize(style)
+            table.add_row(
+                Text(KIND_GLYPH.get(change.kind, "?"), style=f"bold {style}"),
+                Text(change.path, style=style),
+                old,
+                new,
+                key=str(i),
+            )
+        if n > MAX_ROWS:
+            table.add_row(Text(""), Text(f"… {n - MAX_ROWS} more changes not listed"), "", "")
+        self._show_detail(self.changes[0] if self.changes else None)
+
+    def _show_detail(self, change: Change | None) -> None:
+        detail = Text()
+        if change is not None:
+            detail.append(change.path, style="bold")
+            if change.kind != "added":
+                detail.append("\nold: ", style="red")
+                detail.append(format_value(change.old, 400))
+            if change.kind != "removed":
+                detail.append("\nnew: ", style="green")
+                detail.append(format_value(change.new, 400))
+        self.query_one("#diff-detail", Static).update(detail)
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        event.stop()
+        key = event.row_key.value
+        if key is None or not key.isdigit():
+            return
+        change = self.changes[int(key)]
+        self._show_detail(change)
+        self.post_message(self.ChangeHighlighted(self, change))

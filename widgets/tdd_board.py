@@ -1,0 +1,232 @@
+"""The TDD plugin's ``.tdd-progress.md`` as a board: task header, approval state, slices, and the
+true remaining count next to what the plugin's stop hook would compute.
+
+Takes a parsed plan (``core.tdd.TddPlan`` or any object with its attributes) and the two
+counts; never reads the file. Every string is file text and goes in as ``rich.text.Text``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import DataTable, Static
+
+from core.findings import Finding, Severity, sort_findings
+from core.text import shorten
+
+STATUS_GLYPH = {
+    "pending": ("○", "dim"),
+    "in_progress": ("◐", "yellow"),
+    "done": ("●", "green"),
+    "pass": ("✓", "green"),
+    "fail": ("✗", "bold red"),
+    "skip": ("↷", "dim"),
+    "unknown": ("?", "magenta"),
+}
+SEVERITY_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
+CYCLE = ("RED", "GREEN", "REFACTOR")
+
+
+def status_cell(status: str | None, raw: str | None = None) -> Text:
+    word = status or "unknown"
+    glyph, style = STATUS_GLYPH.get(word, STATUS_GLYPH["unknown"])
+    text = Text(f"{glyph} ", style=style)
+    text.append(word.replace("_", " "), style=style)
+    if word == "unknown" and raw:
+        text.append(f" ({shorten(raw, 20)})", style="dim")
+    return text
+
+
+def _numbers(values: Any, raw: Any) -> str:
+    if isinstance(values, list | tuple) and values:
+        return ", ".join(str(v) for v in values)
+    return shorten(str(raw), 24) if raw else "—"
+
+
+class TddBoard(Vertical):
+    """Task header, approval banner, remaining counts, slice table and findings."""
+
+    DEFAULT_CSS = """
+    TddBoard {
+        height: 1fr;
+        & > #tdd-header { height: auto; padding: 0 1; }
+        & > #tdd-approval { height: auto; padding: 0 1; text-style: bold; }
+        & > #tdd-approval.-unapproved { background: $error; color: $text; }
+        & > #tdd-approval.-approved { color: $text-success; }
+        & > #tdd-counts { height: auto; padding: 0 1; }
+        & > #tdd-counts.-mismatch { background: $warning-muted; }
+        & > DataTable { height: 1fr; min-height: 4; }
+        & > #tdd-findings { height: auto; max-height: 8; padding: 0 1; }
+    }
+    """
+
+    def __init__(
+        self, *, name: str | None = None, id: str | None = None, classes: str | None = None
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.plan: Any = None
+        self.true_remaining: int | None = None
+        self.hook_remaining: int | None = None
+        self.findings: list[Finding] = []
+        self.lock_present: bool | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="tdd-header", markup=False)
+        yield Static("", id="tdd-approval", markup=False)
+        yield Static("", id="tdd-counts", markup=False)
+        yield DataTable(id="tdd-slices", cursor_type="row", zebra_stripes=True)
+        yield Static("", id="tdd-findings", markup=False)
+
+    def on_mount(self) -> None:
+        table = self.table
+        for label, key in (
+            ("#", "number"),
+            ("slice", "name"),
+            ("status", "status"),
+            ("RED", "RED"),
+            ("GREEN", "GREEN"),
+            ("REFACTOR", "REFACTOR"),
+            ("depends", "depends"),
+            ("blocks", "blocks"),
+        ):
+            table.add_column(label, key=key)
+        self._refresh_all()
+
+    @property
+    def table(self) -> DataTable[Any]:
+        return self.query_one("#tdd-slices", DataTable)
+
+    @property
+    def counts_differ(self) -> bool:
+        return (
+            self.true_remaining is not None
+            and self.hook_remaining is not None
+            and self.true_remaining != self.hook_remaining
+        )
+
+    def set_plan(
+        self,
+        plan: Any,
+        *,
+        true_remaining: int | None,
+        hook_remaining: int | None,
+        findings: Sequence[Finding] = (),
+        lock_present: bool | None = None,
+    ) -> None:
+        """Show ``plan`` (None: no progress file). ``lock_present`` defaults to the plan's
+        ``lock_exists``."""
+        self.plan = plan
+        self.true_remaining = true_remaining
+        self.hook_remaining = hook_remaining
+        self.findings = sort_findings(list(findings))
+        if lock_present is None and plan is not None:
+            lock_present = bool(getattr(plan, "lock_exists", False))
+        self.lock_present = lock_present
+        if self.is_mounted:
+            self._refresh_all()
+
+    # ----------------------------------------------------------------- render
+    def _refresh_all(self) -> None:
+        plan = self.plan
+        self.query_one("#tdd-header", Static).update(self._header_text(plan))
+        approval = self.query_one("#tdd-approval", Static)
+        approval.update(self._approval_text(plan))
+        approved = plan is not None and _approved(plan)
+        approval.set_class(plan is not None and not approved, "-unapproved")
+        approval.set_class(approved, "-approved")
+        counts = self.query_one("#tdd-counts", Static)
+        counts.update(self._counts_text())
+        counts.set_class(self.counts_differ, "-mismatch")
+        self._render_slices(plan)
+        self.query_one("#tdd-findings", Static).update(self._findings_text())
+
+    @staticmethod
+    def _header_text(plan: Any) -> Text:
+        if plan is None:
+            return Text("no .tdd-progress.md in this project", style="dim")
+        text = Text()
+        text.append("TDD task ", style="bold")
+        text.append(str(getattr(plan, "task", None) or "(no task name)"))
+        text.append("\nstatus ")
+        status = getattr(plan, "header_status", None)
+        raw = getattr(plan, "header_status_raw", None)
+        text.append_text(status_cell(status, raw) if status or raw else Text("—", style="dim"))
+        text.append("   created ")
+        text.append(str(getattr(plan, "created", None) or "—"))
+        text.append("   last updated ")
+        text.append(str(getattr(plan, "last_updated", None) or "—"))
+        return text
+
+    def _approval_text(self, plan: Any) -> Text:
+        if plan is None:
+            return Text("")
+        text = Text()
+        if _approved(plan):
+            value = getattr(plan, "approved", None)
+            text.append("✓ Approved")
+            text.append(f" at {value}" if value else " (marker without a timestamp)")
+        else:
+            text.append("✗ NOT APPROVED — implementing this plan is the seed's failure mode")
+        if self.lock_present:
+            text.append("   .tdd-plan-locked present")
+            if _approved(plan):
+                text.append(" (should have been removed on approval)")
+        elif self.lock_present is False:
+            text.append("   no lock file", style="dim")
+        return text
+
+    def _counts_text(self) -> Text:
+        text = Text()
+        text.append("remaining slices ", style="bold")
+        text.append("?" if self.true_remaining is None else str(self.true_remaining), style="bold")
+        text.append("   stop hook would compute ")
+        hook = "?" if self.hook_remaining is None else str(self.hook_remaining)
+        text.append(hook, style="bold yellow" if self.counts_differ else "bold")
+        if self.counts_differ:
+            text.append("   ⚠ DIFFERENT: the hook ", style="bold yellow")
+            assert self.true_remaining is not None and self.hook_remaining is not None
+            if self.hook_remaining < self.true_remaining:
+                text.append("would let the session stop with work left", style="yellow")
+            else:
+                text.append("would keep the session going after the work is done", style="yellow")
+        elif self.true_remaining is not None and self.hook_remaining is not None:
+            text.append("   (agree)", style="dim")
+        return text
+
+    def _render_slices(self, plan: Any) -> None:
+        table = self.table
+        table.clear()
+        for i, s in enumerate(getattr(plan, "slices", None) or []):
+            phases = getattr(s, "phases", None) or {}
+            cycle = [Text(shorten(str(phases.get(p) or "—"), 12)) for p in CYCLE]
+            table.add_row(
+                Text(str(getattr(s, "number", "?"))),
+                Text(shorten(str(getattr(s, "name", "") or ""), 34)),
+                status_cell(getattr(s, "status", None), getattr(s, "status_raw", None)),
+                *cycle,
+                Text(_numbers(getattr(s, "depends_on", None), getattr(s, "depends_raw", None))),
+                Text(_numbers(getattr(s, "blocks", None), getattr(s, "blocks_raw", None))),
+                key=f"{i}:{getattr(s, 'number', '?')}",
+            )
+
+    def _findings_text(self) -> Text:
+        text = Text()
+        for i, f in enumerate(self.findings):
+            if i:
+                text.append("\n")
+            sev = Severity(f.severity)
+            text.append(f.rule_id, style=SEVERITY_STYLE.get(sev, ""))
+            text.append(" ")
+            text.append(f.message)
+        return text
+
+
+def _approved(plan: Any) -> bool:
+    value = getattr(plan, "is_approved", None)
+    if isinstance(value, bool):
+        return value
+    return getattr(plan, "approved", None) is not None
