@@ -246,11 +246,13 @@ class ReadResult:
 
 
 def _looks_torn(text: str, exc: json.JSONDecodeError) -> bool:
-    """Empty, or the parser ran off the end: what a reader sees mid truncate-then-write."""
-    if not text.strip() or exc.pos >= len(text.rstrip()):
+    """Empty, or cut short: what a reader sees mid truncate-then-write. A prefix of a valid
+    document fails on its last line (the owner indents, so every token sits on one line);
+    a document whose last line closes the top-level object is not a prefix."""
+    stripped = text.rstrip()
+    if not stripped or exc.pos >= len(stripped):
         return True
-    # a cut inside a string reports where the string *started*; it still runs to the end
-    return exc.msg.startswith("Unterminated string") and "\n" not in text[exc.pos :]
+    return "\n" not in stripped[exc.pos :] and not stripped.endswith("}")
 
 
 def read_json(path: Path, *, retries: int = 3, delay: float = 0.015) -> ReadResult:

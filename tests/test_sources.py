@@ -106,11 +106,24 @@ def test_read_ok_and_cleaned(tmp_path):
         ("", "torn"),
         ('{\n  "state_version": 4,\n  "phases": {', "torn"),
         ("{ nope }", "invalid"),
+        ('{\n  "active": tr', "torn"),
+        ('{\n  "n": 12', "torn"),
+        ('{\n  "a": 1,\n  oops\n  "b": 2\n}', "invalid"),
         (b"\x00\xff\xfe\x89PNG\r\n\x1a\n", "invalid"),
         ("[1, 2]", "not_object"),
         ("[" * 100_000, "invalid"),
     ],
-    ids=["empty", "cut", "garbage", "binary", "array", "deep-prefix"],
+    ids=[
+        "empty",
+        "cut",
+        "garbage",
+        "cut-literal",
+        "cut-number",
+        "bad-middle",
+        "binary",
+        "array",
+        "deep-prefix",
+    ],
 )
 def test_bad_content_is_a_status_not_an_exception(tmp_path, content, status):
     p = tmp_path / "s.json"
