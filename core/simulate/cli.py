@@ -17,7 +17,16 @@ from .player import WORKFLOW_CHOICES, SimConfig, SimulationError, Simulator
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("directory", metavar="DIR", nargs="?", help="project directory to write")
     parser.add_argument(
-        "--workflow", choices=WORKFLOW_CHOICES, default="feature", help="default: feature"
+        "--workflow",
+        choices=(*WORKFLOW_CHOICES, "plugins"),
+        default="feature",
+        help="default: feature; 'plugins' walks a plugin registry (PLUGINS.md) through its stages",
+    )
+    parser.add_argument(
+        "--plugins",
+        default="MinimalKick,GainKnob",
+        metavar="A,B",
+        help="with --workflow plugins: the plugin names (default: MinimalKick,GainKnob)",
     )
     parser.add_argument(
         "--faults",
@@ -96,6 +105,10 @@ def _list_faults(out: TextIO) -> None:
         rules = ", ".join(cls.rules) or cls.detector
         systems = "/".join(sorted(cls.systems))
         out.write(f"{name:<18} [{systems}] -> {rules}\n    {cls.description}\n")
+    from .plugins import PLUGIN_FAULTS
+
+    for name, fault in sorted(PLUGIN_FAULTS.items()):
+        out.write(f"{name:<18} [plugins] -> {', '.join(fault.rules)}\n    {fault.description}\n")
 
 
 def run_from_args(args: argparse.Namespace, out: TextIO | None = None) -> int:
@@ -106,6 +119,8 @@ def run_from_args(args: argparse.Namespace, out: TextIO | None = None) -> int:
     if not args.directory:
         out.write("phasewatch simulate: a directory is required\n")
         return 2
+    if args.workflow == "plugins":
+        return _run_plugins(args, out)
     try:
         config = config_from_args(args)
         sim = Simulator(config)
@@ -139,6 +154,38 @@ def run_from_args(args: argparse.Namespace, out: TextIO | None = None) -> int:
     assert summary is not None
     out.write(summary.line() + "\n")
     return {"completed": 0, "cancelled": 0, "timeout": 3}.get(summary.status, 1)
+
+
+def _run_plugins(args: argparse.Namespace, out: TextIO) -> int:
+    from .plugins import PluginPipeline
+
+    names = [n.strip() for n in (args.plugins or "").split(",") if n.strip()]
+    faults = [f.strip() for f in (args.faults or "").split(",") if f.strip()]
+    try:
+        pipeline = PluginPipeline(
+            args.directory,
+            plugins=names,
+            faults=faults,
+            seed=args.seed or 0,
+            fast=args.fast,
+            speed=args.speed,
+        )
+    except ValueError as exc:
+        out.write(f"phasewatch simulate: {exc}\n")
+        return 2
+    out.write(f"simulating a plugin registry in {pipeline.root}: {', '.join(names)}\n")
+    try:
+        for step in pipeline.steps():
+            out.write(step.line() + "\n")
+            out.flush()
+    except KeyboardInterrupt:
+        pipeline.stop()
+        out.write("interrupted\n")
+        return 130
+    except BrokenPipeError:
+        pipeline.stop()
+        return 1
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
