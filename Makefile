@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint screenshots bench clean
+.PHONY: demo test lint screenshots bench clean readme-rules
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,3 +29,7 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache build dist *.egg-info
+
+# Regenerate the rule table in README.md from the rule registry (a test keeps them in step).
+readme-rules: $(STAMP)
+	$(BIN)/python -c "import re, pathlib; from core.findings import all_rules; from tui.cli import rules_markdown; p = pathlib.Path('README.md'); t = p.read_text(); p.write_text(re.sub(r'<!-- rules:start -->.*?<!-- rules:end -->', lambda m: '<!-- rules:start -->\n' + rules_markdown(all_rules()) + '\n<!-- rules:end -->', t, flags=re.S))"

@@ -18,9 +18,9 @@ sys.path.insert(0, str(ROOT))
 
 
 def _project(tmp: Path) -> Path:
-    from tests.factories import feature_mid_workflow  # realistic mid-workflow state
+    from tests.factories import feature_state  # realistic mid-workflow state
 
-    state = feature_mid_workflow()
+    state = feature_state()
     (tmp / ".isdlc").mkdir()
     (tmp / ".isdlc" / "state.json").write_text(json.dumps(state, indent=2, ensure_ascii=False))
     lines = [
