@@ -1,0 +1,778 @@
+"""A live session on one project: every reader, the previous snapshots, and what changed.
+
+:class:`ProjectSession` owns discovery, one :class:`~core.sources.StateReader` per state file
+(one per monorepo project), the previous :class:`~core.snapshot.Snapshot` of each, the hook log
+tailer, the TDD plan and the plugin registry. :meth:`ProjectSession.refresh` re-reads what the
+watcher said changed (or everything) and returns a :class:`SessionUpdate`: plain data the UI
+renders, never a widget. It runs in a worker thread; nothing here imports textual.
+
+What the session remembers across refreshes (the files do not):
+
+* every distinct state content observed (:class:`TimelineEntry`, the last ``timeline_cap``), with
+  the changed field paths and the transition findings of that step; the raw document is kept for
+  the newest ``raw_cap`` entries only (older entries drop it to bound memory);
+* every transition finding seen (:class:`RecentEvent`): a transition finding exists only in the
+  one snapshot where the transition happened, the dashboard keeps showing it as a recent event;
+* per file: read status (ok/torn/missing/vanished/invalid/...), when it last changed and when the
+  last good read happened (for "torn read, showing v41 from 12:03:11").
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from .findings import Finding, Severity, get_rule, sort_findings
+from .hooklog import HookLogTailer, HookRecord, audit_hook_log, hook_stats
+from .snapshot import Snapshot, observe
+from .sources import FileStamp, Project, StateReader, StateSource, discover
+
+TIMELINE_CAP = 2000
+RAW_CAP = 200
+EVENTS_CAP = 500
+HOOK_WINDOW = 20_000  # newest hook records kept for the log audit and stats
+MERGE_RECORDS_CAP = 200_000  # hook records kept when updates are merged for an unseen screen
+DIFF_LIMIT = 200  # changed field paths recorded per timeline entry
+
+Clock = Callable[[], datetime]
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+# ---------------------------------------------------------------------------- data
+
+
+@dataclass(frozen=True, slots=True)
+class FileStatus:
+    """How one file read last time. ``status``: ok | missing | vanished | torn | invalid |
+    unreadable | too_large | not_object. ``vanished`` = it was there earlier in the session."""
+
+    path: Path
+    rel: str
+    kind: str  # state | hook_log | tdd | plugins
+    status: str
+    detail: str | None = None
+    project_id: str = ""
+    stamp: FileStamp | None = None
+    checked_at: datetime | None = None  # last time it was read
+    changed_at: datetime | None = None  # last time its content changed
+    last_ok_at: datetime | None = None  # last good read
+    shown_version: int | None = None  # state files: the version on screen (last good)
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+    @property
+    def stale(self) -> bool:
+        """The screen shows older data than the file holds (or the file is gone)."""
+        return self.status in {"torn", "invalid", "vanished", "unreadable", "too_large"} or (
+            self.status == "not_object"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class TimelineEntry:
+    """One distinct state content observed in this session."""
+
+    seq: int  # session-wide observation number (monotonic)
+    at: datetime
+    project_id: str
+    source: str
+    state_version: int | None
+    changed: tuple[str, ...]  # changed field paths ("phases.06-x.status"); () for the first
+    findings: tuple[Finding, ...]  # transition findings of the step that led here
+    initial: bool = False  # first observation of this file in the session
+    own: bool = False  # the change was phasewatch's own write
+    raw: dict[str, Any] | None = None  # the document (dropped for old entries, see RAW_CAP)
+    truncated: bool = False  # more than DIFF_LIMIT paths changed
+
+
+@dataclass(frozen=True, slots=True)
+class RecentEvent:
+    """A transition finding seen this session (kept after the snapshot that raised it)."""
+
+    seq: int
+    at: datetime
+    project_id: str
+    state_version: int | None
+    finding: Finding
+
+    @property
+    def key(self) -> tuple[str, ...]:
+        return ("event", str(self.seq), *self.finding.key)
+
+
+@dataclass(frozen=True, slots=True)
+class HookTail:
+    """Flags of the hook log reads merged into one update (see core.hooklog.TailResult)."""
+
+    rotated: bool = False
+    truncated: bool = False
+    reset: bool = False
+    missing: bool = False
+    replaced: bool = False
+    error: str | None = None
+
+    def merged(self, newer: HookTail) -> HookTail:
+        return HookTail(
+            self.rotated or newer.rotated,
+            self.truncated or newer.truncated,
+            self.reset or newer.reset,
+            newer.missing,
+            self.replaced or newer.replaced,
+            newer.error,
+        )
+
+
+@dataclass(slots=True)
+class SessionUpdate:
+    """What one :meth:`ProjectSession.refresh` produced. Plain data, safe to hand to the UI.
+
+    Current-state fields (full picture, the newest wins when merging): ``project``,
+    ``snapshots``, ``files``, ``events``, ``tdd_plan``/``tdd_findings``, ``registry``/
+    ``plugin_findings``, ``hook_findings``/``hook_stats``, ``timeline_total``, ``watch_*``.
+
+    Delta fields (appended when merging): ``hook_records`` (new lines since the previous
+    update), ``timeline`` (entries appended), ``new_events``; flags are OR-ed.
+    """
+
+    seq: int
+    at: datetime
+    project: Project
+    snapshots: dict[str, Snapshot] = field(default_factory=dict)
+    changed_projects: frozenset[str] = frozenset()  # ids whose snapshot was re-read
+    new_versions: frozenset[str] = frozenset()  # ids whose content changed
+    rediscovered: bool = False
+    files: dict[str, FileStatus] = field(default_factory=dict)  # by path relative to the root
+    # hook log
+    hook_records: list[HookRecord] = field(default_factory=list)
+    hook_tail: HookTail = field(default_factory=HookTail)
+    hook_changed: bool = False
+    hook_findings: list[Finding] = field(default_factory=list)
+    hook_stats: dict[str, Any] = field(default_factory=dict)
+    hook_total: int = 0  # records read this session
+    hook_dropped: int = 0  # records dropped by merging (screen never shown, cap hit)
+    # timeline and recent events
+    timeline: list[TimelineEntry] = field(default_factory=list)
+    timeline_total: int = 0
+    events: tuple[RecentEvent, ...] = ()
+    new_events: list[RecentEvent] = field(default_factory=list)
+    # TDD and plugins
+    tdd_changed: bool = False
+    tdd_plan: Any = None
+    tdd_findings: list[Finding] = field(default_factory=list)
+    plugins_changed: bool = False
+    registry: Any = None
+    plugin_findings: list[Finding] = field(default_factory=list)
+    # watcher targets
+    watch_files: frozenset[Path] = frozenset()
+    watch_dirs: frozenset[Path] = frozenset()
+    targets_changed: bool = False
+    own_writes: frozenset[Path] = frozenset()
+    errors: list[str] = field(default_factory=list)  # loader failures (kept short)
+    initial: bool = False
+
+    # -- reading helpers ------------------------------------------------------------------
+
+    @property
+    def project_ids(self) -> list[str]:
+        return [s.project_id for s in self.project.states]
+
+    def snapshot(self, project_id: str | None = None) -> Snapshot | None:
+        """The snapshot of ``project_id`` (None: the default project, else the first)."""
+        if project_id is not None and project_id in self.snapshots:
+            return self.snapshots[project_id]
+        source = self.project.state_for(project_id)
+        if source is not None and source.project_id in self.snapshots:
+            return self.snapshots[source.project_id]
+        return next(iter(self.snapshots.values()), None)
+
+    def state_file(self, project_id: str | None = None) -> FileStatus | None:
+        snap = self.snapshot(project_id)
+        return self.files.get(snap.source) if snap is not None else None
+
+    @property
+    def changed(self) -> bool:
+        """Whether anything visible changed (an update can be a no-op re-read)."""
+        return bool(
+            self.new_versions
+            or self.rediscovered
+            or self.hook_records
+            or self.hook_changed
+            or self.timeline
+            or self.new_events
+            or self.tdd_changed
+            or self.plugins_changed
+            or self.initial
+        )
+
+    def findings_for(self, project_id: str | None = None) -> list[Finding]:
+        """Every standing finding relevant to one project's overview: discovery, its state
+        file, the repository's hook log, TDD plan and plugin registry (sorted, deduplicated)."""
+        out: dict[tuple[str, str, str], Finding] = {}
+        snap = self.snapshot(project_id)
+        pools: list[Iterable[Finding]] = [
+            self.project.findings,
+            snap.findings if snap is not None else (),
+            self.hook_findings,
+            self.tdd_findings,
+            self.plugin_findings,
+        ]
+        for pool in pools:
+            for f in pool:
+                if is_transition(f):
+                    continue  # shown as a recent event instead
+                out.setdefault(f.key, f)
+        return sort_findings(list(out.values()))
+
+    def events_for(self, project_id: str | None = None) -> list[RecentEvent]:
+        snap = self.snapshot(project_id)
+        pid = snap.project_id if snap is not None else (project_id or "")
+        return [e for e in self.events if e.project_id == pid]
+
+    def merged_after(self, older: SessionUpdate) -> SessionUpdate:
+        """This update with ``older``'s deltas folded in (``older`` came first): what the UI
+        must apply when it skipped ``older`` (message coalescing, a screen not shown yet)."""
+        records = older.hook_records + self.hook_records
+        dropped = older.hook_dropped + self.hook_dropped
+        if len(records) > MERGE_RECORDS_CAP:
+            dropped += len(records) - MERGE_RECORDS_CAP
+            records = records[-MERGE_RECORDS_CAP:]
+        timeline = older.timeline + self.timeline
+        if len(timeline) > TIMELINE_CAP:
+            timeline = timeline[-TIMELINE_CAP:]
+        return replace(
+            self,
+            changed_projects=older.changed_projects | self.changed_projects,
+            new_versions=older.new_versions | self.new_versions,
+            rediscovered=older.rediscovered or self.rediscovered,
+            hook_records=records,
+            hook_tail=older.hook_tail.merged(self.hook_tail),
+            hook_changed=older.hook_changed or self.hook_changed,
+            hook_dropped=dropped,
+            timeline=timeline,
+            new_events=(older.new_events + self.new_events)[-EVENTS_CAP:],
+            tdd_changed=older.tdd_changed or self.tdd_changed,
+            plugins_changed=older.plugins_changed or self.plugins_changed,
+            targets_changed=older.targets_changed or self.targets_changed,
+            own_writes=older.own_writes | self.own_writes,
+            errors=(older.errors + self.errors)[-10:],
+            initial=older.initial or self.initial,
+        )
+
+
+def is_transition(f: Finding) -> bool:
+    try:
+        return get_rule(f.rule_id).scope == "transition"
+    except KeyError:
+        return f.rule_id.startswith("TR-")
+
+
+def attention(snap: Snapshot | None) -> tuple[bool, int]:
+    """(a review gate is waiting, number of pending escalations) for one snapshot."""
+    if snap is None:
+        return False, 0
+    wf = snap.workflow
+    gate = bool(
+        wf is not None
+        and wf.supervised_review is not None
+        and wf.supervised_review.status == "gate_presented"
+    )
+    return gate, len(snap.state.pending_escalations)
+
+
+# ---------------------------------------------------------------------------- diff
+
+
+def diff_paths(a: Any, b: Any, limit: int = DIFF_LIMIT) -> tuple[list[str], bool]:
+    """Leaf paths that differ between two JSON values (``phases.06-x.status``, ``[3]`` for
+    list items); a list whose length changed is reported as a whole. Returns (paths, truncated)."""
+    out: list[str] = []
+
+    def walk(x: Any, y: Any, path: str) -> bool:
+        if len(out) >= limit:
+            return False
+        if isinstance(x, dict) and isinstance(y, dict):
+            for key in list(x) + [k for k in y if k not in x]:
+                sub = f"{path}.{key}" if path else str(key)
+                if key not in x or key not in y:
+                    out.append(sub)
+                elif x[key] != y[key] and not walk(x[key], y[key], sub):
+                    return False
+                if len(out) >= limit:
+                    return False
+            return True
+        if isinstance(x, list) and isinstance(y, list) and len(x) == len(y):
+            for i, (u, v) in enumerate(zip(x, y, strict=True)):
+                if u != v and not walk(u, v, f"{path}[{i}]"):
+                    return False
+            return True
+        if x != y or type(x) is not type(y):
+            out.append(path or "$")
+        return len(out) < limit
+
+    complete = walk(a, b, "")
+    return out, not complete and len(out) >= limit
+
+
+# ---------------------------------------------------------------------------- session
+
+
+@dataclass(slots=True)
+class _StateTrack:
+    source: StateSource
+    reader: StateReader
+    rel: str
+    snapshot: Snapshot | None = None
+    status: str = "missing"
+    detail: str | None = None
+    ever_ok: bool = False
+    existed: bool = False
+    stamp: FileStamp | None = None
+    checked_at: datetime | None = None
+    changed_at: datetime | None = None
+    last_ok_at: datetime | None = None
+
+
+class ProjectSession:
+    """The readers and memory of one dashboard session on the project at ``path``.
+
+    ``refresh(changed)`` is meant to be called from ONE thread at a time (the app runs it in a
+    worker thread, sequentially); a lock makes concurrent calls safe anyway.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        clock: Clock | None = None,
+        timeline_cap: int = TIMELINE_CAP,
+        raw_cap: int = RAW_CAP,
+        events_cap: int = EVENTS_CAP,
+        hook_window: int = HOOK_WINDOW,
+        env: dict[str, str] | None = None,
+    ) -> None:
+        self._path = path
+        self._env = env
+        self.clock: Clock = clock or _utc_now
+        self.timeline_cap = timeline_cap
+        self.raw_cap = raw_cap
+        self._lock = threading.RLock()
+        self.project: Project = discover(path, env)
+        self.root = self.project.root
+        self._tracks: dict[str, _StateTrack] = {}
+        self._sync_tracks()
+        self.tailer = HookLogTailer(self.project.hook_log)
+        self._hook_window: deque[HookRecord] = deque(maxlen=hook_window)
+        self._hook_total = 0
+        self._hook_findings: list[Finding] = []
+        self._hook_stats: dict[str, Any] = {}
+        self._hook_status = FileStatus(
+            self.project.hook_log, self.project.rel(self.project.hook_log), "hook_log", "missing"
+        )
+        self._hook_existed = False
+        self.timeline: deque[TimelineEntry] = deque(maxlen=timeline_cap)
+        self._timeline_total = 0
+        self.events: deque[RecentEvent] = deque(maxlen=events_cap)
+        self._tdd_plan: Any = None
+        self._tdd_findings: list[Finding] = []
+        self._registry: Any = None
+        self._plugin_findings: list[Finding] = []
+        self._other_status: dict[str, FileStatus] = {}
+        self._seq = 0
+        self._obs = 0
+        self._targets: tuple[frozenset[Path], frozenset[Path]] = (frozenset(), frozenset())
+        self._errors: list[str] = []
+
+    # ------------------------------------------------------------------ targets
+
+    def watch_targets(self) -> tuple[frozenset[Path], frozenset[Path]]:
+        """(files, directories) the watcher should follow for this project, including files and
+        directories that do not exist yet (a monorepo project or plugin added later)."""
+        p = self.project
+        files: set[Path] = {
+            p.isdlc_dir / "state.json",
+            p.isdlc_dir / "monorepo.json",
+            p.hook_log,
+            p.tdd_progress,
+            p.tdd_lock,
+            p.plugins_md,
+        }
+        files |= {s.path for s in p.states}
+        dirs: set[Path] = {p.isdlc_dir / "projects", p.plugins_dir}
+        for parent in (p.isdlc_dir / "projects", p.plugins_dir):
+            try:
+                children = [c for c in parent.iterdir() if c.is_dir()]
+            except OSError:
+                children = []
+            for child in children:
+                if parent == p.plugins_dir:
+                    dirs.add(child)
+                    dirs.add(child / ".ideas")
+                else:
+                    files.add(child / "state.json")
+        return frozenset(files), frozenset(dirs)
+
+    def _known_paths(self) -> set[Path]:
+        p = self.project
+        known = {t.source.path for t in self._tracks.values()}
+        known |= {p.hook_log, p.tdd_progress, p.tdd_lock, p.plugins_md}
+        return known
+
+    # ------------------------------------------------------------------ refresh
+
+    def refresh(
+        self, changed: Iterable[Path] | None = None, *, own: Iterable[Path] = ()
+    ) -> SessionUpdate:
+        """Re-read what ``changed`` names (None: everything) and report what is new."""
+        with self._lock:
+            return self._refresh(None if changed is None else {Path(c) for c in changed}, own)
+
+    def _refresh(self, changed: set[Path] | None, own: Iterable[Path]) -> SessionUpdate:
+        now = self.clock()
+        own_set = frozenset(Path(o) for o in own)
+        self._seq += 1
+        initial = self._seq == 1
+        errors: list[str] = []
+        full = changed is None
+        changed = changed or set()
+
+        rediscovered = False
+        if full or self._needs_discovery(changed):
+            rediscovered = self._rediscover()
+            full = full or rediscovered
+
+        # state files
+        changed_projects: set[str] = set()
+        new_versions: set[str] = set()
+        timeline: list[TimelineEntry] = []
+        new_events: list[RecentEvent] = []
+        for pid, track in self._tracks.items():
+            if not (full or track.source.path in changed or track.snapshot is None):
+                continue
+            changed_projects.add(pid)
+            entry = self._observe(track, now, own=track.source.path in own_set)
+            if entry is not None:
+                new_versions.add(pid)
+                timeline.append(entry)
+                for f in entry.findings:
+                    ev = RecentEvent(entry.seq, now, pid, entry.state_version, f)
+                    new_events.append(ev)
+                    self.events.append(ev)
+        self._trim_raw()
+
+        # hook log
+        p = self.project
+        hook_records: list[HookRecord] = []
+        tail = HookTail()
+        hook_changed = False
+        if full or p.hook_log in changed:
+            hook_records, tail, hook_changed = self._read_hooks(now)
+
+        # TDD plan
+        tdd_changed = False
+        if full or p.tdd_progress in changed or p.tdd_lock in changed:
+            tdd_changed = self._load_tdd(now, errors)
+
+        # plugin registry
+        plugins_changed = False
+        if full or any(self._is_plugin_path(c) for c in changed):
+            plugins_changed = self._load_plugins(now, errors)
+
+        files, dirs = self.watch_targets()
+        targets_changed = (files, dirs) != self._targets
+        self._targets = (files, dirs)
+        self._errors = (self._errors + errors)[-10:]
+
+        return SessionUpdate(
+            seq=self._seq,
+            at=now,
+            project=self.project,
+            snapshots={pid: t.snapshot for pid, t in self._tracks.items() if t.snapshot},
+            changed_projects=frozenset(changed_projects),
+            new_versions=frozenset(new_versions),
+            rediscovered=rediscovered,
+            files=self._file_statuses(),
+            hook_records=hook_records,
+            hook_tail=tail,
+            hook_changed=hook_changed,
+            hook_findings=self._hook_findings,
+            hook_stats=self._hook_stats,
+            hook_total=self._hook_total,
+            timeline=timeline,
+            timeline_total=self._timeline_total,
+            events=tuple(self.events),
+            new_events=new_events,
+            tdd_changed=tdd_changed,
+            tdd_plan=self._tdd_plan,
+            tdd_findings=self._tdd_findings,
+            plugins_changed=plugins_changed,
+            registry=self._registry,
+            plugin_findings=self._plugin_findings,
+            watch_files=files,
+            watch_dirs=dirs,
+            targets_changed=targets_changed,
+            own_writes=own_set,
+            errors=errors,
+            initial=initial,
+        )
+
+    # ------------------------------------------------------------------ discovery
+
+    def _needs_discovery(self, changed: set[Path]) -> bool:
+        known = self._known_paths()
+        isdlc = self.project.isdlc_dir
+        for path in changed:
+            if path == isdlc / "monorepo.json" or path not in known:
+                if self._is_plugin_path(path) and path != self.project.plugins_dir:
+                    continue  # a plugin file: the registry reload covers it
+                return True
+        # a state file that vanished may mean a project was removed
+        return any(
+            t.source.path in changed and not t.source.path.exists() for t in self._tracks.values()
+        )
+
+    def _rediscover(self) -> bool:
+        fresh = discover(self._path, self._env)
+        before = [(s.project_id, s.path, s.name) for s in self.project.states]
+        after = [(s.project_id, s.path, s.name) for s in fresh.states]
+        changed = (
+            before != after
+            or fresh.monorepo != self.project.monorepo
+            or fresh.default_project != self.project.default_project
+            or fresh.systems != self.project.systems
+            or [f.key for f in fresh.findings] != [f.key for f in self.project.findings]
+        )
+        self.project = fresh
+        self._sync_tracks()
+        return changed
+
+    def _sync_tracks(self) -> None:
+        wanted = {s.project_id: s for s in self.project.states}
+        for pid in list(self._tracks):
+            if pid not in wanted or self._tracks[pid].source.path != wanted[pid].path:
+                del self._tracks[pid]
+        for pid, source in wanted.items():
+            if pid in self._tracks:
+                self._tracks[pid].source = source
+                continue
+            rel = self.project.rel(source.path)
+            self._tracks[pid] = _StateTrack(source, StateReader(source.path, rel), rel)
+
+    # ------------------------------------------------------------------ state files
+
+    def _observe(self, track: _StateTrack, now: datetime, *, own: bool) -> TimelineEntry | None:
+        previous = track.snapshot
+        snap = observe(track.reader, previous, track.source.project_id)
+        result = snap.read
+        status = result.status if result is not None else "missing"
+        if status == "ok":
+            track.existed = True
+            track.ever_ok = True
+            track.last_ok_at = now
+        elif status == "missing":
+            if track.existed:
+                status = "vanished"
+        else:
+            track.existed = True
+        track.status = status
+        track.detail = result.error if result is not None else None
+        track.stamp = result.stamp if result is not None else None
+        track.checked_at = now
+        track.snapshot = snap
+        if not snap.fresh or snap.raw is None:
+            return None
+        if previous is not None and previous.raw == snap.raw:
+            return None
+        track.changed_at = now
+        self._obs += 1
+        self._timeline_total += 1
+        if previous is None or previous.raw is None:
+            paths, truncated, first = [], False, True
+        else:
+            paths, truncated = diff_paths(previous.raw, snap.raw)
+            first = False
+        entry = TimelineEntry(
+            seq=self._obs,
+            at=now,
+            project_id=track.source.project_id,
+            source=track.rel,
+            state_version=snap.version,
+            changed=tuple(paths),
+            findings=tuple(f for f in snap.findings if is_transition(f)),
+            initial=first,
+            own=own,
+            raw=snap.raw,
+            truncated=truncated,
+        )
+        self.timeline.append(entry)
+        return entry
+
+    def _trim_raw(self) -> None:
+        """Drop the raw document of timeline entries older than the newest ``raw_cap``."""
+        excess = len(self.timeline) - self.raw_cap
+        if excess <= 0:
+            return
+        for i in range(excess - 1, -1, -1):
+            entry = self.timeline[i]
+            if entry.raw is None:
+                break  # older ones were trimmed already
+            self.timeline[i] = replace(entry, raw=None)
+
+    # ------------------------------------------------------------------ hook log
+
+    def _read_hooks(self, now: datetime) -> tuple[list[HookRecord], HookTail, bool]:
+        res = self.tailer.read_all()
+        tail = HookTail(res.rotated, res.truncated, res.reset, res.missing, res.replaced, res.error)
+        p = self.project
+        rel = p.rel(p.hook_log)
+        if res.missing:
+            status = "vanished" if self._hook_existed else "missing"
+        elif res.error:
+            status = "unreadable"
+        else:
+            status = "ok"
+            self._hook_existed = True
+        old = self._hook_status
+        flags_changed = status != old.status or bool(res.rotated or res.truncated or res.reset)
+        self._hook_status = FileStatus(
+            p.hook_log,
+            rel,
+            "hook_log",
+            status,
+            res.error,
+            stamp=FileStamp.of(p.hook_log),
+            checked_at=now,
+            changed_at=now if res.records or flags_changed else old.changed_at,
+            last_ok_at=now if status == "ok" else old.last_ok_at,
+        )
+        if res.records:
+            self._hook_window.extend(res.records)
+            self._hook_total += len(res.records)
+            current = None
+            snap = self._default_snapshot()
+            if snap is not None and snap.workflow is not None:
+                current = snap.workflow.current_phase
+            records = list(self._hook_window)
+            self._hook_findings = audit_hook_log(records, rel, current_phase=current)
+            self._hook_stats = hook_stats(records)
+        return list(res.records), tail, bool(res.records) or flags_changed
+
+    def _default_snapshot(self) -> Snapshot | None:
+        source = self.project.state_for(None)
+        if source is None:
+            return None
+        track = self._tracks.get(source.project_id)
+        return track.snapshot if track else None
+
+    # ------------------------------------------------------------------ TDD and plugins
+
+    def _load_tdd(self, now: datetime, errors: list[str]) -> bool:
+        from .tdd import load_tdd
+
+        try:
+            plan, findings = load_tdd(self.project)
+        except Exception as exc:  # keep the dashboard alive on a parser bug
+            errors.append(f"TDD plan: {type(exc).__name__}: {exc}")
+            return False
+        self._tdd_plan, self._tdd_findings = plan, list(findings)
+        path = self.project.tdd_progress
+        rel = self.project.rel(path)
+        status = "ok" if plan is not None else ("missing" if not path.exists() else "unreadable")
+        prev = self._other_status.get(rel)
+        if status == "missing" and prev is not None and prev.status in {"ok", "vanished"}:
+            status = "vanished"
+        self._other_status[rel] = FileStatus(
+            path,
+            rel,
+            "tdd",
+            status,
+            stamp=FileStamp.of(path),
+            checked_at=now,
+            changed_at=now,
+            last_ok_at=now if status == "ok" else (prev.last_ok_at if prev else None),
+        )
+        return True
+
+    def _is_plugin_path(self, path: Path) -> bool:
+        p = self.project
+        return path == p.plugins_md or path == p.plugins_dir or p.plugins_dir in path.parents
+
+    def _load_plugins(self, now: datetime, errors: list[str]) -> bool:
+        p = self.project
+        if "plugins" not in p.systems and self._registry is None:
+            return False
+        from .plugins import load_registry
+
+        try:
+            registry = load_registry(p)
+        except Exception as exc:
+            errors.append(f"plugin registry: {type(exc).__name__}: {exc}")
+            return False
+        self._registry = registry
+        self._plugin_findings = list(getattr(registry, "findings", []) or [])
+        rel = p.rel(p.plugins_md)
+        status = "ok" if p.plugins_md.exists() else "missing"
+        prev = self._other_status.get(rel)
+        if status == "missing" and prev is not None and prev.status in {"ok", "vanished"}:
+            status = "vanished"
+        self._other_status[rel] = FileStatus(
+            p.plugins_md,
+            rel,
+            "plugins",
+            status,
+            stamp=FileStamp.of(p.plugins_md),
+            checked_at=now,
+            changed_at=now,
+            last_ok_at=now if status == "ok" else (prev.last_ok_at if prev else None),
+        )
+        return True
+
+    # ------------------------------------------------------------------ statuses
+
+    def _file_statuses(self) -> dict[str, FileStatus]:
+        out: dict[str, FileStatus] = {}
+        for pid, t in self._tracks.items():
+            shown = t.snapshot.version if t.snapshot is not None and t.snapshot.raw else None
+            out[t.rel] = FileStatus(
+                t.source.path,
+                t.rel,
+                "state",
+                t.status,
+                t.detail,
+                project_id=pid,
+                stamp=t.stamp,
+                checked_at=t.checked_at,
+                changed_at=t.changed_at,
+                last_ok_at=t.last_ok_at,
+                shown_version=shown,
+            )
+        out[self._hook_status.rel] = self._hook_status
+        out.update(self._other_status)
+        return out
+
+    # ------------------------------------------------------------------ queries
+
+    def snapshot(self, project_id: str | None = None) -> Snapshot | None:
+        with self._lock:
+            source = self.project.state_for(project_id)
+            if source is None:
+                return None
+            track = self._tracks.get(source.project_id)
+            return track.snapshot if track else None
+
+    def severity_counts(self, project_id: str | None = None) -> dict[str, int]:
+        snap = self.snapshot(project_id)
+        out = {str(s): 0 for s in Severity}
+        for f in snap.findings if snap else ():
+            out[str(f.severity)] += 1
+        return out

@@ -1,0 +1,64 @@
+"""SVG snapshots of the Overview at 120x36 from a fixed fixture directory.
+
+Time-dependent text is frozen: the app's clock is injected (elapsed time, "changed at"), the
+local time zone is UTC, and the cursor does not blink. Regenerate with
+``pytest tests/test_snapshots_overview.py --snapshot-update`` after an intended change.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from tests import factories as F
+from tests.test_app_helpers import frozen_clock, wait_until, write_state
+from tui.app import PhasewatchApp
+
+SIZE = (120, 36)
+
+
+@pytest.fixture(autouse=True)
+def utc(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def fixed_project(root: Path, state: dict) -> Path:
+    write_state(root / ".isdlc" / "state.json", state)
+    stamp = 1_772_600_000  # fixed mtimes: nothing on screen may depend on the machine
+    os.utime(root / ".isdlc" / "state.json", (stamp, stamp))
+    return root
+
+
+def snapshot_app(root: Path) -> PhasewatchApp:
+    return PhasewatchApp(root, clock=frozen_clock, watch=False)
+
+
+async def settle(pilot) -> None:
+    app = pilot.app
+    await wait_until(pilot, lambda: app.data_screens["overview"].applied > 0)
+    app.screen.query_one("#matrix-table").cursor_blink = False
+    await pilot.pause()
+
+
+def test_overview_healthy(snap_compare, tmp_path: Path) -> None:
+    root = fixed_project(tmp_path, F.feature_state())
+    assert snap_compare(snapshot_app(root), terminal_size=SIZE, run_before=settle)
+
+
+def test_overview_divergent_with_gate(snap_compare, tmp_path: Path) -> None:
+    state = F.setpath(F.feature_state(), "phases.05-test-strategy.status", "pending")
+    state = F.setpath(
+        state,
+        "active_workflow.supervised_review",
+        {"phase": "04-design", "status": "gate_presented", "redo_count": 0},
+    )
+    state = F.setpath(state, "supervised_mode", {"enabled": True, "review_phases": "all"})
+    root = fixed_project(tmp_path, state)
+    assert snap_compare(snapshot_app(root), terminal_size=SIZE, run_before=settle)

@@ -1,0 +1,312 @@
+"""The dashboard application.
+
+Event flow (one direction): a file is written -> :class:`core.watch.Watcher` (one exclusive async
+worker, watchfiles on the parent directories + a 2 s reconciliation pass) yields a batch of paths
+-> the same worker runs :meth:`core.session.ProjectSession.refresh` in a thread
+(``asyncio.to_thread``, strictly one at a time) -> the resulting
+:class:`~core.session.SessionUpdate` is posted as :class:`SessionUpdated` (coalescing: when
+several pile up, :meth:`SessionUpdated.can_replace` folds the older deltas into the newer one)
+-> :meth:`PhasewatchApp.on_session_updated` hands it to every data screen inside
+``app.batch_update()`` -> widgets update keyed cells only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, ClassVar
+
+from textual import work
+from textual.app import App, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.screen import Screen
+from textual.worker import Worker, WorkerState
+
+from core.session import ProjectSession, SessionUpdate
+from core.watch import Watcher
+
+from .screens import (
+    HelpScreen,
+    HistoryScreen,
+    HookActivityScreen,
+    OverviewScreen,
+    PluginsScreen,
+    ProjectSwitcher,
+    TddScreen,
+    TimelineScreen,
+    UpdateScreen,
+)
+from .screens.help import binding_rows
+from .screens.projects import project_lines
+
+Clock = Callable[[], datetime]
+
+SCREEN_CLASSES: tuple[type[UpdateScreen], ...] = (
+    OverviewScreen,
+    HookActivityScreen,
+    TimelineScreen,
+    HistoryScreen,
+    TddScreen,
+    PluginsScreen,
+)
+SCREEN_NAMES = tuple(cls.NAME for cls in SCREEN_CLASSES)
+DARK, LIGHT = "textual-dark", "textual-light"
+
+
+class SessionUpdated(Message):
+    """A new :class:`SessionUpdate` from the watcher worker.
+
+    Coalescing: when this message is still queued behind a newer one, Textual asks
+    ``older.can_replace(newer)``; we fold the older update's deltas (hook records, timeline
+    entries, events, flags) into the newer one and let the newer one through alone."""
+
+    def __init__(self, update: SessionUpdate) -> None:
+        super().__init__()
+        self.update = update
+        self.merged = 0
+
+    def can_replace(self, message: Message) -> bool:
+        if isinstance(message, SessionUpdated):
+            message.update = message.update.merged_after(self.update)
+            message.merged += self.merged + 1
+            return True
+        return False
+
+
+class WatchFailed(Message):
+    def __init__(self, error: str) -> None:
+        super().__init__()
+        self.error = error
+
+
+class PhasewatchApp(App[int]):
+    """``PhasewatchApp(path, read_only=False, project_id=None, demo=None)``.
+
+    Test/bench keywords: ``clock`` (a callable returning an aware datetime: freezes elapsed time
+    and "changed at" times), ``watch`` (False: one read at start, no watcher), ``watcher_options``
+    (passed to :class:`core.watch.Watcher`, e.g. ``reconcile_interval``, ``use_events``).
+
+    ``demo``: an object with ``run()`` (blocking; run in a thread worker) and optionally
+    ``stop()`` (called on exit), e.g. a ``core.simulate`` Simulator writing into ``path``.
+    """
+
+    CSS_PATH = "app.tcss"
+    TITLE = "phasewatch"
+    ENABLE_COMMAND_PALETTE = True
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("1", "show('overview')", "Overview"),
+        Binding("2", "show('hooks')", "Hooks"),
+        Binding("3", "show('timeline')", "Timeline"),
+        Binding("4", "show('history')", "History"),
+        Binding("5", "show('tdd')", "TDD"),
+        Binding("6", "show('plugins')", "Plugins"),
+        Binding("p", "switch_project", "Project"),
+        Binding("question_mark", "help", "Help", key_display="?"),
+        Binding("ctrl+t", "toggle_theme", "Dark/light"),
+        Binding("r", "reread", "Re-read", show=False),
+        Binding("q", "quit", "Quit"),
+    ]
+    MODES: ClassVar[dict[str, str]] = {name: name for name in SCREEN_NAMES}  # type: ignore[misc]
+    DEFAULT_MODE = "overview"
+
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        read_only: bool = False,
+        project_id: str | None = None,
+        demo: Any = None,
+        *,
+        clock: Clock | None = None,
+        watch: bool = True,
+        watcher_options: dict[str, Any] | None = None,
+    ) -> None:
+        self._t0 = time.perf_counter()
+        super().__init__()
+        self.path = path
+        self.read_only = read_only
+        self.project_id: str | None = project_id
+        self.demo = demo
+        self.clock: Clock = clock or (lambda: datetime.now(UTC))
+        self.watch_enabled = watch
+        self.watcher_options = dict(watcher_options or {})
+        self.session: ProjectSession | None = None
+        self.watcher: Watcher | None = None
+        self.watch_mode = "starting"
+        self.last_update: SessionUpdate | None = None
+        self.updates_applied = 0
+        self.updates_received = 0
+        self.startup_seconds: float | None = None
+        self.first_data_seconds: float | None = None
+        self._stop = asyncio.Event()
+        self._notes: list[str] = []
+        self.theme = DARK
+        self.data_screens: dict[str, UpdateScreen] = {}
+        for cls in SCREEN_CLASSES:
+            screen = cls(name=cls.NAME)
+            self.data_screens[cls.NAME] = screen
+            self.install_screen(screen, cls.NAME)
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def now(self) -> datetime:
+        return self.clock()
+
+    def on_mount(self) -> None:
+        self.set_interval(1.0, self._tick, name="clock")
+        self.run_watcher()
+        if self.demo is not None:
+            self._run_demo()
+
+    def on_ready(self) -> None:
+        self.startup_seconds = time.perf_counter() - self._t0
+
+    async def on_unmount(self) -> None:
+        self._stop.set()
+        stop = getattr(self.demo, "stop", None)
+        if callable(stop):
+            stop()
+
+    def _tick(self) -> None:
+        screen = self.screen
+        if isinstance(screen, UpdateScreen):
+            screen.tick(self.now())
+
+    def status_notes(self) -> list[str]:
+        notes = list(self._notes)
+        if self.watcher is not None and self.watcher.errors:
+            notes.append("watch: " + self.watcher.errors[-1])
+        return notes
+
+    # ------------------------------------------------------------------ the watcher worker
+
+    @work(exclusive=True, group="watch", name="watch", exit_on_error=False)
+    async def run_watcher(self) -> None:
+        """ONE async worker: watch, refresh in a thread (sequentially), post the update."""
+        session = await asyncio.to_thread(ProjectSession, self.path, clock=self.clock)
+        self.session = session
+        if self.project_id is not None and session.project.state_for(self.project_id) is None:
+            self._notes.append(f"no project {self.project_id!r}")
+        if not self.watch_enabled:
+            update = await asyncio.to_thread(session.refresh, None)
+            self.watch_mode = "once"
+            self.post_message(SessionUpdated(update))
+            return
+        files, dirs = session.watch_targets()
+        watcher = Watcher(files, dirs, root=session.root, **self.watcher_options)
+        self.watcher = watcher
+        self.watch_mode = watcher.mode
+        async for batch in watcher.batches(self._stop):
+            changed = None if batch.initial else batch.paths
+            update = await asyncio.to_thread(session.refresh, changed, own=batch.own)
+            if update.targets_changed:
+                watcher.set_targets(update.watch_files, update.watch_dirs)
+            self.post_message(SessionUpdated(update))
+        self.watch_mode = "stopped"
+
+    @work(thread=True, exclusive=True, group="demo", name="demo", exit_on_error=False)
+    def _run_demo(self) -> None:
+        self.demo.run()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """One handler for worker failures: say so in the status bar and a notification."""
+        if event.state != WorkerState.ERROR:
+            return
+        error = event.worker.error
+        text = f"{event.worker.name} failed: {type(error).__name__}: {error}"
+        if event.worker.group == "watch":
+            self.watch_mode = "stopped"
+        self._notes = [*self._notes[-3:], text]
+        self.notify(text, title="phasewatch", severity="error", markup=False, timeout=10)
+        self._refresh_status()
+
+    # ------------------------------------------------------------------ updates
+
+    def on_session_updated(self, message: SessionUpdated) -> None:
+        update = message.update
+        self.updates_received += 1 + message.merged
+        self.last_update = update
+        if self.project_id is not None and update.project.state_for(self.project_id) is None:
+            pass  # unknown id: update.snapshot() falls back to the default project
+        with self.batch_update():
+            for screen in self.data_screens.values():
+                screen.show_update(update)
+        self.updates_applied += 1
+        if self.first_data_seconds is None:
+            self.first_data_seconds = time.perf_counter() - self._t0
+
+    def _refresh_status(self) -> None:
+        for screen in self.data_screens.values():
+            if screen.is_mounted:
+                screen.update_status()
+
+    # ------------------------------------------------------------------ actions
+
+    def action_show(self, name: str) -> None:
+        if name in self.MODES:
+            self.switch_mode(name)
+
+    def action_toggle_theme(self) -> None:
+        self.theme = LIGHT if self.theme == DARK else DARK
+
+    def action_help(self) -> None:
+        if isinstance(self.screen, HelpScreen):
+            return
+        self.push_screen(HelpScreen(binding_rows(self, self.screen)))
+
+    def action_switch_project(self) -> None:
+        update = self.last_update
+        if update is None:
+            self.notify("No data yet.", markup=False)
+            return
+        lines = project_lines(update)
+        if len(lines) <= 1 and not update.project.monorepo:
+            self.notify("Not a monorepo: there is only one project.", markup=False)
+            return
+        snap = update.snapshot(self.project_id)
+        current = snap.project_id if snap is not None else self.project_id
+
+        def chosen(result: str | None) -> None:
+            if result is not None:
+                self.select_project(result)
+
+        self.push_screen(ProjectSwitcher(lines, current), chosen)
+
+    def select_project(self, project_id: str) -> None:
+        self.project_id = project_id
+        with self.batch_update():
+            for screen in self.data_screens.values():
+                if screen.is_mounted:
+                    screen.project_changed()
+
+    def action_reread(self) -> None:
+        """Re-read everything now (the reconciliation pass, on demand)."""
+        if self.watcher is not None:
+            self.watcher.reconcile_now()
+            self.notify("Re-reading the project files.", markup=False, timeout=2)
+
+    # ------------------------------------------------------------------ command palette
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        for cls in SCREEN_CLASSES:
+            key = SCREEN_NAMES.index(cls.NAME) + 1
+            yield SystemCommand(
+                f"Show {cls.TITLE}",
+                f"Switch to the {cls.TITLE} screen (key {key})",
+                lambda name=cls.NAME: self.action_show(name),
+            )
+        yield SystemCommand(
+            "Switch project", "Monorepo project switcher (p)", self.action_switch_project
+        )
+        yield SystemCommand("Keys", "Every key binding (?)", self.action_help)
+        yield SystemCommand(
+            "Toggle dark/light", "Dark or light theme (ctrl+t)", self.action_toggle_theme
+        )
+        yield SystemCommand(
+            "Re-read files", "Compare every watched file now (r)", self.action_reread
+        )

@@ -1,0 +1,135 @@
+"""The contract between the app and its data screens.
+
+The app calls :meth:`UpdateScreen.show_update` with EVERY :class:`~core.session.SessionUpdate`,
+in order, on every data screen, whether or not it is visible. Updates carry full current state
+(snapshots, findings, files...) and deltas (new hook records, timeline entries appended, new
+events). A screen that is not mounted yet (never shown) buffers: its pending update is merged
+(``SessionUpdate.merged_after``, deltas concatenated) and applied once, right after the screen
+mounts. A subclass implements :meth:`UpdateScreen.apply_update` (widgets composed, inside
+``app.batch_update()``) and, if it shows time-dependent text, :meth:`UpdateScreen.tick`.
+
+Every screen ends with the status bar (watch mode, torn/vanished/stale warnings) and the footer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from textual.app import ComposeResult
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Footer
+
+from core.session import SessionUpdate
+from widgets.status_bar import StatusBar
+
+if TYPE_CHECKING:
+    from tui.app import PhasewatchApp
+
+
+class UpdateScreen(Screen[None]):
+    """Base of the data screens (see the module docstring for the contract)."""
+
+    #: Screen name used by the app (mode name, command palette, key binding).
+    NAME = "screen"
+    #: Human title.
+    TITLE = "Screen"
+
+    def __init__(self, *, name: str | None = None, id: str | None = None) -> None:
+        super().__init__(name=name, id=id)
+        self._pending: SessionUpdate | None = None
+        self.last_update: SessionUpdate | None = None
+        self.applied = 0  # updates applied (tests)
+
+    # -- the contract -------------------------------------------------------------------
+
+    def show_update(self, update: SessionUpdate) -> None:
+        """Receive one update (called by the app for every update, visible or not)."""
+        if not self.is_mounted:
+            self._pending = update if self._pending is None else update.merged_after(self._pending)
+            return
+        self._apply(update)
+
+    def apply_update(self, update: SessionUpdate) -> None:
+        """Render ``update`` into this screen's widgets (override)."""
+
+    def tick(self, now: datetime) -> None:
+        """Called every second while the screen is current (override for clocks)."""
+
+    def project_changed(self) -> None:
+        """The user switched monorepo project: re-render from :attr:`last_update` (override)."""
+        if self.last_update is not None:
+            self._apply(self.last_update)
+
+    # -- helpers ------------------------------------------------------------------------
+
+    @property
+    def pw_app(self) -> PhasewatchApp:
+        return self.app  # type: ignore[return-value]
+
+    @property
+    def project_id(self) -> str | None:
+        return getattr(self.app, "project_id", None)
+
+    def now(self) -> datetime:
+        clock = getattr(self.app, "now", None)
+        if clock is not None:
+            return clock()
+        from datetime import UTC
+
+        return datetime.now(UTC)
+
+    def compose_body(self) -> Iterable[Widget]:
+        """The screen's own widgets (override); the status bar and footer are added below."""
+        return ()
+
+    def compose(self) -> ComposeResult:
+        yield from self.compose_body()
+        yield StatusBar(id="status-bar")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        if self._pending is not None:
+            pending, self._pending = self._pending, None
+            self.call_after_refresh(self._apply, pending)
+        elif self.last_update is None:
+            last = getattr(self.app, "last_update", None)
+            if last is not None:
+                self.call_after_refresh(self._apply, last)
+
+    def on_screen_resume(self) -> None:
+        self.tick(self.now())
+
+    def _apply(self, update: SessionUpdate) -> None:
+        self.last_update = update
+        self.apply_update(update)
+        self.update_status(update)
+        self.applied += 1
+
+    def update_status(self, update: SessionUpdate | None = None) -> None:
+        update = update or self.last_update
+        try:
+            bar = self.query_one("#status-bar", StatusBar)
+        except Exception:
+            return
+        mode = getattr(self.app, "watch_mode", "starting")
+        if update is None:
+            bar.show(mode, None)
+            return
+        others = [f for f in update.files.values() if f.kind != "state"]
+        notes: list[str] = []
+        tail = update.hook_tail
+        if tail.rotated or tail.truncated:
+            notes.append("hook log rotated")
+        if tail.reset:
+            notes.append("hook log replaced")
+        if tail.error:
+            notes.append("hook log: " + tail.error)
+        notes.extend(getattr(self.app, "status_notes", lambda: [])())
+        bar.show(mode, update.state_file(self.project_id), others, notes, update.at)
+
+
+def describe(value: Any) -> str:
+    return "—" if value is None else str(value)

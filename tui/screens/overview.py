@@ -1,0 +1,122 @@
+"""Overview (key ``1``): header, phase pipeline, the three-location matrix and the live findings.
+
+Layout: header and pipeline on top; below, the location matrix and the findings side by side
+when the terminal is wide (>= 120 columns), stacked in a scrolling body when it is narrow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+
+from textual.containers import Vertical, VerticalScroll
+from textual.widget import Widget
+
+from core.findings import Severity
+from core.session import SessionUpdate
+from widgets.findings_list import FindingsList, Item, events, standing
+from widgets.header import OverviewHeader
+from widgets.location_matrix import LocationMatrix
+from widgets.pipeline import Pipeline
+
+from .base import UpdateScreen
+
+WIDE = 150  # columns from which the matrix and the findings sit side by side
+MAX_EVENTS_SHOWN = 50
+MAX_NOTIFY = 3
+
+
+class OverviewScreen(UpdateScreen):
+    NAME = "overview"
+    TITLE = "Overview"
+
+    def __init__(self, *, name: str | None = None, id: str | None = None) -> None:
+        super().__init__(name=name, id=id)
+        self._shown_project: object = object()  # project the widgets currently show
+        self.notified: list[str] = []  # notifications sent (tests)
+
+    def compose_body(self) -> Iterable[Widget]:
+        yield OverviewHeader(id="header")
+        yield Pipeline(id="pipeline")
+        with VerticalScroll(id="overview-body"):
+            with Vertical(id="left-pane") as left:
+                left.border_title = "Where is the workflow? (3 locations)"
+                yield LocationMatrix(id="matrix")
+            with Vertical(id="right-pane") as right:
+                right.border_title = "Findings"
+                yield FindingsList(id="findings")
+
+    def on_mount(self) -> None:
+        self._layout(self.app.size.width)
+
+    def on_resize(self) -> None:
+        self._layout(self.size.width or self.app.size.width)
+
+    def _layout(self, width: int) -> None:
+        body = self.query_one("#overview-body")
+        body.set_class(width >= WIDE, "wide")
+
+    # ------------------------------------------------------------------ updates
+
+    def apply_update(self, update: SessionUpdate) -> None:
+        pid = self.project_id
+        snap = update.snapshot(pid)
+        now = self.now()
+        switched = self._shown_project != pid
+        first = switched or update.initial
+        self._shown_project = pid
+        fallback = update.project.root.name
+        self.query_one("#header", OverviewHeader).show(snap, now, fallback)
+        self.query_one("#pipeline", Pipeline).show(snap, now)
+        self.query_one("#matrix", LocationMatrix).show(snap.rows if snap is not None else [])
+        findings = update.findings_for(pid)
+        recent = update.events_for(pid)[-MAX_EVENTS_SHOWN:]
+        items: list[Item] = standing(findings) + events(
+            (e.seq, e.state_version, e.finding) for e in reversed(recent)
+        )
+        flist = self.query_one("#findings", FindingsList)
+        added = flist.show(items, emphasise_new=not first)
+        counts = {str(s): 0 for s in Severity}
+        for f in findings:
+            counts[str(f.severity)] += 1
+        right = self.query_one("#right-pane")
+        right.border_title = (
+            f"Findings  ✖ {counts['error']}  ▲ {counts['warning']}  · {counts['info']}"
+            + (f"  ⟲ {len(recent)} recent" if recent else "")
+        )
+        if not first:
+            self._notify_new(added)
+
+    def _notify_new(self, added: list[Item]) -> None:
+        loud = [i for i in added if i.finding.severity != Severity.INFO]
+        if not loud:
+            return
+        if len(loud) > MAX_NOTIFY:
+            errors = sum(1 for i in loud if i.finding.severity == Severity.ERROR)
+            text = f"{len(loud)} new findings ({errors} errors)"
+            self.notified.append(text)
+            self.app.notify(
+                text, title="Findings", severity="error" if errors else "warning", markup=False
+            )
+            return
+        for item in loud:
+            f = item.finding
+            title = f"{'⟲ ' if item.event is not None else ''}{f.rule_id}"
+            self.notified.append(f.message)
+            self.app.notify(
+                f.message,
+                title=title,
+                severity="error" if f.severity == Severity.ERROR else "warning",
+                markup=False,
+                timeout=6,
+            )
+
+    def tick(self, now: datetime) -> None:
+        if not self.is_mounted:
+            return
+        self.query_one("#header", OverviewHeader).tick(now)
+        self.query_one("#pipeline", Pipeline).tick(now)
+
+    def project_changed(self) -> None:
+        if self.last_update is not None and self.is_mounted:
+            self._apply(self.last_update)

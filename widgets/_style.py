@@ -1,0 +1,58 @@
+"""Colours for Rich ``Text`` cells (DataTable cells are Rich renderables, not Content), resolved
+from the app's current theme so dark and light both read well. Static widgets use Content with
+``$error``-style variables instead, which follow the theme by themselves."""
+
+from __future__ import annotations
+
+from rich.style import Style
+from rich.text import Text
+from textual.app import App
+
+GLYPHS = {"completed": "✓", "in_progress": "●", "pending": "○", "skipped": "⊘"}
+SEVERITY_GLYPH = {"error": "✖", "warning": "▲", "info": "·"}
+
+
+def glyph(status: str | None) -> str:
+    if status is None:
+        return "·"
+    return GLYPHS.get(status, "?")
+
+
+def same_text(a: Text, b: Text) -> bool:
+    """Rich's ``Text.__eq__`` ignores the base style; cells must not."""
+    return a.plain == b.plain and a.style == b.style and a.spans == b.spans
+
+
+def theme_styles(app: App) -> dict[str, Style]:
+    """Rich styles for the roles the widgets use, from the app's theme variables."""
+    v = app.theme_variables
+
+    def color(name: str, fallback: str) -> str:
+        value = v.get(name, fallback)
+        return value if value.startswith("#") else fallback
+
+    error = color("error", "#d03050")
+    warning = color("warning", "#d08000")
+    success = color("success", "#30a050")
+    accent = color("primary", "#3070d0")
+    muted = color("foreground-muted", "#808080")[:7]
+    return {
+        "error": Style(color=error, bold=True),
+        "error-cell": Style(color=error, bold=True, reverse=True),
+        "warning": Style(color=warning, bold=True),
+        "info": Style(color=accent),
+        "success": Style(color=success),
+        "accent": Style(color=accent, bold=True),
+        "muted": Style(color=muted),
+        "new": Style(bold=True, underline=True),
+        "plain": Style(),
+    }
+
+
+def status_style(status: str | None, styles: dict[str, Style]) -> Style:
+    return {
+        "completed": styles["success"],
+        "in_progress": styles["accent"],
+        "pending": styles["muted"],
+        "skipped": styles["muted"],
+    }.get(status or "", styles["warning"] if status else styles["muted"])

@@ -1,0 +1,294 @@
+"""Live findings: a DataTable keyed by :attr:`Finding.key`, severity-coloured, plus a detail pane.
+
+Standing findings (what the files say now) and recent events (transition findings, which exist
+only in the one snapshot where the transition happened) share the table; events are marked ``⟲``
+and carry the state version they led to. Rows are added/removed by key and only changed cells are
+rewritten; the order (severity, rule, path) is restored with ``DataTable.sort`` when rows are
+added. New rows are emphasised for a few seconds.
+
+Plain data in: :class:`~core.findings.Finding` objects (and ``(key, version, finding)`` tuples for
+events). Every string is a Rich ``Text`` or plain ``Content``: never markup.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any, NamedTuple
+
+from rich.style import Style
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import DataTable, Static
+
+from core.findings import Finding, Severity, get_rule
+
+from ._style import SEVERITY_GLYPH, same_text, theme_styles
+
+COLUMNS: tuple[tuple[str, str], ...] = (
+    ("sev", "sev"),
+    ("rule", "rule"),
+    ("path", "where"),
+    ("message", "message"),
+)
+NEW_SECONDS = 4.0
+_RANK = {"error": 0, "warning": 1, "info": 2}
+
+
+class Item(NamedTuple):
+    """One row: a standing finding (``event`` None) or a recent event (its version)."""
+
+    key: str
+    finding: Finding
+    event: int | None = None  # timeline seq of the transition (events only)
+    version: int | None = None  # state_version the transition led to
+
+
+def finding_key(f: Finding) -> str:
+    return "\x1f".join(f.key)
+
+
+def standing(findings: Iterable[Finding]) -> list[Item]:
+    return [Item(finding_key(f), f) for f in findings]
+
+
+def events(items: Iterable[tuple[int, int | None, Finding]]) -> list[Item]:
+    """``(seq, state_version, finding)`` triples -> event rows."""
+    return [Item(f"event\x1f{seq}\x1f{finding_key(f)}", f, seq, v) for seq, v, f in items]
+
+
+def _value(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def detail_content(item: Item | None) -> Content:
+    """The detail pane for one row: every field of the finding and its rule's seed."""
+    if item is None:
+        return Content("No finding selected.")
+    f = item.finding
+    try:
+        rule = get_rule(f.rule_id)
+        title, seed, scope = rule.title, rule.seed, rule.scope
+    except KeyError:
+        title, seed, scope = "", "", ""
+    sev = str(f.severity)
+    lines: list[tuple[str, str]] = [
+        ("rule", f"{f.rule_id}" + (f" — {title}" if title else "")),
+        ("severity", sev + (f" ({scope})" if scope else "")),
+        ("source", f.source),
+        ("path", f.path),
+        ("expected", _value(f.expected)),
+        ("actual", _value(f.actual)),
+        ("message", f.message),
+        ("hint", f.hint),
+        ("seed", seed),
+    ]
+    if item.event is not None:
+        lines.insert(0, ("event", f"transition to v{item.version} (timeline #{item.event})"))
+    parts: list[Content | str | tuple[str, str]] = []
+    for i, (label, value) in enumerate(lines):
+        if i:
+            parts.append("\n")
+        style = (
+            f"bold ${'error' if sev == 'error' else 'warning' if sev == 'warning' else 'primary'}"
+        )
+        parts.append((f"{label:>9} ", style if label == "rule" else "bold"))
+        parts.append(Content(value))
+    return Content.assemble(*parts)
+
+
+def _sort_key(sev: Any, rule: Any, path: Any) -> tuple[Any, ...]:
+    """Order rows by the plain text of their cells: standing before events, then severity."""
+    sev_text = sev.plain if isinstance(sev, Text) else str(sev)
+    is_event = sev_text.startswith("⟲")
+    word = sev_text.split()[-1] if sev_text.split() else ""
+    return (
+        is_event,
+        _RANK.get(word, 3),
+        rule.plain if isinstance(rule, Text) else str(rule),
+        path.plain if isinstance(path, Text) else str(path),
+    )
+
+
+class FindingsList(Vertical):
+    """Findings table + detail pane. Call :meth:`show`; it returns the rows that are new."""
+
+    DEFAULT_CSS = """
+    FindingsList { height: 1fr; }
+    FindingsList > DataTable { height: 1fr; min-height: 4; }
+    FindingsList > #finding-detail {
+        height: auto; max-height: 12; padding: 0 1;
+        border-top: solid $panel-lighten-2;
+    }
+    """
+
+    class Selected(Message):
+        def __init__(self, item: Item | None) -> None:
+            super().__init__()
+            self.item = item
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self._items: dict[str, Item] = {}
+        self._cells: dict[str, tuple[Text, ...]] = {}
+        self._new: dict[str, Any] = {}  # key -> timer clearing the "new" emphasis
+        self.rebuilds = 0
+        self.cell_updates = 0
+
+    def compose(self) -> ComposeResult:
+        yield DataTable(id="findings-table", cursor_type="row")
+        yield Static(detail_content(None), id="finding-detail", markup=False)
+
+    def on_mount(self) -> None:
+        table = self.table
+        for key, label in COLUMNS:
+            table.add_column(Text(label), key=key)
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._restyle())
+
+    @property
+    def table(self) -> DataTable[Text]:
+        return self.query_one("#findings-table", DataTable)
+
+    @property
+    def items(self) -> dict[str, Item]:
+        return dict(self._items)
+
+    @property
+    def keys(self) -> list[str]:
+        """Row keys in display order."""
+        return [str(row.key.value) for row in self.table.ordered_rows]
+
+    def _cells_for(self, item: Item, styles: dict[str, Style], new: bool) -> tuple[Text, ...]:
+        f = item.finding
+        sev = str(f.severity)
+        sev_style = styles.get(sev, styles["plain"])
+        mark = "⟲" if item.event is not None else SEVERITY_GLYPH.get(sev, "?")
+        rule_style = sev_style + styles["new"] if new else sev_style
+        message = f.message if item.event is None else f"v{item.version}: {f.message}"
+        where = f.path if not f.source else f"{f.source}:{f.path}"
+        return (
+            Text(f"{mark} {sev}", style=sev_style),
+            Text(f.rule_id, style=rule_style),
+            Text(where, style=styles["muted"]),
+            Text(" ".join(message.split()), style=styles["new"] if new else ""),
+        )
+
+    def show(self, items: Sequence[Item], *, emphasise_new: bool = True) -> list[Item]:
+        """Render ``items`` (keyed; only changed cells rewritten). Returns the added items."""
+        table = self.table
+        styles = theme_styles(self.app)
+        wanted: dict[str, Item] = {}
+        for item in items:
+            wanted.setdefault(item.key, item)
+        stale = len(set(self._items) - set(wanted))
+        if len(self._items) > 50 and stale > 0.8 * len(self._items):
+            # most rows are stale: one clear is cheaper than many removals
+            table.clear()
+            self.rebuilds += 1
+            self._cells.clear()
+            self._items.clear()
+        for key in [k for k in self._items if k not in wanted]:
+            table.remove_row(key)
+            self._cells.pop(key, None)
+            timer = self._new.pop(key, None)
+            if timer is not None:
+                timer.stop()
+        added: list[Item] = []
+        for key, item in wanted.items():
+            old = self._cells.get(key)
+            is_new = old is None
+            cells = self._cells_for(item, styles, (is_new and emphasise_new) or key in self._new)
+            if is_new:
+                table.add_row(*cells, key=key)
+                added.append(item)
+                if emphasise_new:
+                    self._new[key] = self.set_timer(NEW_SECONDS, lambda k=key: self._unmark(k))
+            else:
+                for (column, _), before, after in zip(COLUMNS, old, cells, strict=True):
+                    if not same_text(before, after):
+                        table.update_cell(key, column, after)
+                        self.cell_updates += 1
+            self._cells[key] = cells
+        self._items = wanted
+        if added and table.row_count > 1:
+            cursor_key = self._cursor_key()
+            table.sort("sev", "rule", "path", key=lambda row: _sort_key(*row))
+            if cursor_key is not None:
+                self._move_to(cursor_key)
+        self._update_detail()
+        return added
+
+    def _unmark(self, key: str) -> None:
+        self._new.pop(key, None)
+        item = self._items.get(key)
+        if item is None or not self.is_mounted:
+            return
+        cells = self._cells_for(item, theme_styles(self.app), False)
+        for (column, _), before, after in zip(COLUMNS, self._cells[key], cells, strict=True):
+            if not same_text(before, after):
+                self.table.update_cell(key, column, after)
+        self._cells[key] = cells
+
+    def _restyle(self) -> None:
+        if not self.is_mounted or not self._items:
+            return
+        styles = theme_styles(self.app)
+        for key, item in self._items.items():
+            cells = self._cells_for(item, styles, key in self._new)
+            for (column, _), after in zip(COLUMNS, cells, strict=True):
+                self.table.update_cell(key, column, after)
+            self._cells[key] = cells
+
+    def _cursor_key(self) -> str | None:
+        table = self.table
+        if not table.row_count:
+            return None
+        try:
+            return str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
+        except Exception:
+            return None
+
+    def _move_to(self, key: str) -> None:
+        try:
+            index = self.table.get_row_index(key)
+        except Exception:
+            return
+        self.table.move_cursor(row=index, animate=False)
+
+    @property
+    def selected(self) -> Item | None:
+        key = self._cursor_key()
+        return self._items.get(key) if key is not None else None
+
+    def select(self, key: str) -> bool:
+        if key not in self._items:
+            return False
+        self._move_to(key)
+        self._update_detail()
+        return True
+
+    def _update_detail(self) -> None:
+        item = self.selected
+        self.query_one("#finding-detail", Static).update(detail_content(item))
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        event.stop()
+        self._update_detail()
+        self.post_message(self.Selected(self.selected))
+
+
+def count_by_severity(findings: Iterable[Finding]) -> dict[str, int]:
+    out = {str(s): 0 for s in Severity}
+    for f in findings:
+        out[str(f.severity)] += 1
+    return out

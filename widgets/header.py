@@ -1,0 +1,139 @@
+"""The Overview header: project, workflow, artifact folder, elapsed time, version, budget,
+supervised mode and an attention badge when a review gate or escalations wait.
+
+Plain data in (a :class:`~core.snapshot.Snapshot` and the current time); the text is built as
+``Content`` from plain strings (theme variables for colours, never markup from the file).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from textual.content import Content
+from textual.widgets import Static
+
+from core.protocol import parse_iso
+from core.snapshot import Snapshot
+
+Part = Content | str | tuple[str, str]
+
+
+def format_elapsed(seconds: float | None) -> str:
+    if seconds is None:
+        return "—"
+    seconds = int(seconds)
+    if seconds < 0:
+        return "-" + format_elapsed(-seconds)
+    d, rest = divmod(seconds, 86400)
+    h, rest = divmod(rest, 3600)
+    m, s = divmod(rest, 60)
+    if d:
+        return f"{d}d {h:02d}h {m:02d}m"
+    if h:
+        return f"{h}h {m:02d}m {s:02d}s"
+    return f"{m}m {s:02d}s"
+
+
+def elapsed_since(started: str | None, now: datetime) -> float | None:
+    moment = parse_iso(started)
+    return None if moment is None else (now - moment).total_seconds()
+
+
+def attention_parts(snap: Snapshot | None) -> list[Part]:
+    if snap is None:
+        return []
+    wf = snap.workflow
+    parts: list[Part] = []
+    review = wf.supervised_review if wf is not None else None
+    if review is not None and review.status == "gate_presented":
+        parts += [(" ⚑ REVIEW GATE ", "bold reverse $warning"), " ", Content(review.phase or "?")]
+    escalations = len(snap.state.pending_escalations)
+    if escalations:
+        if parts:
+            parts.append("  ")
+        label = f" ⚑ {escalations} ESCALATION{'S' if escalations != 1 else ''} "
+        parts.append((label, "bold reverse $error"))
+    return parts
+
+
+def header_content(snap: Snapshot | None, now: datetime, fallback_name: str = "") -> Content:
+    if snap is None:
+        return Content.assemble(
+            ("◆ ", "bold $primary"),
+            Content(fallback_name or "phasewatch"),
+            ("  no state file found", "$text-muted"),
+        )
+    state = snap.state
+    wf = snap.workflow
+    name = (state.project.name if state.project and state.project.name else None) or fallback_name
+    line1: list[Part] = [("◆ ", "bold $primary"), (name or "(unnamed project)", "bold")]
+    if snap.project_id:
+        line1 += [("  project ", "$text-muted"), Content(snap.project_id)]
+    if wf is None:
+        line1.append(("  no active workflow", "$text-muted"))
+    else:
+        line1 += [
+            "  ",
+            (wf.type or "?", "bold $secondary"),
+            "  ",
+            Content(wf.artifact_folder or "—"),
+        ]
+    badge = attention_parts(snap)
+    if badge:
+        line1 += ["   ", *badge]
+    line2: list[Part] = [
+        ("v", "$text-muted"),
+        (str(snap.version if snap.version is not None else "—"), "bold"),
+    ]
+    if wf is not None:
+        line2 += [
+            ("  elapsed ", "$text-muted"),
+            (format_elapsed(elapsed_since(wf.started_at, now)), "bold"),
+        ]
+        budget = wf.budget_status
+        style = {"on_track": "$success", "approaching": "$warning", "exceeded": "bold $error"}.get(
+            budget or "", "$text-muted"
+        )
+        line2 += [("  budget ", "$text-muted"), (budget or "—", style)]
+    mode = state.supervised_mode
+    on = mode is not None and mode.enabled is True
+    line2 += [("  supervised ", "$text-muted"), ("on" if on else "off", "bold" if on else "")]
+    if wf is not None and wf.description:
+        desc = " ".join(wf.description.split())
+        line2 += [("  │ ", "$text-muted"), Content(desc)]
+    return Content.assemble(*line1, "\n", *line2)
+
+
+class OverviewHeader(Static):
+    """Two lines; :meth:`show` sets the data, :meth:`tick` only moves the clock."""
+
+    DEFAULT_CSS = """
+    OverviewHeader { height: 2; padding: 0 1; background: $boost; }
+    """
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__("", id=id, classes=classes, markup=False)
+        self._snap: Snapshot | None = None
+        self._now: datetime | None = None
+        self._fallback = ""
+        self._text = Content("")
+
+    @property
+    def text(self) -> str:
+        return self._text.plain
+
+    def show(self, snap: Snapshot | None, now: datetime, fallback_name: str = "") -> None:
+        self._snap, self._now, self._fallback = snap, now, fallback_name
+        self._render_now()
+
+    def tick(self, now: datetime) -> None:
+        self._now = now
+        self._render_now()
+
+    def _render_now(self) -> None:
+        if self._now is None:
+            return
+        content = header_content(self._snap, self._now, self._fallback)
+        if content.plain != self._text.plain or content != self._text:
+            self._text = content
+            self.update(content)

@@ -1,0 +1,207 @@
+"""The three-location matrix: one row per phase, the three places that say where the workflow is.
+
+Columns: ``phases[k].status`` (detail), ``phase_status[k]`` (summary), the pointers (``A`` =
+``active_workflow.current_phase``, ``I`` = ``phases[current_phase_index]``, ``T`` = top-level
+``current_phase``; ``▶`` when any points here) and ``active_agent``. Every cell named by
+:attr:`PhaseLocations.disagree` is drawn in the error style; the explanations of the highlighted
+row are shown under the table.
+
+Plain data in (:class:`~core.locations.PhaseLocations`), keyed incremental updates out: rows are
+added/removed by phase key and only changed cells are rewritten; the table is rebuilt only when
+the phase order itself changed. Every string is a Rich ``Text`` (never markup).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.style import Style
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import DataTable, Static
+
+from core.locations import AGENT, DETAIL, POINTERS, SUMMARY, PhaseLocations
+
+from ._style import glyph, same_text, status_style, theme_styles
+
+COLUMNS: tuple[tuple[str, str], ...] = (
+    ("phase", "phase"),
+    ("detail", "phases[k].status"),
+    ("summary", "phase_status[k]"),
+    ("pointers", "ptr A I T"),
+    ("agent", "active_agent"),
+)
+
+
+def pointer_text(row: PhaseLocations) -> str:
+    """``▶ A I T`` compactly: a letter for each pointer that names this phase, ``·`` otherwise."""
+    marks = [
+        "A" if row.aw_current else "·",
+        "I" if row.index_current else "·",
+        "T" if row.top_current else "·",
+    ]
+    return ("▶ " if row.is_current else "  ") + " ".join(marks)
+
+
+def row_cells(row: PhaseLocations, styles: dict[str, Style]) -> tuple[Text, ...]:
+    bad = row.columns()
+    err = styles["error-cell"]
+    pos = "  " if row.position is None else f"{row.position:>2}"
+    phase = Text.assemble(
+        (pos + " ", styles["muted"]),
+        (glyph(row.status) + " ", status_style(row.status, styles)),
+        (row.key, styles["error"] if bad else (styles["accent"] if row.is_current else "")),
+        (" ⚠" if bad else "", styles["error"]),
+    )
+    detail_text = row.detail if row.has_record else "(no record)"
+    detail = Text(
+        detail_text or "—", style=err if DETAIL in bad else status_style(row.detail, styles)
+    )
+    summary = Text(
+        row.summary or "—", style=err if SUMMARY in bad else status_style(row.summary, styles)
+    )
+    pointers = Text(
+        pointer_text(row),
+        style=err if POINTERS in bad else (styles["accent"] if row.is_current else styles["muted"]),
+    )
+    if row.agent is None:
+        agent = Text("—" if not row.is_current else "(none)", style=styles["muted"])
+    else:
+        agent = Text(row.agent, style=err if AGENT in bad else "")
+    return (phase, detail, summary, pointers, agent)
+
+
+def explain(row: PhaseLocations | None) -> Text:
+    if row is None:
+        return Text("No phase selected.")
+    if not row.disagree:
+        return Text.assemble((row.key, "bold"), ": all three locations agree.")
+    parts: list[str | tuple[str, str]] = [(row.key, "bold"), " disagrees:"]
+    seen: set[str] = set()
+    for column, why in row.disagree:
+        if why in seen:
+            continue
+        seen.add(why)
+        parts.append("\n")
+        parts.append((f"  {column}: ", "bold"))
+        parts.append(why)
+    return Text.assemble(*parts)
+
+
+class LocationMatrix(Vertical):
+    """DataTable of :class:`PhaseLocations` plus the explanation of the highlighted row."""
+
+    DEFAULT_CSS = """
+    LocationMatrix { height: auto; }
+    LocationMatrix > DataTable { height: auto; max-height: 14; }
+    LocationMatrix > #matrix-explain { height: auto; max-height: 5; padding: 0 1; }
+    """
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self._rows: dict[str, PhaseLocations] = {}
+        self._cells: dict[str, tuple[Text, ...]] = {}
+        self._order: list[str] = []
+        self.rebuilds = 0  # how many times the table was cleared (tests, bench)
+        self.cell_updates = 0
+
+    def compose(self) -> ComposeResult:
+        table: DataTable[Text] = DataTable(
+            id="matrix-table", cursor_type="row", zebra_stripes=False
+        )
+        yield table
+        yield Static("", id="matrix-explain", markup=False)
+
+    def on_mount(self) -> None:
+        table = self.table
+        for key, label in COLUMNS:
+            table.add_column(Text(label), key=key)
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._restyle())
+
+    @property
+    def table(self) -> DataTable[Text]:
+        return self.query_one("#matrix-table", DataTable)
+
+    @property
+    def rows(self) -> dict[str, PhaseLocations]:
+        return dict(self._rows)
+
+    def cell_text(self, key: str, column: str) -> Text:
+        """The Text shown in one cell (for tests and screenshots)."""
+        return self._cells[key][[c for c, _ in COLUMNS].index(column)]
+
+    def show(self, rows: Sequence[PhaseLocations]) -> None:
+        """Render ``rows`` (keyed by phase key; only changed cells are rewritten).
+
+        Rows that vanished are removed, new rows appended; when the surviving rows are not a
+        prefix of the new order (phases reordered or inserted), the table is rebuilt."""
+        table = self.table
+        styles = theme_styles(self.app)
+        unique: dict[str, PhaseLocations] = {}
+        for r in rows:  # duplicate keys cannot be row keys: keep the first
+            unique.setdefault(r.key, r)
+        order = list(unique)
+        wanted = set(order)
+        survivors = [k for k in self._order if k in wanted]
+        if order[: len(survivors)] != survivors:
+            table.clear()
+            self.rebuilds += 1
+            self._cells.clear()
+            self._order = []
+        else:
+            for key in self._order:
+                if key not in wanted:
+                    table.remove_row(key)
+                    self._cells.pop(key, None)
+            self._order = survivors
+        for key, row in unique.items():
+            cells = row_cells(row, styles)
+            old = self._cells.get(key)
+            if old is None:
+                table.add_row(*cells, key=key)
+                self._order.append(key)
+            else:
+                for (column, _), before, after in zip(COLUMNS, old, cells, strict=True):
+                    if not same_text(before, after):
+                        table.update_cell(key, column, after)
+                        self.cell_updates += 1
+            self._cells[key] = cells
+        self._rows = unique
+        if not table.has_focus:  # not driven by the user: follow the most interesting row
+            target = next((r.key for r in unique.values() if r.divergent), None)
+            target = target or next((r.key for r in unique.values() if r.is_current), None)
+            if target is not None and target in self._order:
+                table.move_cursor(row=self._order.index(target), animate=False)
+        self._explain_current()
+
+    def _restyle(self) -> None:
+        if self._rows and self.is_mounted:
+            rows = [self._rows[k] for k in self._order if k in self._rows]
+            self._cells.clear()
+            self.table.clear()
+            self._order = []
+            self.show(rows)
+
+    def _explain_current(self) -> None:
+        table = self.table
+        row: PhaseLocations | None = None
+        if table.row_count:
+            try:
+                key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+            except Exception:
+                key = None
+            row = self._rows.get(key) if key is not None else None
+        self.query_one("#matrix-explain", Static).update(explain(row))
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        event.stop()
+        self._explain_current()
+
+    def select(self, key: str) -> bool:
+        """Move the cursor to the row of phase ``key``."""
+        if key not in self._order:
+            return False
+        self.table.move_cursor(row=self._order.index(key))
+        self._explain_current()
+        return True

@@ -1,0 +1,137 @@
+"""The phase pipeline: each phase of the workflow with its status glyph (✓ ● ○ ⊘), timing
+(``wall_clock_minutes``, or the running time of the active phase) and retries.
+
+Plain data in (a :class:`~core.snapshot.Snapshot` and the current time); entries are
+packed into lines by width so a narrow terminal wraps between phases, never inside one.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from textual.content import Content
+from textual.widgets import Static
+
+from core.protocol import parse_iso
+from core.snapshot import Snapshot
+
+from ._style import glyph
+
+_STATUS_STYLE = {
+    "completed": "$success",
+    "in_progress": "bold $primary",
+    "pending": "$text-muted",
+    "skipped": "$text-muted",
+}
+
+
+def _minutes(value: float) -> str:
+    if value < 1:
+        return f"{round(value * 60)}s"
+    if value < 60:
+        return f"{value:.0f}m"
+    return f"{int(value // 60)}h{int(value % 60):02d}m"
+
+
+def phase_timing(snap: Snapshot, key: str, status: str | None, now: datetime) -> str:
+    rec = snap.state.phases.get(key)
+    if rec is None:
+        return ""
+    timing = rec.timing
+    if timing is not None and timing.wall_clock_minutes is not None and status == "completed":
+        return _minutes(timing.wall_clock_minutes)
+    if status == "in_progress":
+        started = parse_iso((timing.started_at if timing else None) or rec.started)
+        if started is not None:
+            return "▸" + _minutes(max(0.0, (now - started).total_seconds() / 60))
+    if timing is not None and timing.wall_clock_minutes is not None:
+        return _minutes(timing.wall_clock_minutes)
+    return ""
+
+
+def retries(snap: Snapshot, key: str) -> int:
+    rec = snap.state.phases.get(key)
+    if rec is None:
+        return 0
+    values = [rec.retry_count or 0, (rec.timing.retries if rec.timing else None) or 0]
+    return max(values)
+
+
+def pipeline_entries(snap: Snapshot | None, now: datetime) -> list[Content]:
+    """One ``Content`` per phase: glyph, key, timing, retries."""
+    if snap is None or not snap.rows:
+        return []
+    wf = snap.workflow
+    rows = [r for r in snap.rows if r.position is not None] if wf and wf.phases else snap.rows
+    out: list[Content] = []
+    for row in rows:
+        status = row.status
+        style = "bold $error" if row.divergent else _STATUS_STYLE.get(status or "", "$warning")
+        parts: list[Content | str | tuple[str, str]] = [
+            (glyph(status) + " ", style),
+            (row.key, "bold underline" if row.is_current else ""),
+        ]
+        timing = phase_timing(snap, row.key, status, now)
+        if timing:
+            parts.append((" " + timing, "$text-muted"))
+        n = retries(snap, row.key)
+        if n:
+            parts.append((f" ↻{n}", "$warning"))
+        out.append(Content.assemble(*parts))
+    return out
+
+
+def pipeline_content(snap: Snapshot | None, now: datetime, width: int = 0) -> Content:
+    """The entries packed into lines of at most ``width`` cells (0: one line); an entry is never
+    split across lines."""
+    entries = pipeline_entries(snap, now)
+    if not entries:
+        return Content.styled("no phases", "$text-muted")
+    parts: list[Content | str] = []
+    used = 0
+    for entry in entries:
+        length = entry.cell_length
+        if used and width and used + 2 + length > width:
+            parts.append("\n")
+            used = 0
+        elif used:
+            parts.append("  ")
+            used += 2
+        parts.append(entry)
+        used += length
+    return Content.assemble(*parts)
+
+
+class Pipeline(Static):
+    DEFAULT_CSS = """
+    Pipeline { height: auto; padding: 0 1; }
+    """
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__("", id=id, classes=classes, markup=False)
+        self._snap: Snapshot | None = None
+        self._now: datetime | None = None
+        self._text = Content("")
+
+    @property
+    def text(self) -> str:
+        return self._text.plain
+
+    def show(self, snap: Snapshot | None, now: datetime) -> None:
+        self._snap, self._now = snap, now
+        self._render_now()
+
+    def on_resize(self) -> None:
+        self._render_now()
+
+    def tick(self, now: datetime) -> None:
+        self._now = now
+        self._render_now()
+
+    def _render_now(self) -> None:
+        if self._now is None:
+            return
+        content = pipeline_content(self._snap, self._now, self.content_region.width)
+        if content != self._text:
+            self._text = content
+            self.update(content)
