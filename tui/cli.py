@@ -199,7 +199,7 @@ def _decide(kind: str, argv: list[str]) -> int:
     }[kind]
     add(p)
     args = p.parse_args(argv)
-    return args.func(args) if hasattr(args, "func") else decide_cli.run(kind, args)
+    return args.decide_runner(args)
 
 
 if __name__ == "__main__":
