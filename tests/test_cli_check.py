@@ -102,7 +102,7 @@ def test_markup_in_state_is_printed_literally(tmp_path, capsys):
     key = state["active_workflow"]["current_phase"]
     state["phases"][key]["status"] = "[/][bold]x\x1b]0;pwned\x07"
     project(tmp_path, state)
-    code, out, _ = run(capsys, str(tmp_path))
+    _code, out, _ = run(capsys, str(tmp_path))
     assert "[/][bold]x" in out
     assert "\x1b]0" not in out and "pwned" not in out
 
