@@ -202,8 +202,10 @@ class HookLogTailer:
     ``max_read`` bytes are consumed per poll (``pending`` says more is waiting); ``read_all()``
     polls until caught up. To survive the owner's in-place rotation the tailer remembers its last
     ``memory`` physical lines; whenever the file shrinks, is replaced, re-created, or the bytes just
-    before our offset no longer are the line we consumed there, it searches the new content for
-    that run of lines and continues right after its last occurrence (``rotated``). If the run is
+    before our offset no longer are the lines we consumed there (the whole remembered run, not
+    only the last line: a rotation that shifts the file by one line can put an identical line
+    there), it searches the new content for that run of lines and continues right after its last
+    occurrence (``rotated``). If the run is
     not found the new content is unrelated: everything in it is emitted (``reset``).
 
     Known limit: a log whose last ``memory`` lines repeat periodically (e.g. all identical) is
@@ -222,6 +224,9 @@ class HookLogTailer:
         self.max_read = max(1, max_read)
         self.max_line = max(1, min(max_line, self.max_read))
         self._recent: deque[bytes] = deque(maxlen=max(1, memory))
+        # how many of the newest remembered lines lie, consecutively, right before _offset in
+        # the current file (after a reset or a partial re-find the older ones do not)
+        self._contig = 0
         self._offset = 0  # first byte not yet consumed
         self._ident: tuple[int, int] | None = None
         self._resync = False  # position lost: look for the remembered run before emitting
@@ -316,10 +321,10 @@ class HookLogTailer:
             self._resync = False
             if found is None:
                 reset = True
-                self._offset = 0
+                self._offset = self._contig = 0
             else:
                 rotated = True
-                self._offset = found
+                self._offset, self._contig = found
 
         records, pending = self._consume(fd, size)
         return TailResult(
@@ -332,20 +337,23 @@ class HookLogTailer:
         )
 
     def _anchored_at(self, fd: int, offset: int, size: int) -> bool:
-        """Do the bytes just before ``offset`` still hold the last line we consumed?"""
-        if not self._recent or offset <= 0:
-            return offset <= 0
-        last = self._recent[-1]
-        if last is _LONG_SENTINEL:
-            return size >= offset  # cannot verify an over-long line: trust the size
-        anchor = last + b"\n"
-        start = offset - len(anchor)
-        if start < 0 or offset > size:
+        """Do the bytes just before ``offset`` still hold the lines we consumed there?"""
+        if offset <= 0:
+            return True
+        if offset > size:
             return False
-        return os.pread(fd, len(anchor), start) == anchor
+        run = list(self._recent)[len(self._recent) - self._contig :] if self._contig else []
+        if _LONG_SENTINEL in run:  # an over-long line cannot be verified: check what follows it
+            run = run[len(run) - run[::-1].index(_LONG_SENTINEL) :]
+        if not run:
+            return True  # nothing verifiable (only an over-long line): trust the size
+        anchor = b"\n".join(run) + b"\n"
+        start = offset - len(anchor)
+        return start >= 0 and os.pread(fd, len(anchor), start) == anchor
 
-    def _find_overlap(self, fd: int, size: int) -> tuple[int | None, bool]:
-        """Where the remembered run of lines ends in the (new) file: (byte offset, decided).
+    def _find_overlap(self, fd: int, size: int) -> tuple[tuple[int, int] | None, bool]:
+        """Where the remembered run of lines ends in the (new) file, and how many of its lines
+        were matched there: ((byte offset, lines), decided).
 
         Searched backwards from the end in ``max_read`` windows (a rotation leaves the run near
         the end), at most ``RESYNC_SCAN`` bytes; the last occurrence wins.
@@ -366,9 +374,9 @@ class HookLogTailer:
                 base = start + cut + 1 if cut >= 0 else end
                 data = data[cut + 1 :] if cut >= 0 else b""
             complete = data[: data.rfind(b"\n") + 1]
-            pos = _find_run(complete, run, allow_partial=base == 0)
-            if pos is not None:
-                return base + pos, True
+            hit = _find_run(complete, run, allow_partial=base == 0)
+            if hit is not None:
+                return (base + hit[0], hit[1]), True
             # an occurrence cut by this window's start ends before base + run_bytes
             nxt = base + run_bytes
             end = nxt if start < nxt < end else start
@@ -419,6 +427,7 @@ class HookLogTailer:
                     )
                 )
                 self._recent.append(_LONG_SENTINEL)
+                self._contig = min(self._contig + 1, self._recent.maxlen or 1)
                 self._skipping = True
                 buf_start += len(buf)
                 buf = b""
@@ -441,28 +450,31 @@ class HookLogTailer:
             append(parse_line(raw, n, offset))
             offset += len(raw) + 1
         self._line_no = n
-        self._recent.extend(lines[-(self._recent.maxlen or 1) :])
+        keep = self._recent.maxlen or 1
+        self._recent.extend(lines[-keep:])
+        self._contig = min(self._contig + len(lines), keep)
 
 
-def _find_run(data: bytes, run: list[bytes], *, allow_partial: bool) -> int | None:
-    """Byte offset right after the LAST place in ``data`` (complete lines) where the lines of
-    ``run`` appear consecutively; failing that, when ``allow_partial``, right after the data's
-    first lines if they are a suffix of ``run`` (a rewrite shorter than our memory). Else None.
+def _find_run(data: bytes, run: list[bytes], *, allow_partial: bool) -> tuple[int, int] | None:
+    """(byte offset right after, lines matched) for the LAST place in ``data`` (complete lines)
+    where the lines of ``run`` appear consecutively; failing that, when ``allow_partial``, right
+    after the data's first lines if they are a suffix of ``run`` (a rewrite shorter than our
+    memory). Else None.
     """
     if not data or not run:
         return None
     lines = data[:-1].split(b"\n")
     k = len(run)
     last = run[-1]
-    best_partial: int | None = None
+    best_partial: tuple[int, int] | None = None
     for i in range(len(lines) - 1, -1, -1):
         if lines[i] != last:
             continue
         if i + 1 >= k:
             if lines[i + 1 - k : i + 1] == run:
-                return sum(len(line) + 1 for line in lines[: i + 1])
+                return sum(len(line) + 1 for line in lines[: i + 1]), k
         elif allow_partial and best_partial is None and lines[: i + 1] == run[k - i - 1 :]:
-            best_partial = sum(len(line) + 1 for line in lines[: i + 1])
+            best_partial = sum(len(line) + 1 for line in lines[: i + 1]), i + 1
     return best_partial
 
 

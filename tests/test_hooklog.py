@@ -576,6 +576,27 @@ def test_bounded_reads_on_a_50mb_file(tmp_path):
     assert whole.records[-1].reason == json.loads(lines[-1])["reason"]
 
 
+def test_rotation_shifting_by_one_identical_line_is_not_mistaken_for_no_change(tmp_path):
+    """Found by the property test below: the tailer stops inside a run of identical lines, one
+    more line is appended and the rotation drops one line of the same length. The file keeps its
+    size and the line just before our offset is again the one we consumed last (a duplicate),
+    so only the whole remembered run tells that the content moved."""
+    path = tmp_path / "log"
+    owner = Owner(path, rotate_at=4096, keep=40)
+    t = HookLogTailer(path, max_read=2048, max_line=2048, memory=16)
+    owner.append(*[line(i) for i in range(10, 40)])  # same-length lines
+    got = list(t.read_all().records)
+    owner.append(*[line(40 + k) if k % 3 == 0 else line(40) for k in range(20)])
+    res = t.poll()  # stops part-way through the run of duplicates
+    assert res.pending
+    got.extend(res.records)
+    size = path.stat().st_size
+    owner.append(line(99))  # the rotation drops exactly one line: same size as before
+    assert path.stat().st_size == size and owner.rotations >= 2
+    got.extend(t.read_all().records)
+    assert texts(got) == owner.written[-len(got) :] and len(got) == len(owner.written)
+
+
 @settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
