@@ -32,6 +32,7 @@ from .findings import Finding, Severity, get_rule, sort_findings
 from .hooklog import HookLogTailer, HookRecord, audit_hook_log, hook_stats
 from .snapshot import Snapshot, observe
 from .sources import FileStamp, Project, StateReader, StateSource, discover
+from .timeline import TimelineEntry as ViewEntry
 
 TIMELINE_CAP = 2000
 RAW_CAP = 200
@@ -121,6 +122,13 @@ class HookTail:
     missing: bool = False
     replaced: bool = False
     error: str | None = None
+    lines: int | None = None  # lines the file held right after a rotation/reset (else None)
+
+    @property
+    def rotation(self) -> bool:
+        """The owner rewrote the log and the tailer settled on the new content (found its place
+        again, or took the unrelated new file whole): what a viewer marks in its record list."""
+        return self.rotated or self.reset
 
     def merged(self, newer: HookTail) -> HookTail:
         return HookTail(
@@ -130,6 +138,7 @@ class HookTail:
             newer.missing,
             self.replaced or newer.replaced,
             newer.error,
+            newer.lines if newer.lines is not None else self.lines,
         )
 
 
@@ -268,6 +277,31 @@ class SessionUpdate:
             errors=(older.errors + self.errors)[-10:],
             initial=older.initial or self.initial,
         )
+
+
+def _count_lines(path: Path) -> int | None:
+    """Complete lines in ``path`` now (after a rotation: how many the owner kept)."""
+    try:
+        with open(path, "rb") as fh:
+            return sum(chunk.count(b"\n") for chunk in iter(lambda: fh.read(1 << 20), b""))
+    except OSError:
+        return None
+
+
+def view_entry(entry: TimelineEntry) -> ViewEntry:
+    """The session's record of one observed state as the timeline widget's entry
+    (:class:`core.timeline.TimelineEntry`): same ``seq`` (the row key), time, version, changed
+    paths, transition findings and document; the session's flags become the note."""
+    note = "first observation" if entry.initial else "phasewatch's own write" if entry.own else ""
+    return ViewEntry(
+        seq=entry.seq,
+        observed_at=entry.at,
+        state_version=entry.state_version,
+        changed_paths=list(entry.changed),
+        findings=sort_findings(list(entry.findings)),
+        raw=entry.raw,
+        note=note,
+    )
 
 
 def is_transition(f: Finding) -> bool:
@@ -632,8 +666,11 @@ class ProjectSession:
 
     def _read_hooks(self, now: datetime) -> tuple[list[HookRecord], HookTail, bool]:
         res = self.tailer.read_all()
-        tail = HookTail(res.rotated, res.truncated, res.reset, res.missing, res.replaced, res.error)
         p = self.project
+        lines = _count_lines(p.hook_log) if res.rotated or res.reset else None
+        tail = HookTail(
+            res.rotated, res.truncated, res.reset, res.missing, res.replaced, res.error, lines
+        )
         rel = p.rel(p.hook_log)
         if res.missing:
             status = "vanished" if self._hook_existed else "missing"

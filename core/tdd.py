@@ -409,6 +409,12 @@ def stop_hook_count(text: str) -> int:
     return stop_hook_view(text).remaining
 
 
+def plan_hook_view(plan: TddPlan) -> StopHookView:
+    """:func:`stop_hook_view` of the text ``plan`` was parsed from (the parser records the
+    lines the hook's greps match, so the file need not be read again)."""
+    return _plan_hook_view(plan)
+
+
 def _plan_hook_view(plan: TddPlan) -> StopHookView:
     total, terminal = len(plan.hook_slice_lines), len(plan.hook_terminal_lines)
     if total == 0:

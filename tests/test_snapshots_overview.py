@@ -16,6 +16,7 @@ import pytest
 from tests import factories as F
 from tests.test_app_helpers import frozen_clock, wait_until, write_state
 from tui.app import PhasewatchApp
+from tui.screens.review import GatePanel
 
 SIZE = (120, 36)
 
@@ -43,6 +44,10 @@ def snapshot_app(root: Path) -> PhasewatchApp:
 async def settle(pilot) -> None:
     app = pilot.app
     await wait_until(pilot, lambda: app.data_screens["overview"].applied > 0)
+    await pilot.pause()
+    if isinstance(app.screen, GatePanel):  # a presented gate opens its panel: close it
+        await pilot.press("escape")
+    app.clear_notifications()
     app.screen.query_one("#matrix-table").cursor_blink = False
     await pilot.pause()
 

@@ -15,6 +15,10 @@ from core.simulate.files import HookLog
 from tests.test_app_helpers import frozen_clock, screen_text, wait_until, write_state
 from tui.app import PhasewatchApp
 from tui.screens import HelpScreen, OverviewScreen, ProjectSwitcher
+from tui.screens.attention import AttentionScreen
+from tui.screens.escalations import EscalationsScreen
+from tui.screens.plan import PlanScreen
+from tui.screens.review import GatePanel
 from widgets.findings_list import FindingsList
 from widgets.header import OverviewHeader
 
@@ -132,6 +136,12 @@ async def test_every_string_renders_literally_and_runs_nothing(tmp_path: Path) -
         overview = app.data_screens["overview"]
         assert isinstance(overview, OverviewScreen)
         await wait_until(pilot, lambda: overview.applied > 0)
+        # the review gate panel opens over the overview: its text is literal too
+        await wait_until(pilot, lambda: isinstance(app.screen, GatePanel))
+        await wait_until(pilot, lambda: app.screen.summary_loaded)
+        await pilot.pause()
+        assert_literal(app, app.export_screenshot())
+        await pilot.press("escape")
         await pilot.pause()
         header = overview.query_one(OverviewHeader).text
         assert "proj [/] [TODO] [@click=app.quit]x[/] [[b]]x[/b]]" in header
@@ -181,6 +191,21 @@ async def test_every_string_renders_literally_and_runs_nothing(tmp_path: Path) -
         await pilot.press("p")  # not a monorepo: a notification, no modal
         await pilot.pause()
         assert not isinstance(app.screen, ProjectSwitcher)
+        assert spy.calls == [] and app.is_running
+
+        # the review console: escalations (detail), plan approval, the attention queue
+        for key, cls, literals in (
+            ("e", EscalationsScreen, LITERALS),
+            ("a", PlanScreen, ("[TODO]",)),
+            ("w", AttentionScreen, ("[TODO]",)),
+        ):
+            await pilot.press(key)
+            await wait_until(pilot, lambda cls=cls: isinstance(app.screen, cls))
+            await wait_until(pilot, lambda: app.screen.applied > 0)
+            await pilot.pause()
+            assert_literal(app, app.export_screenshot(), literals)
+            for x in range(0, 120, 20):
+                await pilot.click(offset=(x, 3))
         assert spy.calls == [] and app.is_running
 
 

@@ -29,6 +29,7 @@ from textual.worker import Worker, WorkerState
 from core.session import ProjectSession, SessionUpdate
 from core.watch import Watcher
 
+from .console import CONSOLE_BINDINGS, ReviewConsole
 from .screens import (
     HelpScreen,
     HistoryScreen,
@@ -83,7 +84,7 @@ class WatchFailed(Message):
         self.error = error
 
 
-class PhasewatchApp(App[int]):
+class PhasewatchApp(ReviewConsole, App[int]):
     """``PhasewatchApp(path, read_only=False, project_id=None, demo=None)``.
 
     Test/bench keywords: ``clock`` (a callable returning an aware datetime: freezes elapsed time
@@ -105,6 +106,7 @@ class PhasewatchApp(App[int]):
         Binding("4", "show('history')", "History"),
         Binding("5", "show('tdd')", "TDD"),
         Binding("6", "show('plugins')", "Plugins"),
+        *CONSOLE_BINDINGS,
         Binding("p", "switch_project", "Project"),
         Binding("question_mark", "help", "Help", key_display="?"),
         Binding("ctrl+t", "toggle_theme", "Dark/light"),
@@ -235,6 +237,7 @@ class PhasewatchApp(App[int]):
         with self.batch_update():
             for screen in self.data_screens.values():
                 screen.show_update(update)
+            self.review_update(update)
         self.updates_applied += 1
         if self.first_data_seconds is None:
             self.first_data_seconds = time.perf_counter() - self._t0
@@ -282,6 +285,7 @@ class PhasewatchApp(App[int]):
             for screen in self.data_screens.values():
                 if screen.is_mounted:
                     screen.project_changed()
+            self.review_update(self.last_update)
 
     def action_reread(self) -> None:
         """Re-read everything now (the reconciliation pass, on demand)."""
@@ -300,6 +304,7 @@ class PhasewatchApp(App[int]):
                 f"Switch to the {cls.TITLE} screen (key {key})",
                 lambda name=cls.NAME: self.action_show(name),
             )
+        yield from self.console_commands(screen)
         yield SystemCommand(
             "Switch project", "Monorepo project switcher (p)", self.action_switch_project
         )

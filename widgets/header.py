@@ -39,29 +39,40 @@ def elapsed_since(started: str | None, now: datetime) -> float | None:
     return None if moment is None else (now - moment).total_seconds()
 
 
-def attention_parts(snap: Snapshot | None) -> list[Part]:
-    if snap is None:
-        return []
-    wf = snap.workflow
+def attention_parts(snap: Snapshot | None, plan_waiting: bool = False) -> list[Part]:
+    """Badges for what waits for a human: the review gate (presented or under review), the
+    number of pending escalations and an unapproved TDD plan (``w`` lists them all)."""
     parts: list[Part] = []
+    if snap is None:
+        return [(" ⚑ PLAN NOT APPROVED ", "bold reverse $warning")] if plan_waiting else []
+    wf = snap.workflow
     review = wf.supervised_review if wf is not None else None
     if review is not None and review.status == "gate_presented":
         parts += [(" ⚑ REVIEW GATE ", "bold reverse $warning"), " ", Content(review.phase or "?")]
+    elif review is not None and review.status == "reviewing":
+        parts += [(" ⚑ UNDER REVIEW ", "bold reverse $warning"), " ", Content(review.phase or "?")]
     escalations = len(snap.state.pending_escalations)
     if escalations:
         if parts:
             parts.append("  ")
         label = f" ⚑ {escalations} ESCALATION{'S' if escalations != 1 else ''} "
         parts.append((label, "bold reverse $error"))
+    if plan_waiting:
+        if parts:
+            parts.append("  ")
+        parts.append((" ⚑ PLAN NOT APPROVED ", "bold reverse $warning"))
     return parts
 
 
-def header_content(snap: Snapshot | None, now: datetime, fallback_name: str = "") -> Content:
+def header_content(
+    snap: Snapshot | None, now: datetime, fallback_name: str = "", plan_waiting: bool = False
+) -> Content:
     if snap is None:
         return Content.assemble(
             ("◆ ", "bold $primary"),
             Content(fallback_name or "phasewatch"),
             ("  no state file found", "$text-muted"),
+            *(["   ", *attention_parts(None, plan_waiting)] if plan_waiting else []),
         )
     state = snap.state
     wf = snap.workflow
@@ -78,7 +89,7 @@ def header_content(snap: Snapshot | None, now: datetime, fallback_name: str = ""
             "  ",
             Content(wf.artifact_folder or "—"),
         ]
-    badge = attention_parts(snap)
+    badge = attention_parts(snap, plan_waiting)
     if badge:
         line1 += ["   ", *badge]
     line2: list[Part] = [
@@ -116,14 +127,22 @@ class OverviewHeader(Static):
         self._snap: Snapshot | None = None
         self._now: datetime | None = None
         self._fallback = ""
+        self._plan_waiting = False
         self._text = Content("")
 
     @property
     def text(self) -> str:
         return self._text.plain
 
-    def show(self, snap: Snapshot | None, now: datetime, fallback_name: str = "") -> None:
+    def show(
+        self,
+        snap: Snapshot | None,
+        now: datetime,
+        fallback_name: str = "",
+        plan_waiting: bool = False,
+    ) -> None:
         self._snap, self._now, self._fallback = snap, now, fallback_name
+        self._plan_waiting = plan_waiting
         self._render_now()
 
     def tick(self, now: datetime) -> None:
@@ -133,7 +152,7 @@ class OverviewHeader(Static):
     def _render_now(self) -> None:
         if self._now is None:
             return
-        content = header_content(self._snap, self._now, self._fallback)
+        content = header_content(self._snap, self._now, self._fallback, self._plan_waiting)
         if content.plain != self._text.plain or content != self._text:
             self._text = content
             self.update(content)

@@ -235,10 +235,13 @@ class HistoryView(Horizontal):
         return self._entries[self._selected] if self._entries else None
 
     def set_history(self, entries: Sequence[Any]) -> None:
-        """Entries as ``workflow_history`` holds them (oldest first; the owner appends)."""
+        """Entries as ``workflow_history`` holds them (oldest first; the owner appends).
+
+        The selection follows the newest entry while it is on the newest; a selection the user
+        moved elsewhere stays on the same workflow."""
         current = self.selected
         new = list(reversed(list(entries)))
-        ident = _identity(current) if current is not None else None
+        ident = _identity(current) if current is not None and self._selected else None
         self._entries = new
         self._selected = next((i for i, e in enumerate(new) if _identity(e) == ident), 0)
         if self.is_mounted:

@@ -199,6 +199,7 @@ class TddBoard(Vertical):
 
     def _render_slices(self, plan: Any) -> None:
         table = self.table
+        row = table.cursor_row  # keep the user's place across a re-read of the file
         table.clear()
         for i, s in enumerate(getattr(plan, "slices", None) or []):
             phases = getattr(s, "phases", None) or {}
@@ -212,6 +213,8 @@ class TddBoard(Vertical):
                 Text(_numbers(getattr(s, "blocks", None), getattr(s, "blocks_raw", None))),
                 key=f"{i}:{getattr(s, 'number', '?')}",
             )
+        if 0 < row < table.row_count:
+            table.move_cursor(row=row, animate=False)
 
     def _findings_text(self) -> Text:
         text = Text()

@@ -265,6 +265,8 @@ class TimelineView(Vertical):
             return
         changes = [] if old.raw is None or new.raw is None else diff_json(old.raw, new.raw)
         title = f"{label}#{old.seq} (v{_ver(old)}) → #{new.seq} (v{_ver(new)})"
+        if old.raw is None or new.raw is None:
+            title += " (a document is no longer kept: diff unavailable)"
         self.diff_view.show_changes(changes, title)
         self.post_message(self.Compared(self, old, new, changes))
 

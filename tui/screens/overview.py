@@ -66,7 +66,9 @@ class OverviewScreen(UpdateScreen):
         first = switched or update.initial
         self._shown_project = pid
         fallback = update.project.root.name
-        self.query_one("#header", OverviewHeader).show(snap, now, fallback)
+        plan = update.tdd_plan
+        plan_waiting = plan is not None and not getattr(plan, "is_approved", True)
+        self.query_one("#header", OverviewHeader).show(snap, now, fallback, plan_waiting)
         self.query_one("#pipeline", Pipeline).show(snap, now)
         self.query_one("#matrix", LocationMatrix).show(snap.rows if snap is not None else [])
         findings = update.findings_for(pid)

@@ -1,0 +1,535 @@
+"""Pilot tests of the supervised review console: the gate panel, escalations, plan approval,
+the attention queue and read-only mode. Most are driven by the simulator playing a real
+workflow into a temp dir and WAITING for the decision the app writes (``auto_decide=False``)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core.decide import journal_path, read_journal
+from core.simulate import SimConfig, Simulator, StepEvent
+from tests import factories as F
+from tests.test_app_helpers import frozen_clock, wait_until, write_state
+from tui.app import PhasewatchApp
+from tui.screens.attention import AttentionScreen
+from tui.screens.dialogs import ConfirmDialog, RefusalDialog, TextPromptDialog
+from tui.screens.escalations import EscalationsScreen
+from tui.screens.plan import PlanScreen
+from tui.screens.review import GatePanel
+from widgets.header import OverviewHeader
+
+SIZE = (140, 44)
+STATE = Path(".isdlc") / "state.json"
+FIXTURES = Path(__file__).parent / "fixtures" / "tdd"
+
+
+# ---------------------------------------------------------------------------- helpers
+
+
+class SimThread:
+    """A simulator running in a background thread; its step events are recorded."""
+
+    def __init__(self, root: Path, **kw: Any) -> None:
+        self.events: list[StepEvent] = []
+        config: dict[str, Any] = {
+            "workflow": "build",
+            "fast": True,
+            "auto_decide": False,
+            "supervised": True,
+            "escalate": None,
+            "seed": 1,
+        }
+        config.update(kw)
+        self.sim = Simulator(SimConfig(directory=root, on_event=self.events.append, **config))
+        self.result: Any = None
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        self.result = self.sim.run()
+
+    def start(self) -> SimThread:
+        self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.sim.stop()
+        self.thread.join(10)
+
+    def seen(self, name: str, phase: str | None = None, count: int = 1) -> bool:
+        hits = [e for e in list(self.events) if e.name == name and phase in (None, e.phase)]
+        return len(hits) >= count
+
+    def wait(self, name: str, phase: str | None = None, timeout: float = 15.0) -> None:
+        """Block until the simulator emitted ``name`` (before the app starts)."""
+        deadline = time.monotonic() + timeout
+        while not self.seen(name, phase):
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise AssertionError(f"simulator never reached {name} {phase}")
+            self.thread.join(0.01)
+
+
+@pytest.fixture
+def simulate():
+    running: list[SimThread] = []
+
+    def start(root: Path, **kw: Any) -> SimThread:
+        sim = SimThread(root, **kw).start()
+        running.append(sim)
+        return sim
+
+    yield start
+    for sim in running:
+        sim.stop()
+
+
+def read_state(root: Path) -> dict[str, Any]:
+    """The document on disk (the owner writes non-atomically: retry a torn read)."""
+    for _ in range(200):
+        try:
+            return json.loads((root / STATE).read_bytes())
+        except ValueError:
+            threading.Event().wait(0.005)
+    raise AssertionError("state.json stayed unreadable")
+
+
+def journal(root: Path) -> list[dict[str, Any]]:
+    return read_journal(journal_path(root))
+
+
+def make_app(root: Path, **kwargs: Any) -> PhasewatchApp:
+    kwargs.setdefault("clock", frozen_clock)
+    kwargs.setdefault("watcher_options", {"reconcile_interval": 0.5})
+    return PhasewatchApp(root, **kwargs)
+
+
+def record_calls(app: PhasewatchApp) -> tuple[list[dict[str, Any]], list[int]]:
+    """Record the app's toasts (message + keywords) and bells."""
+    toasts: list[dict[str, Any]] = []
+    bells: list[int] = []
+    notify = app.notify
+
+    def spy_notify(message: str, **kw: Any) -> None:
+        toasts.append({"message": message, **kw})
+        notify(message, **kw)
+
+    app.notify = spy_notify  # type: ignore[method-assign]
+    app.bell = lambda: bells.append(1)  # type: ignore[method-assign]
+    return toasts, bells
+
+
+def gate_open(app: PhasewatchApp, phase: str, redo: int = 0) -> Callable[[], bool]:
+    def check() -> bool:
+        screen = app.screen
+        return (
+            isinstance(screen, GatePanel)
+            and screen.view.phase == phase
+            and screen.view.redo_count == redo
+            and screen.current
+        )
+
+    return check
+
+
+def review(doc: dict[str, Any]) -> dict[str, Any] | None:
+    aw = doc.get("active_workflow") or {}
+    return aw.get("supervised_review")
+
+
+def footer_keys(app: PhasewatchApp) -> set[str]:
+    return {k for k, b in app.screen.active_bindings.items() if b.binding.show and b.enabled}
+
+
+# ---------------------------------------------------------------------------- the gate panel
+
+
+async def test_gate_opens_notifies_and_continue_lets_the_workflow_proceed(
+    tmp_path: Path, simulate
+) -> None:
+    sim = simulate(tmp_path)
+    sim.wait("gate", "05-test-strategy")
+    app = make_app(tmp_path)
+    toasts, bells = record_calls(app)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, gate_open(app, "05-test-strategy"))
+        panel = app.screen
+        assert isinstance(panel, GatePanel)
+        await wait_until(pilot, lambda: panel.summary_loaded)
+        summary = (tmp_path / ".isdlc" / "reviews" / "phase-05-summary.md").read_text()
+        assert panel.summary_text is not None and panel.summary_text.strip() == summary.strip()
+        text = panel.text
+        assert "05-test-strategy" in text and "gate_presented" in text
+        assert "wall clock" in text and "Artifacts" in text
+        assert bells and any("05-test-strategy" in t["message"] for t in toasts)
+        assert all(t.get("markup") is False for t in toasts)
+        assert {"c", "r", "d"} <= footer_keys(app) and "u" not in footer_keys(app)
+
+        await pilot.press("c")
+        await wait_until(pilot, lambda: sim.seen("decision:continue", "05-test-strategy"))
+        await wait_until(pilot, lambda: sim.seen("3c-prime", "06-implementation"))
+        entries = [e for e in journal(tmp_path) if e["action"] == "review continue"]
+        assert len(entries) == 1
+        assert entries[0]["outcome"] == "applied" and entries[0]["via"] == "tui"
+        history = read_state(tmp_path)["active_workflow"]["review_history"]
+        assert history[0]["phase"] == "05-test-strategy" and history[0]["action"] == "continue"
+        # the next presentation is a new gate: the panel opens again, announced once more
+        await wait_until(pilot, gate_open(app, "06-implementation"))
+        assert len(bells) >= 2
+
+
+async def test_review_then_resume(tmp_path: Path, simulate) -> None:
+    sim = simulate(tmp_path)
+    sim.wait("gate", "05-test-strategy")
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, gate_open(app, "05-test-strategy"))
+        panel = app.screen
+        assert isinstance(panel, GatePanel)
+        await pilot.press("r")
+        await wait_until(pilot, lambda: panel.view.status == "reviewing")
+        doc = read_state(tmp_path)
+        assert review(doc)["status"] == "reviewing" and review(doc)["paused_at"]
+        await wait_until(pilot, lambda: sim.seen("decision:review", "05-test-strategy"))
+        # the panel stayed open and now offers Resume instead of Continue/Review
+        assert app.screen is panel
+        keys = footer_keys(app)
+        assert "u" in keys and "c" not in keys and "r" not in keys
+        assert not sim.seen("3c-prime", "06-implementation")  # the gate stays blocked
+        await pilot.press("u")
+        await wait_until(pilot, lambda: sim.seen("decision:resume", "05-test-strategy"))
+        await wait_until(pilot, lambda: sim.seen("3c-prime", "06-implementation"))
+        entry = read_state(tmp_path)["active_workflow"]["review_history"][0]
+        assert entry["action"] == "review" and entry["paused_at"] and entry["resumed_at"]
+        actions = [e["action"] for e in journal(tmp_path)]
+        assert actions == ["review review", "review resume"]
+
+
+async def test_redo_with_guidance_reruns_the_phase_and_presents_again(
+    tmp_path: Path, simulate
+) -> None:
+    sim = simulate(tmp_path)
+    sim.wait("gate", "05-test-strategy")
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, gate_open(app, "05-test-strategy"))
+        await pilot.press("d")
+        await wait_until(pilot, lambda: isinstance(app.screen, TextPromptDialog))
+        await pilot.press("enter")  # empty guidance is refused, the dialog stays
+        assert isinstance(app.screen, TextPromptDialog)
+        await pilot.press(*"cover [the] edge cases")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: sim.seen("decision:redo", "05-test-strategy"))
+        redo = next(e for e in sim.events if e.name == "decision:redo")
+        sr = review(redo.state or {})
+        assert sr is not None and sr["status"] == "redo_pending" and sr["redo_count"] == 1
+        assert sr["redo_guidance_history"] == ["cover [the] edge cases"]
+        # the phase re-runs (3c-prime again) and the gate is presented again: a new panel
+        await wait_until(pilot, lambda: sim.seen("3c-prime", "05-test-strategy", count=2))
+        await wait_until(pilot, gate_open(app, "05-test-strategy", redo=1))
+        history = read_state(tmp_path)["active_workflow"]["review_history"]
+        assert history[-1]["action"] == "redo"
+        assert history[-1]["guidance"] == "cover [the] edge cases"
+        assert "cover [the] edge cases" in app.screen.text  # shown as text, not markup
+
+
+async def test_redo_is_hidden_at_the_limit_and_the_gate_opens_once(tmp_path: Path) -> None:
+    state = F.build_state()  # 06-implementation gate presented
+    state = F.setpath(state, "active_workflow.supervised_review.redo_count", 3)
+    state = F.setpath(
+        state, "active_workflow.supervised_review.redo_guidance_history", ["a", "b", "c"]
+    )
+    write_state(tmp_path / STATE, state)
+    app = make_app(tmp_path)
+    toasts, bells = record_calls(app)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, gate_open(app, "06-implementation", redo=3))
+        keys = footer_keys(app)
+        assert "c" in keys and "d" not in keys
+        await pilot.press("d")
+        await pilot.pause()
+        assert isinstance(app.screen, GatePanel)  # no guidance dialog
+        assert "redo limit reached (3/3)" in app.screen.text
+        # closing and further updates of the same presentation do not re-open it
+        await pilot.press("escape")
+        assert not isinstance(app.screen, GatePanel)
+        applied = app.updates_applied
+        write_state(tmp_path / STATE, F.setpath(F.bump(state), "project.description", "touched"))
+        await wait_until(pilot, lambda: app.updates_applied > applied)
+        await pilot.pause()
+        assert not isinstance(app.screen, GatePanel)
+        assert len(bells) == 1
+        assert sum("Review gate" in t["message"] for t in toasts) == 1
+        assert "w" in footer_keys(app) and app.screen.active_bindings["g"].enabled
+        await pilot.press("g")  # brings it back
+        await wait_until(pilot, gate_open(app, "06-implementation", redo=3))
+    assert journal(tmp_path) == []
+
+
+async def test_a_conflict_shows_the_refusal_and_writes_nothing(tmp_path: Path, simulate) -> None:
+    sim = simulate(tmp_path)
+    sim.wait("gate", "05-test-strategy")
+    app = make_app(tmp_path, watch=False)  # one read: the panel keeps what the user looked at
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, gate_open(app, "05-test-strategy"))
+        looked = read_state(tmp_path)
+        changed = F.setpath(F.bump(looked), "project.description", "changed behind the panel")
+        write_state(tmp_path / STATE, changed)
+        before = (tmp_path / STATE).read_bytes()
+        await pilot.press("c")
+        await wait_until(pilot, lambda: isinstance(app.screen, RefusalDialog))
+        dialog = app.screen
+        assert isinstance(dialog, RefusalDialog)
+        assert "refused-conflict" in dialog.text
+        assert f"v{changed['state_version']}" in dialog.text  # the CURRENT state
+        assert (tmp_path / STATE).read_bytes() == before
+        [entry] = journal(tmp_path)
+        assert entry["outcome"] == "refused-conflict" and entry["version_after"] is None
+        assert not sim.seen("decision:continue")
+        await pilot.press("escape")
+        assert isinstance(app.screen, GatePanel)
+
+
+# ---------------------------------------------------------------------------- escalations
+
+
+async def test_escalation_retry_then_skip(tmp_path: Path, simulate) -> None:
+    sim = simulate(tmp_path, supervised=False, escalate=["06-implementation"])
+    sim.wait("escalation", "06-implementation")
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: "e" in footer_keys(app))
+        await pilot.press("e")
+        await wait_until(pilot, lambda: isinstance(app.screen, EscalationsScreen))
+        screen = app.screen
+        assert isinstance(screen, EscalationsScreen)
+        await wait_until(pilot, lambda: len(screen.keys) == 1)
+        detail = read_state(tmp_path)["pending_escalations"][0]["detail"]
+        assert "\n" in detail
+        for line in detail.strip().splitlines():
+            assert line.strip() in screen.detail_text
+        await pilot.press("t")
+        await wait_until(pilot, lambda: sim.seen("decision:retry", "06-implementation"))
+        doc = next(e for e in sim.events if e.name == "decision:retry").state or {}
+        assert doc["active_workflow"]["recovery_action"]["type"] == "retry"
+        assert doc["pending_escalations"] == []
+        # the re-run is blocked again (block_attempts=2): a new escalation on the same screen
+        await wait_until(pilot, lambda: sim.seen("escalation", "06-implementation", count=2))
+        await wait_until(
+            pilot,
+            lambda: screen.pending and screen.pending[0].type == "corridor_blocked",
+        )
+        await pilot.press("s")
+        await wait_until(pilot, lambda: sim.seen("decision:skip", "06-implementation"))
+        await wait_until(pilot, lambda: sim.seen("3c-prime", "16-quality-loop"))
+        actions = [(e["action"], e["outcome"]) for e in journal(tmp_path)]
+        assert actions == [("escalation retry", "applied"), ("escalation skip", "applied")]
+        await wait_until(pilot, lambda: not screen.pending)
+
+
+async def test_escalation_cancel_asks_a_reason_and_confirmation(tmp_path: Path, simulate) -> None:
+    sim = simulate(tmp_path, supervised=False, escalate=["06-implementation"])
+    sim.wait("escalation", "06-implementation")
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: "e" in footer_keys(app))
+        await pilot.press("e")
+        await wait_until(pilot, lambda: isinstance(app.screen, EscalationsScreen))
+        await wait_until(pilot, lambda: bool(app.screen.pending))
+        await pilot.press("x")
+        await wait_until(pilot, lambda: isinstance(app.screen, TextPromptDialog))
+        await pilot.press(*"wrong approach")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.press("y")
+        await wait_until(pilot, lambda: sim.result is not None)
+        assert sim.result.status == "cancelled"
+        doc = read_state(tmp_path)
+        assert doc["active_workflow"] is None and doc["pending_escalations"] == []
+        last = doc["workflow_history"][-1]
+        assert last["status"] == "cancelled" and last["cancellation_reason"] == "wrong approach"
+        [entry] = journal(tmp_path)
+        assert entry["action"] == "escalation cancel" and entry["params"] == {
+            "reason": "wrong approach"
+        }
+
+
+# ---------------------------------------------------------------------------- plan approval
+
+
+def unapproved_plan(root: Path, *, lock: bool, created: str = "2026-03-02") -> bytes:
+    text = (FIXTURES / "planner.md").read_text(encoding="utf-8")
+    text = text.replace("**Approved:** 2026-03-02T14:03:11Z\n", "")
+    text = text.replace("**Created:** 2026-03-02", f"**Created:** {created}")
+    data = text.encode("utf-8")
+    (root / ".tdd-progress.md").write_bytes(data)
+    if lock:
+        (root / ".tdd-plan-locked").touch()
+    return data
+
+
+async def open_plan(pilot, app: PhasewatchApp) -> PlanScreen:
+    await wait_until(pilot, lambda: "a" in footer_keys(app))
+    await pilot.press("a")
+    await wait_until(pilot, lambda: isinstance(app.screen, PlanScreen) and app.screen.applied)
+    screen = app.screen
+    assert isinstance(screen, PlanScreen)
+    return screen
+
+
+async def test_plan_approval_inserts_only_the_marker_and_removes_the_lock(
+    tmp_path: Path,
+) -> None:
+    before = unapproved_plan(tmp_path, lock=True)
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_plan(pilot, app)
+        assert "NOT approved" in screen.note_text and "x" in footer_keys(app)
+        await pilot.press("a")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.press("y")
+        await wait_until(pilot, lambda: not (tmp_path / ".tdd-plan-locked").exists())
+        after = (tmp_path / ".tdd-progress.md").read_bytes()
+        anchor = b"**Last Updated:** 2026-03-04T10:15:00Z\n"
+        cut = before.index(anchor) + len(anchor)
+        assert after.startswith(before[:cut]) and after.endswith(before[cut:])
+        inserted = after[cut : len(after) - len(before) + cut]
+        assert inserted.startswith(b"**Approved:** ") and inserted.count(b"\n") == 1
+        await wait_until(pilot, lambda: "The plan is approved" in screen.note_text)
+        assert "x" not in footer_keys(app)
+        # approving again is refused by the writer, and the dialog says why
+        await pilot.press("a")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.press("y")
+        await wait_until(pilot, lambda: isinstance(app.screen, RefusalDialog))
+        assert "already approved" in app.screen.text
+        assert (tmp_path / ".tdd-progress.md").read_bytes() == after
+    outcomes = [(e["action"], e["outcome"]) for e in journal(tmp_path)]
+    assert outcomes == [("approve", "applied"), ("approve", "refused-invalid")]
+
+
+async def test_discard_only_removes_the_lock(tmp_path: Path) -> None:
+    before = unapproved_plan(tmp_path, lock=True)
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_plan(pilot, app)
+        await pilot.press("x")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.press("n")  # declined: nothing happens
+        await pilot.pause()
+        assert (tmp_path / ".tdd-plan-locked").exists() and journal(tmp_path) == []
+        await pilot.press("x")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.press("y")
+        await wait_until(pilot, lambda: not (tmp_path / ".tdd-plan-locked").exists())
+        assert (tmp_path / ".tdd-progress.md").read_bytes() == before
+        await wait_until(pilot, lambda: not screen.lock_present)
+        assert "x" not in footer_keys(app) and "NOT approved" in screen.note_text
+    [entry] = journal(tmp_path)
+    assert entry["action"] == "approve --discard" and entry["outcome"] == "applied"
+
+
+async def test_plan_approval_releases_the_tdd_simulator(tmp_path: Path, simulate) -> None:
+    sim = simulate(tmp_path, workflow="tdd", supervised=False, tdd_lock=True)
+    sim.wait("tdd-plan")
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_plan(pilot, app)
+        await pilot.press("a")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.press("y")
+        await wait_until(pilot, lambda: sim.seen("decision:approve"))
+        await wait_until(pilot, lambda: sim.seen("tdd-slice"))
+        assert not (tmp_path / ".tdd-plan-locked").exists()
+
+
+# ---------------------------------------------------------------------------- read-only
+
+
+async def test_read_only_shows_but_never_writes(tmp_path: Path) -> None:
+    state = F.escalate(F.build_state(), "gate_blocked", phase="06-implementation")
+    write_state(tmp_path / STATE, state)
+    unapproved_plan(tmp_path, lock=True)
+    before = (tmp_path / STATE).read_bytes()
+    app = make_app(tmp_path, read_only=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, gate_open(app, "06-implementation"))
+        assert not {"c", "r", "u", "d"} & footer_keys(app)
+        assert "Read-only mode" in app.screen.text and "06-implementation" in app.screen.text
+        await pilot.press("c", "r", "d")
+        await pilot.pause()
+        assert isinstance(app.screen, GatePanel)
+        await pilot.press("escape")
+        await pilot.press("e")
+        await wait_until(pilot, lambda: isinstance(app.screen, EscalationsScreen))
+        assert not {"t", "s", "x"} & footer_keys(app)
+        await wait_until(pilot, lambda: bool(app.screen.detail_text))
+        await pilot.press("t", "s", "x")
+        await pilot.pause()
+        assert isinstance(app.screen, EscalationsScreen)
+        await pilot.press("escape", "a")
+        await wait_until(pilot, lambda: isinstance(app.screen, PlanScreen))
+        assert not {"a", "x"} & footer_keys(app)
+        await pilot.press("a", "x")
+        await pilot.pause()
+        assert isinstance(app.screen, PlanScreen)
+        # the action itself refuses too (e.g. from the command palette)
+        app.decide_gate(app.waiting_gate(), "continue")
+        await pilot.pause()
+    assert app.decision_results == []
+    assert (tmp_path / STATE).read_bytes() == before
+    assert (tmp_path / ".tdd-plan-locked").exists()
+    assert not journal_path(tmp_path).exists()
+
+
+# ---------------------------------------------------------------------------- attention queue
+
+
+async def test_attention_queue_lists_everything_oldest_first(tmp_path: Path) -> None:
+    state = F.build_state()  # gate 06-implementation presented (completed ~ 11:00)
+    completed = state["phases"]["06-implementation"]["timing"]["completed_at"]
+    state = F.bump(state)
+    state["pending_escalations"] = [
+        {
+            "type": "constitution_blocked",
+            "hook": "constitution-validator",
+            "phase": "06-implementation",
+            "detail": "CONSTITUTION BLOCKED\nArticle II\nArticle IX",
+            "timestamp": "2026-03-04T08:00:00.000Z",
+        }
+    ]
+    write_state(tmp_path / STATE, state)
+    unapproved_plan(tmp_path, lock=False, created="2026-03-04T08:30:00Z")
+    assert completed > "2026-03-04T08:30:00Z"
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, gate_open(app, "06-implementation"))
+        await pilot.press("escape")
+        header = app.data_screens["overview"].query_one(OverviewHeader).text
+        assert "REVIEW GATE" in header and "1 ESCALATION" in header
+        assert "PLAN NOT APPROVED" in header
+        await pilot.press("w")
+        await wait_until(pilot, lambda: isinstance(app.screen, AttentionScreen))
+        screen = app.screen
+        assert isinstance(screen, AttentionScreen)
+        await wait_until(pilot, lambda: len(screen.items) == 3)
+        assert [i.kind for i in screen.items] == ["escalation", "plan", "gate"]
+        assert screen.items[2].since_raw == completed
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, EscalationsScreen))
+        # from any screen: the queue again, then the gate item opens the gate panel
+        await pilot.press("w")
+        await wait_until(pilot, lambda: isinstance(app.screen, AttentionScreen))
+        await wait_until(pilot, lambda: len(app.screen.items) == 3)
+        await pilot.press("down", "down", "enter")
+        await wait_until(pilot, gate_open(app, "06-implementation"))
+        await pilot.press("escape", "w")
+        await wait_until(pilot, lambda: isinstance(app.screen, AttentionScreen))
+        await wait_until(pilot, lambda: len(app.screen.items) == 3)
+        await pilot.press("down", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, PlanScreen))

@@ -1,0 +1,498 @@
+"""Pilot tests of screens 2-6 (Hooks, Timeline, History, TDD, Plugins), driven by real files the
+simulators and the owner-format writers put in a temp directory while the app watches it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from core.diff import diff_json
+from core.simulate import HookLog, SimConfig, Simulator
+from core.simulate.files import write_text
+from core.simulate.plugins import PluginPipeline
+from tests import factories as F
+from tests.test_app_helpers import frozen_clock, screen_text, wait_until, write_state
+from tui.app import PhasewatchApp
+from tui.screens import (
+    HelpScreen,
+    HistoryScreen,
+    HookActivityScreen,
+    PluginsScreen,
+    TddScreen,
+    TimelineScreen,
+)
+from tui.screens.panels import PanelScreen
+from widgets.plugin_table import DRIFT_STYLES
+
+SIZE = (120, 36)
+TS = "2026-03-04T09:{:02d}:{:02d}.000Z"
+
+
+def make_app(root: Path, **kwargs) -> PhasewatchApp:
+    kwargs.setdefault("clock", frozen_clock)
+    kwargs.setdefault("watcher_options", {"reconcile_interval": 0.5})
+    return PhasewatchApp(root, **kwargs)
+
+
+async def show(pilot, app: PhasewatchApp, key: str, name: str) -> PanelScreen:
+    """Press the screen's key; return the screen once it is current and has applied an update."""
+    await wait_until(pilot, lambda: app.updates_applied > 0)
+    await pilot.press(key)
+    screen = app.data_screens[name]
+    await wait_until(pilot, lambda: app.screen is screen and screen.applied > 0)
+    assert isinstance(screen, PanelScreen)
+    return screen
+
+
+def log_lines(root: Path) -> list[dict]:
+    text = (root / ".isdlc" / "hook-activity.log").read_text(encoding="utf-8")
+    return [json.loads(line) for line in text.splitlines() if line]
+
+
+def shown_records(screen: HookActivityScreen) -> list[dict]:
+    view = screen.body.view
+    fields = [view.record_fields(i) for i in range(view.total)]
+    return [f for f in fields if f["marker"] is None]
+
+
+def live_config(root: Path) -> SimConfig:
+    """A feature run played while the app watches. No review gate or escalation: the review
+    console would put its modal over the screen under test."""
+    return SimConfig(
+        directory=root,
+        workflow="feature",
+        fast=True,
+        auto_decide=True,
+        supervised=False,
+        escalate=None,
+        seed=1,
+    )
+
+
+def play_until(steps: Iterator, predicate) -> None:
+    for step in steps:
+        if predicate(step):
+            return
+    raise AssertionError("the simulation ended before the wanted step")
+
+
+# ---------------------------------------------------------------------------- hooks
+
+
+async def test_hook_screen_shows_every_record_and_the_counts(tmp_path: Path) -> None:
+    (tmp_path / ".isdlc").mkdir()
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await show(pilot, app, "2", "hooks")
+        assert isinstance(screen, HookActivityScreen)
+        assert "No hook activity yet" in screen.empty_text
+        assert "No hook activity yet" in screen_text(app)
+        sim = Simulator(live_config(tmp_path))
+        summary = await asyncio.to_thread(sim.run)
+        assert summary.status == "completed" and summary.hook_lines > 50
+        lines = log_lines(tmp_path)
+        await wait_until(pilot, lambda: len(shown_records(screen)) == len(lines))
+        # every line once, in order (fed incrementally, one append per update with records)
+        assert [r["ts"] for r in shown_records(screen)] == [line["ts"] for line in lines]
+        assert 0 < screen.appends <= screen.applied
+        assert screen.empty_text == ""
+        hooks, events = screen.body.view.counts()
+        assert events == dict(Counter(line["event"] for line in lines))
+        assert hooks == dict(Counter(line["hook"] for line in lines))
+        assert screen.body.stats.events == events
+        await pilot.pause()
+        text = screen_text(app)
+        assert f"{len(lines)} of {len(lines)} records" in text
+        assert f"block {events['block']}" in text
+        assert "HOOK-BLOCK" in text  # the log's findings under the view
+        # the filter keys: blocks only, then clear
+        await pilot.press("b")
+        await wait_until(pilot, lambda: screen.body.view.shown == events["block"])
+        await wait_until(pilot, lambda: "(filtered)" in screen_text(app))
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: screen.body.view.shown == len(lines))
+
+
+async def test_hook_screen_keeps_records_across_an_owner_rotation(tmp_path: Path) -> None:
+    (tmp_path / ".isdlc").mkdir()
+    log = HookLog(tmp_path / ".isdlc" / "hook-activity.log", max_bytes=10**9, keep_lines=20)
+
+    def append(i: int) -> None:
+        event = "block" if i % 7 == 0 else "allow"
+        log.append(TS.format(i // 60, i % 60), "gate-blocker", event, "06-impl", None, f"line {i}")
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await show(pilot, app, "2", "hooks")
+        assert isinstance(screen, HookActivityScreen)
+        for i in range(30):
+            append(i)
+        await wait_until(pilot, lambda: len(shown_records(screen)) == 30)
+        # the owner's rotation: over the limit after an append -> rewritten with the newest 20
+        log.max_bytes = log.path.stat().st_size
+        append(30)
+        assert log.rotations == 1 and len(log.path.read_text().splitlines()) == 20
+        log.max_bytes = 10**9
+        for i in range(31, 36):
+            append(i)
+        await wait_until(pilot, lambda: len(shown_records(screen)) == 36)
+        reasons = [r["reason"] for r in shown_records(screen)]
+        assert reasons == [f"line {i}" for i in range(36)]  # nothing lost or repeated
+        assert screen.rotations_noted == 1 and len(screen.body.view.rotations) == 1
+        markers = [
+            screen.body.view.record_fields(i)["marker"] for i in range(screen.body.view.total)
+        ]
+        assert sum(m is not None for m in markers) == 1
+        await pilot.pause()
+        text = screen_text(app)
+        assert "log rotated by its owner" in text
+        assert "earlier lines kept from this session" in text
+        assert "36 of 36 records" in text
+        assert "hook log rotated" in text  # the status bar
+
+
+# ---------------------------------------------------------------------------- timeline
+
+
+async def test_timeline_lists_versions_and_diffs_two_marked_ones(tmp_path: Path) -> None:
+    state_path = tmp_path / ".isdlc" / "state.json"
+    first = F.feature_state()
+    write_state(state_path, first)
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await show(pilot, app, "3", "timeline")
+        assert isinstance(screen, TimelineScreen)
+        view = screen.view
+        await wait_until(pilot, lambda: len(view.entries) == 1)
+        second = F.complete(first)
+        write_state(state_path, second)
+        await wait_until(pilot, lambda: len(view.entries) == 2)
+        third = F.setpath(F.bump(second), "project.description", "[/] not markup")
+        write_state(state_path, third)
+        await wait_until(pilot, lambda: len(view.entries) == 3)
+        versions = [e.state_version for e in view.entries]
+        assert versions == [first["state_version"], second["state_version"], third["state_version"]]
+        assert view.table.row_count == 3  # appended by key, never rebuilt
+        # default: the highlighted (newest) version against its predecessor
+        assert [c.path for c in view.diff_view.changes] == [
+            c.path for c in diff_json(second, third)
+        ]
+        # mark the first and the last: the diff compares those two
+        await pilot.press("l")
+        await pilot.press("space")
+        view.table.move_cursor(row=0)
+        await pilot.press("space")
+        await wait_until(pilot, lambda: len(view.marks) == 2)
+        changes = diff_json(first, third)
+        assert [c.path for c in view.diff_view.changes] == [c.path for c in changes]
+        assert "phases.05-test-strategy.status" in {c.path for c in changes}
+        a, b = view.entries[0].seq, view.entries[2].seq
+        await pilot.pause()
+        text = screen_text(app)
+        v1, v3 = first["state_version"], third["state_version"]
+        assert f"marked #{a} (v{v1}) → #{b} (v{v3})" in text
+        assert "first observation" in text
+        assert "[/] not markup" in text
+        assert "3 versions this session" in text
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: view.marks == [])
+
+
+async def test_timeline_empty_state(tmp_path: Path) -> None:
+    app = make_app(tmp_path, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await show(pilot, app, "3", "timeline")
+        assert "No .isdlc/state.json" in screen.empty_text
+        assert not screen.main_widget.display
+
+
+# ---------------------------------------------------------------------------- history
+
+
+async def test_history_shows_a_finished_workflow(tmp_path: Path) -> None:
+    sim = Simulator(live_config(tmp_path))
+    steps = sim.steps()
+    play_until(steps, lambda step: step.name == "3e")  # mid-run: nothing finished yet
+    state = json.loads((tmp_path / ".isdlc" / "state.json").read_text())
+    before = len(state.get("workflow_history", []))
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await show(pilot, app, "4", "history")
+        assert isinstance(screen, HistoryScreen)
+        assert len(screen.view.entries) == before
+        await asyncio.to_thread(list, steps)  # the rest of the run, while the app watches
+        state = json.loads((tmp_path / ".isdlc" / "state.json").read_text())
+        finished = state["workflow_history"][-1]
+        assert finished["status"] == "completed" and state["active_workflow"] is None
+        await wait_until(pilot, lambda: len(screen.view.entries) == before + 1)
+        shown = screen.view.selected  # the newest is selected
+        assert shown is not None and shown.artifact_folder == finished["artifact_folder"]
+        await pilot.pause()
+        text = screen_text(app)
+        assert finished["artifact_folder"] in text
+        assert "phase durations" in text and "status completed" in text
+        assert "06-implementation" in text and "█" in text  # a duration bar
+        assert f"{before + 1} finished workflows" in text
+        # a hook-log-only change does not touch the history
+        sets = screen.sets
+        applied = screen.applied
+        with open(tmp_path / ".isdlc" / "hook-activity.log", "a") as fh:
+            fh.write(json.dumps({"ts": TS.format(59, 0), "hook": "h", "event": "allow"}) + "\n")
+        await wait_until(pilot, lambda: screen.applied > applied)
+        assert screen.sets == sets
+        await pilot.press("o")
+        await wait_until(pilot, lambda: screen.view.selected is screen.view.entries[-1])
+        await pilot.press("n")
+        await wait_until(pilot, lambda: screen.view.selected is screen.view.entries[0])
+
+
+# ---------------------------------------------------------------------------- TDD
+
+
+async def test_tdd_screen_shows_approval_and_flags_the_hook_miscount(tmp_path: Path) -> None:
+    sim = Simulator(
+        SimConfig(
+            directory=tmp_path,
+            workflow="tdd",
+            fast=True,
+            auto_decide=True,
+            seed=1,
+            faults=["tdd-unapproved"],
+        )
+    )
+    play_until(sim.steps(), lambda step: "Slice 2: done" in step.detail)
+    progress = tmp_path / ".tdd-progress.md"
+    text = progress.read_text()
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await show(pilot, app, "5", "tdd")
+        assert isinstance(screen, TddScreen)
+        board = screen.board
+        await wait_until(pilot, lambda: board.plan is not None)
+        slices = len(board.plan.slices)
+        assert board.true_remaining == slices - 2 == board.hook_remaining
+        assert not board.counts_differ
+        screen_now = screen_text(app)
+        assert "NOT APPROVED" in screen_now and "(agree)" in screen_now
+        assert "TDD-UNAPPROVED-PROGRESS" in screen_now
+        assert board.table.row_count == slices
+        # the agent marks the whole task done too early: the hook subtracts the header line
+        sets = screen.sets
+        premature = re.sub(r"^\*\*Status:\*\* .*$", "**Status:** done", text, count=1, flags=re.M)
+        write_text(progress, premature)
+        await wait_until(pilot, lambda: board.counts_differ)
+        assert screen.sets == sets + 1
+        assert board.true_remaining == slices - 2 and board.hook_remaining == slices - 3
+        await pilot.pause()
+        screen_now = screen_text(app)
+        assert "DIFFERENT" in screen_now and "TDD-HOOK-MISCOUNT" in screen_now
+        # approval: the marker goes right after Last Updated
+        approved = re.sub(
+            r"^(\*\*Last Updated:\*\*.*)$",
+            r"\1\n**Approved:** 2026-03-04T09:07:00.000Z",
+            premature,
+            count=1,
+            flags=re.M,
+        )
+        write_text(progress, approved)
+        await wait_until(pilot, lambda: "✓ Approved" in screen_text(app))
+        assert "NOT APPROVED" not in screen_text(app)
+        # key: the cursor goes to the next slice that is not finished
+        await pilot.press("u")
+        await wait_until(pilot, lambda: board.table.cursor_row == 2)
+        # the next slice starts: the board is re-set, the cursor stays where the user put it
+        sets = screen.sets
+        started = approved.replace("**Status:** pending", "**Status:** in-progress", 1)
+        write_text(progress, started)
+        await wait_until(pilot, lambda: screen.sets > sets and board.true_remaining == slices - 2)
+        await wait_until(pilot, lambda: "◐ in progress" in screen_text(app))
+        assert board.table.cursor_row == 2
+
+
+async def test_tdd_screen_empty_state_and_no_rerender_without_change(tmp_path: Path) -> None:
+    write_state(tmp_path / ".isdlc" / "state.json", F.feature_state())
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await show(pilot, app, "5", "tdd")
+        assert isinstance(screen, TddScreen)
+        assert "No .tdd-progress.md in this project" in screen_text(app)
+        sets, applied = screen.sets, screen.applied
+        write_state(tmp_path / ".isdlc" / "state.json", F.bump(F.feature_state()))
+        await wait_until(pilot, lambda: screen.applied > applied)
+        assert screen.sets == sets  # tdd_changed was not set
+
+
+# ---------------------------------------------------------------------------- plugins
+
+
+async def test_plugins_screen_highlights_and_explains_a_drifted_cell(tmp_path: Path) -> None:
+    pipeline = PluginPipeline(
+        tmp_path, ("MinimalKick", "GainKnob"), faults=["plugin-drift"], seed=1
+    )
+    steps = pipeline.steps()
+    play_until(steps, lambda step: step.fault == "plugin-drift")
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await show(pilot, app, "6", "plugins")
+        assert isinstance(screen, PluginsScreen)
+        table = screen.table
+        await wait_until(pilot, lambda: table.record("GainKnob") is not None)
+        rec = table.record("GainKnob")
+        assert rec is not None and {c.column for c in rec.drift} >= {"status"}
+        cell = table.table.get_cell("GainKnob", "table_status")
+        assert cell.style in DRIFT_STYLES.values()
+        clean = table.table.get_cell("MinimalKick", "table_status")
+        assert clean.style not in DRIFT_STYLES.values()
+        await pilot.press("d")  # next drift: GainKnob's row and its explanation
+        await wait_until(pilot, lambda: table.selected == "GainKnob")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "PLG-STATUS-DRIFT" in text and "Drift (" in text
+        assert "the status words differ" in text
+        # the run goes on: rows are updated in place by key, the drift is repaired
+        await asyncio.to_thread(list, steps)
+        await wait_until(pilot, lambda: not any(r.drift for r in table.registry.plugins))
+        assert table.last_update.added == [] and table.table.row_count == 2
+
+
+async def test_plugins_empty_state(tmp_path: Path) -> None:
+    app = make_app(tmp_path, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await show(pilot, app, "6", "plugins")
+        await pilot.pause()
+        assert "No plugin registry" in screen_text(app)
+
+
+# ---------------------------------------------------------------------------- all screens
+
+
+@pytest.fixture
+def full_project(tmp_path: Path) -> Path:
+    Simulator(
+        SimConfig(
+            directory=tmp_path,
+            workflow="feature",
+            fast=True,
+            auto_decide=True,
+            supervised=True,
+            seed=1,
+        )
+    ).run()
+    tdd = Simulator(
+        SimConfig(directory=tmp_path, workflow="tdd", fast=True, auto_decide=True, seed=1)
+    )
+    play_until(tdd.steps(), lambda step: "Slice 1: done" in step.detail)
+    pipeline = PluginPipeline(
+        tmp_path, ("MinimalKick", "GainKnob"), faults=["plugin-drift"], seed=1
+    )
+    play_until(pipeline.steps(), lambda step: step.fault == "plugin-drift")
+    return tmp_path
+
+
+MAIN_WIDGET = {
+    "hooks": "#hooklog-view",
+    "timeline": "#timeline-table",
+    "history": "#history-list",
+    "tdd": "#tdd-slices",
+    "plugins": "#plugins-table",
+}
+KEYS = {
+    "hooks": ("Search", "Blocks only", "Follow", "Clear filters"),
+    "timeline": ("Mark A/B", "Clear marks", "Latest"),
+    "history": ("Newest", "Oldest"),
+    "tdd": ("Next unfinished slice",),
+    "plugins": ("Next drift",),
+}
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)])
+async def test_every_screen_fits_and_lists_its_keys(full_project: Path, size) -> None:
+    app = make_app(full_project, watch=False)
+    async with app.run_test(size=size) as pilot:
+        for key, name in zip("23456", MAIN_WIDGET, strict=True):
+            screen = await show(pilot, app, key, name)
+            await pilot.pause()
+            main = screen.query_one(MAIN_WIDGET[name])
+            region = main.region
+            assert region.height >= 3 and region.width >= 24, (name, region)
+            assert region.bottom <= size[1] - 2  # above the status bar and the footer
+            assert app.screen.focused is not None
+            await pilot.press("question_mark")
+            await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen))
+            help_screen = app.screen
+            assert isinstance(help_screen, HelpScreen)
+            listed = {desc for _k, desc, _where in help_screen.rows}
+            assert set(KEYS[name]) <= listed, name
+            await pilot.press("escape")
+            await wait_until(pilot, lambda s=screen: app.screen is s)
+
+
+async def test_project_switch_shows_the_other_timeline_and_keeps_hooks_once(
+    tmp_path: Path,
+) -> None:
+    isdlc = tmp_path / ".isdlc"
+    isdlc.mkdir()
+    (isdlc / "monorepo.json").write_text(
+        json.dumps(
+            {
+                "version": 1,
+                "default_project": "api",
+                "projects": {"api": {"name": "API"}, "web": {"name": "Web"}},
+            }
+        )
+    )
+    api, web = F.feature_state(), F.fix_state()
+    write_state(isdlc / "projects" / "api" / "state.json", api)
+    write_state(isdlc / "projects" / "web" / "state.json", web)
+    log = HookLog(isdlc / "hook-activity.log")
+    for i in range(3):
+        log.append(TS.format(0, i), "gate-blocker", "allow", None, None, f"line {i}")
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        hooks = await show(pilot, app, "2", "hooks")
+        assert isinstance(hooks, HookActivityScreen)
+        await wait_until(pilot, lambda: len(shown_records(hooks)) == 3)
+        timeline = await show(pilot, app, "3", "timeline")
+        assert isinstance(timeline, TimelineScreen)
+        await wait_until(pilot, lambda: len(timeline.view.entries) == 1)
+        assert timeline.view.entries[0].state_version == api["state_version"]
+        app.select_project("web")
+        await wait_until(
+            pilot,
+            lambda: [e.state_version for e in timeline.view.entries] == [web["state_version"]],
+        )
+        app.select_project("api")
+        await wait_until(
+            pilot,
+            lambda: [e.state_version for e in timeline.view.entries] == [api["state_version"]],
+        )
+        assert len(timeline.entries) == 2  # one version of each project, never re-added
+        assert len(shown_records(hooks)) == 3  # the hook log is the repository's: not re-added
+
+
+def test_view_entry_converts_the_session_timeline(tmp_path: Path) -> None:
+    from core.session import ProjectSession, view_entry
+
+    state_path = tmp_path / ".isdlc" / "state.json"
+    write_state(state_path, F.feature_state())
+    session = ProjectSession(tmp_path, clock=frozen_clock)
+    (first,) = session.refresh(None).timeline
+    write_state(state_path, F.complete(F.feature_state()))
+    (second,) = session.refresh([state_path], own=[state_path]).timeline
+    a, b = view_entry(first), view_entry(second)
+    assert (a.seq, a.state_version, a.note, a.changed_paths) == (
+        first.seq,
+        first.state_version,
+        "first observation",
+        [],
+    )
+    assert b.observed_at == frozen_clock() and b.raw is second.raw
+    assert b.changed_paths == list(second.changed) and "state_version" in b.changed_paths
+    assert b.note == "phasewatch's own write"
+    assert "phases.05-test-strategy.status" in b.summary(limit=10)

@@ -1,0 +1,186 @@
+"""``e``: pending escalations (type, hook, phase, age) with the full multi-line ``detail`` of the
+selected one, and the three answers: ``t`` Retry, ``s`` Skip, ``x`` Cancel workflow (asks for a
+reason, then a confirmation). An answer applies to every pending escalation (the protocol clears
+the whole array); it is written by ``core.decide.decide_escalation`` with ``seen=`` the state
+document on screen."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.widget import Widget
+from textual.widgets import DataTable, Footer, Static
+
+from core.protocol import parse_iso
+from core.review import escalation_key
+from core.session import SessionUpdate
+from core.snapshot import Snapshot
+from widgets.header import format_elapsed
+
+from .console_base import ConsoleScreen
+from .dialogs import ConfirmDialog, TextPromptDialog
+
+
+class EscalationsScreen(ConsoleScreen):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("t", "answer('retry')", "Retry phase"),
+        Binding("s", "answer('skip')", "Skip (override)"),
+        Binding("x", "cancel_workflow", "Cancel workflow…"),
+        Binding("escape", "back", "Back"),
+    ]
+    DEFAULT_CSS = """
+    EscalationsScreen #esc { height: 1fr; border-top: solid $error; border-title-style: bold;
+        padding: 0 1; }
+    EscalationsScreen #esc-head { height: auto; }
+    EscalationsScreen #esc-table { height: auto; max-height: 40%; }
+    EscalationsScreen #esc-detail-box { height: 1fr; border-top: solid $primary-muted;
+        border-title-color: $text-primary; }
+    """
+
+    def __init__(self, select: int | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.snap: Snapshot | None = None
+        self.keys: list[str] = []
+        self.select = select
+
+    def compose(self) -> Iterable[Widget]:
+        with Vertical(id="esc") as box:
+            box.border_title = "Pending escalations"
+            yield Static("", id="esc-head", markup=False)
+            yield DataTable(id="esc-table", cursor_type="row", zebra_stripes=True)
+            with VerticalScroll(id="esc-detail-box") as detail:
+                detail.border_title = "Detail"
+                yield Static("", id="esc-detail", markup=False)
+        yield Footer()
+
+    @property
+    def table(self) -> DataTable[Any]:
+        return self.query_one("#esc-table", DataTable)
+
+    @property
+    def pending(self) -> list[Any]:
+        return list(self.snap.state.pending_escalations) if self.snap is not None else []
+
+    @property
+    def detail_text(self) -> str:
+        return str(self.query_one("#esc-detail", Static).render())
+
+    def render_data(self, update: SessionUpdate) -> None:
+        self.snap = update.snapshot(self.project_id)
+        pending = self.pending
+        table = self.table
+        if not table.columns:
+            for label in ("type", "hook", "phase", "age", "first line"):
+                table.add_column(Text(label), key=label)
+        keys = [escalation_key(i, e) for i, e in enumerate(pending)]
+        now = self.now()
+        if keys != self.keys:
+            row = table.cursor_row
+            table.clear()
+            for key, esc in zip(keys, pending, strict=True):
+                first = (esc.detail or "").strip().split("\n", 1)[0]
+                table.add_row(
+                    Text(esc.type or "?"),
+                    Text(esc.hook or "?"),
+                    Text(esc.phase or "?"),
+                    Text(self._age(esc.timestamp, now)),
+                    Text(first[:80]),
+                    key=key,
+                )
+            self.keys = keys
+            if self.select is not None and 0 <= self.select < len(keys):
+                row, self.select = self.select, None
+            if keys:
+                table.move_cursor(row=min(max(row, 0), len(keys) - 1))
+        head = Text()
+        if not pending:
+            head.append("No pending escalations.", style="bold")
+        else:
+            head.append(f"{len(pending)} pending", style="bold")
+            head.append(
+                ": an answer applies to all of them (the protocol clears the list). "
+                "Retry re-runs the phase, Skip overrides the block and continues, Cancel "
+                "archives the workflow as cancelled."
+            )
+        if self.read_only:
+            head.append("\nRead-only mode: answers are disabled.", style="bold")
+        self.query_one("#esc-head", Static).update(head)
+        self._show_detail()
+
+    @staticmethod
+    def _age(stamp: str | None, now: Any) -> str:
+        moment = parse_iso(stamp)
+        if moment is None:
+            return stamp or "—"
+        return format_elapsed((now - moment).total_seconds())
+
+    def _show_detail(self) -> None:
+        pending = self.pending
+        row = self.table.cursor_row if pending else -1
+        body = self.query_one("#esc-detail", Static)
+        if not (0 <= row < len(pending)):
+            body.update(Text(""))
+            return
+        esc = pending[row]
+        text = Text()
+        text.append(f"{esc.type or '?'} · {esc.hook or '?'} · {esc.phase or '?'}", style="bold")
+        text.append(f"   at {esc.timestamp or '—'}\n\n")
+        text.append(esc.detail or "(no detail)")
+        body.update(text)
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        event.stop()
+        self._show_detail()
+
+    # ------------------------------------------------------------------ answers
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("answer", "cancel_workflow"):
+            if self.read_only:
+                return False
+            return True if self.pending else None
+        return True
+
+    def action_answer(self, action: str) -> None:
+        if self.snap is None or not self.pending:
+            self.app.notify("No pending escalations.", markup=False, timeout=3)
+            return
+        self.app.decide_escalation_answer(self.snap, action)  # type: ignore[attr-defined]
+
+    def action_cancel_workflow(self) -> None:
+        snap = self.snap
+        if snap is None or not self.pending:
+            self.app.notify("No pending escalations.", markup=False, timeout=3)
+            return
+        if getattr(self.app, "refuse_read_only", lambda _w: False)("cancel workflow"):
+            return
+
+        def confirmed(yes: bool | None, reason: str) -> None:
+            if yes:
+                self.app.decide_escalation_answer(  # type: ignore[attr-defined]
+                    snap, "cancel", reason=reason
+                )
+
+        def reasoned(reason: str | None) -> None:
+            if not reason:
+                return
+            message = Text("The active workflow is archived in workflow_history as cancelled, ")
+            message.append("with the reason:\n\n")
+            message.append(reason, style="bold")
+            message.append("\n\nThis cannot be undone from phasewatch.")
+            self.app.push_screen(
+                ConfirmDialog("Cancel the workflow?", message, yes="Cancel workflow", no="Keep"),
+                lambda yes: confirmed(yes, reason),
+            )
+
+        self.app.push_screen(
+            TextPromptDialog(
+                "Cancel workflow",
+                "Why is the workflow cancelled? (recorded as cancellation_reason)",
+                "reason",
+            ),
+            reasoned,
+        )

@@ -1,0 +1,131 @@
+"""``a``: the TDD plan (task, slices, approval state, lock) and its approval.
+
+``a`` Approve (after a confirmation) -> ``core.decide.decide_approval``: inserts the
+``**Approved:**`` marker (every other byte kept) and removes ``.tdd-plan-locked`` after.
+``x`` Discard lock, offered only while the lock exists and only through a confirmation: removes
+the lock and nothing else (the plan stays unapproved). Approving an approved plan is refused by
+core (the refusal dialog says why). Read-only mode hides both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.widget import Widget
+from textual.widgets import Footer, Static
+
+from core.session import SessionUpdate
+from core.tdd import plan_hook_view, true_remaining
+from widgets.tdd_board import TddBoard
+
+from .console_base import ConsoleScreen
+from .dialogs import ConfirmDialog
+
+
+class PlanScreen(ConsoleScreen):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("a", "approve", "Approve plan…"),
+        Binding("x", "discard", "Discard lock…"),
+        Binding("escape", "back", "Back"),
+    ]
+    DEFAULT_CSS = """
+    PlanScreen #plan-note { height: auto; padding: 0 1; border-top: solid $primary-muted; }
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.plan: Any = None
+
+    def compose(self) -> Iterable[Widget]:
+        yield TddBoard(id="plan-board")
+        yield Static("", id="plan-note", markup=False)
+        yield Footer()
+
+    @property
+    def note_text(self) -> str:
+        return str(self.query_one("#plan-note", Static).render())
+
+    @property
+    def lock_present(self) -> bool:
+        return bool(getattr(self.plan, "lock_exists", False))
+
+    def render_data(self, update: SessionUpdate) -> None:
+        plan = self.plan = update.tdd_plan
+        board = self.query_one("#plan-board", TddBoard)
+        if plan is None:
+            board.set_plan(None, true_remaining=None, hook_remaining=None)
+        else:
+            board.set_plan(
+                plan,
+                true_remaining=true_remaining(plan),
+                hook_remaining=plan_hook_view(plan).remaining,
+                findings=update.tdd_findings,
+            )
+        note = Text()
+        if plan is None:
+            note.append("No .tdd-progress.md in this project: nothing to approve.")
+        elif plan.is_approved:
+            note.append("The plan is approved", style="bold")
+            note.append(f" ({plan.approved or 'no timestamp'}).")
+            if self.lock_present:
+                note.append(" The lock file is still there: x discards it.")
+        else:
+            note.append("The plan is NOT approved. ", style="bold")
+            note.append("a approves it: writes **Approved:** <now> after **Last Updated:** ")
+            note.append("(nothing else changes) and then removes .tdd-plan-locked.")
+            if self.lock_present:
+                note.append(" x only removes the lock (the plan stays unapproved).")
+        if self.read_only:
+            note.append("\nRead-only mode: approval is disabled.", style="bold")
+        self.query_one("#plan-note", Static).update(note)
+
+    # ------------------------------------------------------------------ actions
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "approve":
+            if self.read_only:
+                return False
+            return True if self.plan is not None else None
+        if action == "discard":
+            return not self.read_only and self.lock_present
+        return True
+
+    def action_approve(self) -> None:
+        if getattr(self.app, "refuse_read_only", lambda _w: False)("plan approval"):
+            return
+        if self.plan is None:
+            self.app.notify("No TDD plan to approve.", markup=False, timeout=3)
+            return
+        message = Text("Approve the TDD plan ")
+        message.append(str(getattr(self.plan, "task", None) or "(no task name)"), style="bold")
+        message.append(
+            "?\n\nWrites one line, **Approved:** <now>, into .tdd-progress.md (every other byte "
+            "kept), then removes .tdd-plan-locked if present."
+        )
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self.app.decide_plan(discard=False)  # type: ignore[attr-defined]
+
+        self.app.push_screen(ConfirmDialog("Approve plan", message, yes="Approve"), confirmed)
+
+    def action_discard(self) -> None:
+        if getattr(self.app, "refuse_read_only", lambda _w: False)("discarding the lock"):
+            return
+        if not self.lock_present:
+            self.app.notify("No .tdd-plan-locked: nothing to discard.", markup=False, timeout=3)
+            return
+        message = Text(
+            "Remove .tdd-plan-locked WITHOUT approving the plan?\n\n"
+            ".tdd-progress.md is not touched; the plan stays unapproved."
+        )
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self.app.decide_plan(discard=True)  # type: ignore[attr-defined]
+
+        self.app.push_screen(
+            ConfirmDialog("Discard the plan lock", message, yes="Remove lock"), confirmed
+        )

@@ -1,0 +1,269 @@
+"""The supervised review gate panel: a ``ModalScreen`` opened by the app when a gate is
+presented (once per presentation; ``g`` brings it back).
+
+It shows the phase, its review summary (``.isdlc/reviews/phase-NN-summary.md``, read in a thread
+by :func:`core.review.read_review_summary`, shown as plain text), the phase's artifacts, timing
+and findings. Keys: ``c`` Continue, ``r`` Review (pause), then ``u`` Resume; ``d`` Redo (asks for
+guidance; hidden once ``redo_count`` reaches 3); Escape closes without deciding. Every decision
+goes through the app (:class:`tui.console.ReviewConsole`) to ``core.decide`` in a thread worker,
+with ``seen=`` the state document this panel shows. Read-only mode hides every decision key.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Static
+
+from core.protocol import MAX_REDOS
+from core.review import GateView, read_review_summary, review_summary_path
+from core.sources import Project
+
+from .dialogs import TextPromptDialog
+
+if TYPE_CHECKING:
+    from core.decide import DecisionResult
+
+DECISIONS = ("continue", "review", "resume")
+
+
+def _minutes(value: float | None) -> str:
+    if value is None:
+        return "—"
+    return f"{value:g} min"
+
+
+def gate_text(view: GateView, current: bool) -> Text:
+    """Head of the panel: phase, status, redo count, version; timing; artifacts; findings."""
+    text = Text()
+    text.append("Phase ", style="bold")
+    text.append(view.phase, style="bold")
+    text.append("   status ")
+    text.append(view.status, style="bold reverse" if view.waiting else "bold")
+    text.append(f"   redo {view.redo_count}/{MAX_REDOS}")
+    text.append(f"   state v{view.version if view.version is not None else '—'}")
+    if view.project_id:
+        text.append("   project ")
+        text.append(view.project_id)
+    if not current:
+        text.append(
+            "\n⚠ This gate is no longer waiting (decided elsewhere or the workflow moved on)."
+        )
+    text.append("\n")
+    text.append("Timing ", style="bold")
+    text.append(f"started {view.started or '—'}   completed {view.completed or '—'}")
+    text.append(f"   wall clock {_minutes(view.wall_clock_minutes)}")
+    text.append(f"   retries {view.retries if view.retries is not None else 0}")
+    if view.retry_count:
+        text.append(f"   retry_count {view.retry_count}")
+    if view.paused_at:
+        text.append(f"   paused {view.paused_at}")
+    if view.phase_summary:
+        text.append("\nSummary ", style="bold")
+        text.append(view.phase_summary)
+    text.append("\nArtifacts ", style="bold")
+    text.append(", ".join(view.artifacts) if view.artifacts else "none recorded")
+    if view.guidance:
+        text.append("\nRedo guidance so far ", style="bold")
+        for i, g in enumerate(view.guidance, 1):
+            text.append(f"\n  {i}. ")
+            text.append(g)
+    text.append("\nFindings ", style="bold")
+    if not view.findings:
+        text.append("none for this phase", style="dim")
+    for f in view.findings:
+        text.append("\n  ")
+        text.append(f.rule_id, style="bold")
+        text.append(f" ({f.severity}) ")
+        text.append(f.message)
+    return text
+
+
+class GatePanel(ModalScreen[None]):
+    """See the module docstring. ``view`` is the gate as last seen; ``current`` says whether
+    the newest state still has it waiting (decision keys are hidden otherwise)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("c", "decide('continue')", "Continue"),
+        Binding("r", "decide('review')", "Review (pause)"),
+        Binding("u", "decide('resume')", "Resume (continue after review)"),
+        Binding("d", "redo", "Redo…"),
+        Binding("C", "decide('continue')", "Continue", show=False),
+        Binding("R", "decide('review')", "Review", show=False),
+        Binding("U", "decide('resume')", "Resume", show=False),
+        Binding("D", "redo", "Redo", show=False),
+        Binding("escape", "close", "Close"),
+    ]
+    DEFAULT_CSS = """
+    GatePanel { align: center middle; }
+    GatePanel > #gate { width: 94%; height: 92%; border: thick $warning; background: $surface;
+        padding: 0 1; }
+    GatePanel #gate-head { height: auto; max-height: 50%; }
+    GatePanel #gate-head-box { height: auto; max-height: 45%; }
+    GatePanel #gate-summary-box { height: 1fr; border-top: solid $primary-muted;
+        border-title-color: $text-primary; }
+    GatePanel #gate-note { height: auto; color: $text-muted; }
+    """
+
+    def __init__(self, view: GateView, project: Project) -> None:
+        super().__init__()
+        self.view = view
+        self.project = project
+        self.current = view.waiting
+        self.summary_key: tuple[Any, ...] | None = None
+        self.summary_text: str | None = None
+        self.summary_loaded = False
+        self.results: list[DecisionResult] = []
+
+    # ------------------------------------------------------------------ layout
+    def compose(self) -> ComposeResult:
+        with Vertical(id="gate") as box:
+            box.border_title = "Supervised review gate"
+            with VerticalScroll(id="gate-head-box"):
+                yield Static("", id="gate-head", markup=False)
+            with VerticalScroll(id="gate-summary-box") as summary:
+                summary.border_title = "Review summary"
+                yield Static(Text("loading…", style="dim"), id="gate-summary", markup=False)
+            yield Static("", id="gate-note", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._render_view()
+
+    @property
+    def text(self) -> str:
+        """Everything the panel shows, as plain text (tests)."""
+        parts = [gate_text(self.view, self.current).plain, self.summary_text or "", self._note()]
+        return "\n".join(parts)
+
+    # ------------------------------------------------------------------ data
+    def set_view(self, view: GateView | None) -> None:
+        """The newest gate of the shown project (None: no gate any more)."""
+        if view is None:
+            self.current = False
+        else:
+            self.view = view
+            self.current = view.waiting
+        if self.is_mounted:
+            self._render_view()
+
+    def _render_view(self) -> None:
+        view = self.view
+        self.query_one("#gate-head", Static).update(gate_text(view, self.current))
+        self.query_one("#gate-note", Static).update(Text(self._note()))
+        if self.summary_key != (view.phase, view.redo_count, view.status):
+            self.summary_key = (view.phase, view.redo_count, view.status)
+            self._load_summary(view.phase, self.summary_key)
+        self.refresh_bindings()
+
+    def _note(self) -> str:
+        view = self.view
+        if getattr(self.app, "read_only", False):
+            return "Read-only mode: decisions are disabled. Escape closes."
+        if not self.current:
+            return "Nothing to decide here now. Escape closes."
+        keys = []
+        if view.can_continue:
+            keys.append("c continue")
+        if view.can_review:
+            keys.append("r review (pause)")
+        if view.can_resume:
+            keys.append("u resume")
+        if view.can_redo:
+            keys.append("d redo")
+        elif view.waiting:
+            keys.append(f"redo limit reached ({view.redo_count}/{MAX_REDOS})")
+        return "   ".join(keys) + "   escape close (no decision)"
+
+    @work(thread=True, exclusive=True, group="gate-summary", exit_on_error=False)
+    def _load_summary(self, phase: str, key: tuple[Any, ...]) -> None:
+        text = read_review_summary(self.project, phase)
+        path = review_summary_path(self.project, phase)
+        label = self.project.rel(path) if path is not None else "(no review summary file)"
+        self.app.call_from_thread(self._show_summary, key, label, text)
+
+    def _show_summary(self, key: tuple[Any, ...], label: str, text: str | None) -> None:
+        if key != self.summary_key or not self.is_mounted:
+            return
+        self.summary_text = text
+        self.summary_loaded = True
+        box = self.query_one("#gate-summary-box")
+        box.border_title = f"Review summary · {label}"
+        body = Text(text) if text is not None else Text(f"{label} is missing.", style="dim")
+        self.query_one("#gate-summary", Static).update(body)
+
+    # ------------------------------------------------------------------ actions
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action not in ("decide", "redo"):
+            return True
+        if getattr(self.app, "read_only", False) or not self.current:
+            return False
+        view = self.view
+        if action == "redo":
+            return bool(view.can_redo)
+        what = parameters[0] if parameters else None
+        allowed = {
+            "continue": view.can_continue,
+            "review": view.can_review,
+            "resume": view.can_resume,
+        }.get(str(what), False)
+        return bool(allowed)
+
+    def action_decide(self, action: str) -> None:
+        if action not in DECISIONS or not self.check_action("decide", (action,)):
+            self._refuse_key(action)
+            return
+        view = self.view
+        self.app.decide_gate(  # type: ignore[attr-defined]
+            view, action, on_done=lambda result: self._decided(view, result)
+        )
+
+    def action_redo(self) -> None:
+        if not self.check_action("redo", ()):
+            self._refuse_key("redo")
+            return
+        view = self.view
+        prompt = Text(
+            f"Redo {view.phase} (redo {view.redo_count + 1}/{MAX_REDOS}): what should change? "
+            "The guidance is recorded in the state and the phase re-runs."
+        )
+
+        def chosen(guidance: str | None) -> None:
+            if guidance:
+                self.app.decide_gate(  # type: ignore[attr-defined]
+                    view, "redo", guidance=guidance, on_done=lambda r: self._decided(view, r)
+                )
+
+        self.app.push_screen(
+            TextPromptDialog(f"Redo {view.phase}", prompt, "guidance for the re-run"), chosen
+        )
+
+    def _refuse_key(self, action: str) -> None:
+        if getattr(self.app, "read_only", False):
+            why = "read-only mode"
+        elif not self.current:
+            why = "the gate is no longer waiting"
+        else:
+            why = f"not possible while the gate is {self.view.status!r}"
+        self.app.notify(f"{action}: {why}.", severity="warning", markup=False, timeout=4)
+
+    def _decided(self, decided: GateView, result: DecisionResult) -> None:
+        """Close after an applied continue/resume/redo, unless the panel meanwhile shows
+        another presentation (the next gate arrived before the result)."""
+        self.results.append(result)
+        if (
+            result.ok
+            and not result.action.endswith("review")
+            and self.view.key == decided.key
+            and self.is_current
+        ):
+            self.dismiss(None)
+
+    def action_close(self) -> None:
+        self.dismiss(None)
