@@ -169,6 +169,8 @@ class SessionUpdate:
     hook_findings: list[Finding] = field(default_factory=list)
     hook_stats: dict[str, Any] = field(default_factory=dict)
     hook_total: int = 0  # records read this session
+    hook_rotations: int = 0  # rotations/rewrites of the log seen this session
+    hook_rotated_at: datetime | None = None  # when the last one was seen
     hook_dropped: int = 0  # records dropped by merging (screen never shown, cap hit)
     # timeline and recent events
     timeline: list[TimelineEntry] = field(default_factory=list)
@@ -408,6 +410,8 @@ class ProjectSession:
         self.tailer = HookLogTailer(self.project.hook_log)
         self._hook_window: deque[HookRecord] = deque(maxlen=hook_window)
         self._hook_total = 0
+        self._hook_rotations = 0
+        self._hook_rotated_at: datetime | None = None
         self._hook_findings: list[Finding] = []
         self._hook_stats: dict[str, Any] = {}
         self._hook_status = FileStatus(
@@ -542,6 +546,8 @@ class ProjectSession:
             hook_findings=self._hook_findings,
             hook_stats=self._hook_stats,
             hook_total=self._hook_total,
+            hook_rotations=self._hook_rotations,
+            hook_rotated_at=self._hook_rotated_at,
             timeline=timeline,
             timeline_total=self._timeline_total,
             events=tuple(self.events),
@@ -680,7 +686,11 @@ class ProjectSession:
             status = "ok"
             self._hook_existed = True
         old = self._hook_status
-        flags_changed = status != old.status or bool(res.rotated or res.truncated or res.reset)
+        rewritten = bool(res.rotated or res.truncated or res.reset)
+        if rewritten:
+            self._hook_rotations += 1
+            self._hook_rotated_at = now
+        flags_changed = status != old.status or rewritten
         self._hook_status = FileStatus(
             p.hook_log,
             rel,

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from textual import work
-from textual.app import App, SystemCommand
+from textual.app import App, ScreenStackError, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.screen import Screen
@@ -174,7 +174,12 @@ class PhasewatchApp(ReviewConsole, App[int]):
             stop()
 
     def _tick(self) -> None:
-        screen = self.screen
+        if not self.is_running:
+            return
+        try:
+            screen = self.screen
+        except ScreenStackError:  # the clock fired once more while the app was shutting down
+            return
         if isinstance(screen, UpdateScreen):
             screen.tick(self.now())
 
@@ -229,6 +234,8 @@ class PhasewatchApp(ReviewConsole, App[int]):
     # ------------------------------------------------------------------ updates
 
     def on_session_updated(self, message: SessionUpdated) -> None:
+        if not self.is_running:  # shutting down: queued updates are drained after the screens close
+            return
         update = message.update
         self.updates_received += 1 + message.merged
         self.last_update = update

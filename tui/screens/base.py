@@ -121,10 +121,12 @@ class UpdateScreen(Screen[None]):
         others = [f for f in update.files.values() if f.kind != "state"]
         notes: list[str] = []
         tail = update.hook_tail
-        if tail.rotated or tail.truncated:
-            notes.append("hook log rotated")
-        if tail.reset:
-            notes.append("hook log replaced")
+        if update.hook_rotations and update.hook_rotated_at is not None:
+            # a session fact, not only this update's: the next append must not make it vanish
+            when = update.hook_rotated_at.astimezone().strftime("%H:%M:%S")
+            times = f" ×{update.hook_rotations}" if update.hook_rotations > 1 else ""
+            what = "replaced" if tail.reset else "rotated"
+            notes.append(f"hook log {what}{times} (last {when})")
         if tail.error:
             notes.append("hook log: " + tail.error)
         notes.extend(getattr(self.app, "status_notes", lambda: [])())
