@@ -311,16 +311,21 @@ def _os_error(exc: OSError) -> str:
     return f"{type(exc).__name__}: {exc.strerror or exc}"
 
 
-def read_text(path: Path, *, max_bytes: int = 8 * 1024 * 1024) -> tuple[str | None, str | None]:
-    """Read a text file (cleaned); returns (text, error). Larger files are cut at ``max_bytes``."""
+def read_bytes(path: Path, *, max_bytes: int = 8 * 1024 * 1024) -> tuple[bytes | None, str | None]:
+    """Read at most ``max_bytes`` of a file; returns (bytes, error)."""
     try:
         with open(path, "rb") as fh:
-            raw = fh.read(max_bytes)
+            return fh.read(max_bytes), None
     except FileNotFoundError:
         return None, "file not found"
     except OSError as exc:
         return None, _os_error(exc)
-    return decode(raw), None
+
+
+def read_text(path: Path, *, max_bytes: int = 8 * 1024 * 1024) -> tuple[str | None, str | None]:
+    """Read a text file (cleaned); returns (text, error). Larger files are cut at ``max_bytes``."""
+    raw, error = read_bytes(path, max_bytes=max_bytes)
+    return (decode(raw), None) if raw is not None else (None, error)
 
 
 class StateReader:

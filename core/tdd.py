@@ -13,14 +13,17 @@ an unknown or missing status is remaining too.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from .findings import Finding, Severity, make, rule
 from .protocol import parse_iso
-from .sources import R_UNREADABLE, Project, read_text
-from .text import clean, shorten
+from .sources import R_UNREADABLE, Project, read_bytes
+from .text import clean, decode, shorten
+
+TDD_MAX_BYTES = 8 * 1024 * 1024  # a plan is a few KB; past this it is cut (and not hashed)
 
 STATUSES = ("pending", "in_progress", "done", "pass", "fail", "skip")
 FINISHED = frozenset({"done", "pass", "skip"})  # not remaining (see module doc: fail is remaining)
@@ -148,6 +151,9 @@ class TddPlan:
     slices: list[Slice] = field(default_factory=list)
     heading_style: str = "none"  # planner | template | mixed | none
     lock_exists: bool = False  # filled by the caller (load_tdd)
+    # sha256 of the exact bytes parsed (filled by load_tdd; None if the file was cut at the read
+    # cap): a decision made on what the user saw passes it, so a plan rewritten since is refused
+    sha256: str | None = None
     notes: list[str] = field(default_factory=list)
     line_count: int = 0
     # what the stop hook greps see (line numbers, 1-based)
@@ -698,8 +704,8 @@ def load_tdd(project: Project) -> tuple[TddPlan | None, list[Finding]]:
     """Read, parse and audit the project's ``.tdd-progress.md``; (None, []) when absent."""
     path = project.tdd_progress
     source = project.rel(path)
-    text, error = read_text(path)
-    if text is None:
+    raw, error = read_bytes(path, max_bytes=TDD_MAX_BYTES)
+    if raw is None:
         if error == "file not found":
             return None, []
         return None, [
@@ -712,7 +718,9 @@ def load_tdd(project: Project) -> tuple[TddPlan | None, list[Finding]]:
                 message=f"{source}: unreadable ({error}).",
             )
         ]
-    plan = parse_progress(text)
+    plan = parse_progress(decode(raw))
+    if len(raw) < TDD_MAX_BYTES:
+        plan.sha256 = hashlib.sha256(raw).hexdigest()
     try:
         plan.lock_exists = project.tdd_lock.exists()
     except OSError:

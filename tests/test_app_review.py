@@ -413,6 +413,28 @@ async def test_plan_approval_inserts_only_the_marker_and_removes_the_lock(
     assert outcomes == [("approve", "applied"), ("approve", "refused-invalid")]
 
 
+async def test_a_plan_rewritten_after_you_looked_is_not_approved(tmp_path: Path) -> None:
+    """The planner rewrites the plan while the confirmation is open: the approval is for the
+    plan on screen, so the writer refuses (conflict), writes nothing and says why."""
+    unapproved_plan(tmp_path, lock=True)
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_plan(pilot, app)
+        await pilot.press("a")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        progress = tmp_path / ".tdd-progress.md"
+        rewritten = progress.read_bytes().replace(b"## Slice 1:", b"## Slice 1 (replanned):", 1)
+        assert rewritten != progress.read_bytes()
+        progress.write_bytes(rewritten)
+        await pilot.press("y")
+        await wait_until(pilot, lambda: isinstance(app.screen, RefusalDialog))
+        assert "changed since you looked" in app.screen.text
+        assert progress.read_bytes() == rewritten  # the other writer's bytes, untouched
+        assert (tmp_path / ".tdd-plan-locked").exists()
+    outcomes = [(e["action"], e["outcome"]) for e in journal(tmp_path)]
+    assert outcomes == [("approve", "refused-conflict")]
+
+
 async def test_discard_only_removes_the_lock(tmp_path: Path) -> None:
     before = unapproved_plan(tmp_path, lock=True)
     app = make_app(tmp_path)

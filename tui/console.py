@@ -244,14 +244,20 @@ class ReviewConsole:
 
         self.submit_decision(f"escalation {action}", call, path, on_done)
 
-    def decide_plan(self, *, discard: bool = False, on_done: Done = None) -> None:
+    def decide_plan(
+        self, *, discard: bool = False, expect_sha256: str | None = None, on_done: Done = None
+    ) -> None:
+        """Approve the plan (or discard its lock). ``expect_sha256``: the digest of the plan the
+        user looked at; the writer refuses when the file no longer has those bytes."""
         what = "discard the plan lock" if discard else "plan approval"
         if self.refuse_read_only(what):
             return
         progress = self.last_update.project.tdd_progress  # type: ignore[attr-defined]
 
         def call() -> decide.DecisionResult:
-            return decide.decide_approval(progress, discard=discard, via="tui")
+            return decide.decide_approval(
+                progress, discard=discard, expect_sha256=expect_sha256, via="tui"
+            )
 
         self.submit_decision(
             "approve --discard" if discard else "approve",

@@ -98,6 +98,7 @@ class PlanScreen(ConsoleScreen):
         if self.plan is None:
             self.app.notify("No TDD plan to approve.", markup=False, timeout=3)
             return
+        seen = getattr(self.plan, "sha256", None)  # the bytes on screen now, not at confirmation
         message = Text("Approve the TDD plan ")
         message.append(str(getattr(self.plan, "task", None) or "(no task name)"), style="bold")
         message.append(
@@ -107,7 +108,7 @@ class PlanScreen(ConsoleScreen):
 
         def confirmed(yes: bool | None) -> None:
             if yes:
-                self.app.decide_plan(discard=False)  # type: ignore[attr-defined]
+                self.app.decide_plan(discard=False, expect_sha256=seen)  # type: ignore[attr-defined]
 
         self.app.push_screen(ConfirmDialog("Approve plan", message, yes="Approve"), confirmed)
 
