@@ -36,6 +36,7 @@ from core.session import SessionUpdate
 from core.snapshot import Snapshot
 from core.sources import FileStamp
 
+from .bindings import refresh_bindings_if_changed
 from .screens.attention import AttentionScreen
 from .screens.console_base import ConsoleScreen
 from .screens.dialogs import RefusalDialog
@@ -121,7 +122,7 @@ class ReviewConsole:
         for screen in self.screen_stack:  # type: ignore[attr-defined]
             if isinstance(screen, ConsoleScreen):
                 screen.show_data(update)
-        self.refresh_bindings()  # type: ignore[attr-defined]
+        refresh_bindings_if_changed(self, CONSOLE_BINDINGS)  # type: ignore[arg-type]
 
     def _announce_escalations(self, snap: Snapshot | None) -> None:
         if snap is None:

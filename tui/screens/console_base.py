@@ -16,6 +16,8 @@ from textual.screen import Screen
 
 from core.session import SessionUpdate
 
+from ..bindings import refresh_bindings_if_changed
+
 
 class ConsoleScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "back", "Back")]
@@ -49,7 +51,7 @@ class ConsoleScreen(Screen[None]):
         if self.is_mounted:
             self.render_data(update)
             self.applied += 1
-            self.refresh_bindings()
+            refresh_bindings_if_changed(self, self.BINDINGS)
 
     def render_data(self, update: SessionUpdate) -> None:
         """Render ``update`` (override)."""

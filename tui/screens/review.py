@@ -25,6 +25,7 @@ from core.protocol import MAX_REDOS
 from core.review import GateView, read_review_summary, review_summary_path
 from core.sources import Project
 
+from ..bindings import refresh_bindings_if_changed
 from .dialogs import TextPromptDialog
 
 if TYPE_CHECKING:
@@ -160,7 +161,7 @@ class GatePanel(ModalScreen[None]):
         if self.summary_key != (view.phase, view.redo_count, view.status):
             self.summary_key = (view.phase, view.redo_count, view.status)
             self._load_summary(view.phase, self.summary_key)
-        self.refresh_bindings()
+        refresh_bindings_if_changed(self, self.BINDINGS)
 
     def _note(self) -> str:
         view = self.view

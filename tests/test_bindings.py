@@ -1,0 +1,58 @@
+"""tui.bindings: the footer is refreshed only when a binding's availability changes (each
+refresh recomposes every footer key: it was most of the cost of an update)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.widgets import Footer
+
+from tui.bindings import binding_states, refresh_bindings_if_changed
+
+
+class Dynamic(App[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("a", "approve", "Approve"),
+        Binding("x", "discard('lock')", "Discard"),
+        ("q", "quit", "Quit"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.waiting = False
+        self.refreshes = 0
+
+    def compose(self) -> ComposeResult:
+        yield Footer()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "approve":
+            return self.waiting
+        if action == "discard":
+            return parameters == ("lock",) and self.waiting
+        return True
+
+    def refresh_bindings(self) -> None:
+        self.refreshes += 1
+        super().refresh_bindings()
+
+
+async def test_refreshes_only_when_an_answer_changes() -> None:
+    app = Dynamic()
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        assert binding_states(app, app.BINDINGS) == (False, False, True)
+        base = app.refreshes
+        assert refresh_bindings_if_changed(app, app.BINDINGS) is True  # first call: unknown
+        assert refresh_bindings_if_changed(app, app.BINDINGS) is False
+        assert refresh_bindings_if_changed(app, app.BINDINGS) is False
+        assert app.refreshes == base + 1
+        app.waiting = True  # the data changed what is available
+        assert refresh_bindings_if_changed(app, app.BINDINGS) is True
+        assert binding_states(app, app.BINDINGS) == (True, True, True)
+        assert app.refreshes == base + 2
+        await pilot.pause()
+        keys = {b.key for _, b, enabled, _ in app.screen.active_bindings.values() if enabled}
+        assert {"a", "x"} <= keys
