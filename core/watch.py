@@ -230,7 +230,12 @@ class Watcher:
                     continue
                 origins = frozenset(o for o, _, _ in items)
                 origin: BatchOrigin = "events" if "events" in origins else "reconcile"
-                own = await asyncio.to_thread(self._own_paths, paths)
+                # stat()ing our own writes needs a thread; most batches have none pending
+                own = (
+                    await asyncio.to_thread(self._own_paths, paths)
+                    if self._own_pending(paths)
+                    else frozenset()
+                )
                 self._seq += 1
                 yield WatchBatch(paths, origin, own, dirs_changed, seq=self._seq, origins=origins)
         finally:
@@ -326,6 +331,10 @@ class Watcher:
                     self._known[f] = stamp
                     changed.add(f)
         return changed
+
+    def _own_pending(self, paths: frozenset[Path]) -> bool:
+        with self._lock:
+            return any(p in self._own for p in paths)
 
     def _own_paths(self, paths: frozenset[Path]) -> frozenset[Path]:
         with self._lock:
