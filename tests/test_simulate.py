@@ -610,6 +610,27 @@ def test_auto_decide_answers_tdd_approval_while_a_human_one_waits(tmp_path: Path
     assert "**Approved:** 2026-03-04" in lines  # kept (re-rendered after Last Updated)
 
 
+def test_tdd_player_tolerates_the_lock_already_removed_by_the_approver(tmp_path: Path) -> None:
+    """phasewatch's approval removes .tdd-plan-locked right after writing the marker; the player
+    checks for the lock and then removes it (`rm -f`): the lock may be gone in between. Pinned by
+    a lock path that always claims to exist while the decision writer really removes the file."""
+    from core import decide
+
+    class AlwaysThere(type(tmp_path)):  # the window between exists() and unlink()
+        def exists(self, *args: Any, **kwargs: Any) -> bool:
+            return True
+
+    def on_event(event: StepEvent) -> None:
+        if event.name == "tdd-plan":
+            sim.player.lock = AlwaysThere(sim.player.lock)
+            result = decide.decide_approval(tmp_path / ".tdd-progress.md", via="test")
+            assert result.outcome == "applied" and not (tmp_path / ".tdd-plan-locked").is_file()
+
+    sim = Simulator(SimConfig(tmp_path, workflow="tdd", fast=True, seed=2, tdd_lock=True,
+                              on_event=on_event, decision_timeout=20))  # fmt: skip
+    assert sim.run().status == "completed"
+
+
 # ---------------------------------------------------------------------------- threads, guards
 
 
