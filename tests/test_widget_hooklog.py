@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from textual.app import App, ComposeResult
 from textual.widgets import Input, Select, Static
 
@@ -292,3 +294,52 @@ async def test_a_100k_batch_is_accepted_and_scrolls():
         ]
         view.clear()
         assert view.total == 0 and view.shown == 0
+
+
+# ---------------------------------------------------------------------------- column search
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    batches=st.lists(
+        st.lists(st.one_of(st.none(), st.text(alphabet="abAB \x00é", max_size=6)), max_size=30),
+        min_size=1,
+        max_size=4,
+    ),
+    needle=st.text(alphabet="abAB é", min_size=1, max_size=3),
+)
+def test_column_search_matches_the_naive_definition(batches, needle):
+    """The column search finds exactly the values that contain the needle, case-insensitively,
+    across ingestion batches; and the record mask built from those ids marks exactly the records
+    holding them (also past 256 values, where ids no longer fit a byte)."""
+    from widgets.hooklog_view import _Column
+
+    column = _Column()
+    records: list[str | None] = []
+    for batch in batches:
+        column.extend(batch)
+        records.extend(batch)
+        column.ids_matching(needle.lower())  # build the haystack between batches too
+    filler = [f"x{i}" for i in range(300)] if len(column.values) < 300 else []
+    column.extend(filler)
+    records.extend(filler)
+    low = needle.lower()
+    expected = {i for i, v in enumerate(column.values) if low in ("" if v is None else v.lower())}
+    ids = column.ids_matching(low)
+    assert ids == expected
+    mask = column.mask(ids)
+    assert list(mask) == [int(column.ids[v] in expected) for v in records]
+    assert column.mask(ids, start=len(records) // 2) == mask[len(records) // 2 :]
+
+
+def test_column_keeps_its_ids_when_it_outgrows_one_byte() -> None:
+    """Regression: past 256 distinct values the ids move from a bytearray to array('I'); the
+    bytes were taken as raw machine words (a crash, or four ids packed into one)."""
+    from widgets.hooklog_view import _Column
+
+    column = _Column()
+    early = ["a", "b", "c", "a", "b"]  # 5 records: not a multiple of 4 either
+    column.extend(early)
+    late = [f"reason {i}" for i in range(400)]
+    column.extend(late)
+    assert [column.value(i) for i in range(len(early) + len(late))] == early + late

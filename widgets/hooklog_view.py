@@ -131,7 +131,7 @@ class _Column:
             longest = max((cell_len(v) for v in ordered if v is not None), default=0)
             self.max_len = max(self.max_len, longest)
             if isinstance(self.data, bytearray) and len(self.values) > 256:
-                self.data = array("I", self.data)
+                self.data = array("I", list(self.data))  # ids, not raw bytes
         if isinstance(self.data, bytearray):
             self.data += bytes(map(ids.__getitem__, values))
         else:
@@ -159,11 +159,17 @@ class _Column:
                 table[i] = 1
             part = data[start:] if start else data
             return bytes(part.translate(table))
-        table = bytearray(len(self.values))
-        for i in allowed:
-            table[i] = 1
-        part = data[start:] if start else data
-        return bytes(map(table.__getitem__, part))
+        # ids wider than a byte: a vectorised table lookup (a Python map took ~65 ms at 1M)
+        import numpy as np
+
+        lookup = np.zeros(len(self.values), dtype=np.uint8)
+        if allowed:
+            lookup[np.fromiter(allowed, dtype=np.intp, count=len(allowed))] = 1
+        ids = np.frombuffer(data, dtype=f"u{data.itemsize}")
+        try:
+            return lookup[ids[start:]].tobytes()
+        finally:
+            del ids  # release the buffer view: the array must stay resizable
 
     def ids_of(self, allowed: Iterable[str | None]) -> set[int]:
         return {self.ids[v] for v in allowed if v in self.ids}
