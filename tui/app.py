@@ -13,8 +13,10 @@ several pile up, :meth:`SessionUpdated.can_replace` folds the older deltas into 
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections.abc import Callable, Iterable
+from concurrent.futures import Future
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar
@@ -152,6 +154,11 @@ class PhasewatchApp(ReviewConsole, App[int]):
             screen = cls(name=cls.NAME)
             self.data_screens[cls.NAME] = screen
             self.install_screen(screen, cls.NAME)
+        # Read the project while Textual starts (compose and the first paint take ~0.25 s):
+        # the first data is ready when the screen is. See run_watcher.
+        self._first_read: Future[tuple[ProjectSession, SessionUpdate]] = _read_in_background(
+            path, self.clock
+        )
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -193,16 +200,20 @@ class PhasewatchApp(ReviewConsole, App[int]):
 
     @work(exclusive=True, group="watch", name="watch", exit_on_error=False)
     async def run_watcher(self) -> None:
-        """ONE async worker: watch, refresh in a thread (sequentially), post the update."""
-        session = await asyncio.to_thread(ProjectSession, self.path, clock=self.clock)
+        """ONE async worker: watch, refresh in a thread (sequentially), post the update.
+
+        The first read was started in the background when the app was built; it is shown at
+        once. The watcher's initial batch then re-reads everything with the OS watch in place,
+        so nothing written between that first read and the watch is missed."""
+        session, first = await asyncio.wrap_future(self._first_read)
         self.session = session
         if self.project_id is not None and session.project.state_for(self.project_id) is None:
             self._notes.append(f"no project {self.project_id!r}")
         if not self.watch_enabled:
-            update = await asyncio.to_thread(session.refresh, None)
             self.watch_mode = "once"
-            self.post_message(SessionUpdated(update))
+            self.post_message(SessionUpdated(first))
             return
+        self.post_message(SessionUpdated(first))
         files, dirs = session.watch_targets()
         watcher = Watcher(files, dirs, root=session.root, **self.watcher_options)
         self.watcher = watcher
@@ -322,3 +333,21 @@ class PhasewatchApp(ReviewConsole, App[int]):
         yield SystemCommand(
             "Re-read files", "Compare every watched file now (r)", self.action_reread
         )
+
+
+def _read_in_background(
+    path: str | Path | None, clock: Clock
+) -> Future[tuple[ProjectSession, SessionUpdate]]:
+    """Discover the project and read it once, in a daemon thread (never raises here: a failure
+    is re-raised in the watcher worker, which reports it)."""
+    future: Future[tuple[ProjectSession, SessionUpdate]] = Future()
+
+    def run() -> None:
+        try:
+            session = ProjectSession(path, clock=clock)
+            future.set_result((session, session.refresh(None)))
+        except BaseException as exc:
+            future.set_exception(exc)
+
+    threading.Thread(target=run, name="phasewatch-first-read", daemon=True).start()
+    return future
