@@ -16,7 +16,7 @@ import pytest
 from core.decide import journal_path, read_journal
 from core.simulate import SimConfig, Simulator, StepEvent
 from tests import factories as F
-from tests.test_app_helpers import frozen_clock, wait_until, write_state
+from tests.test_app_helpers import frozen_clock, screen_text, wait_until, write_state
 from tui.app import PhasewatchApp
 from tui.screens.attention import AttentionScreen
 from tui.screens.dialogs import ConfirmDialog, RefusalDialog, TextPromptDialog
@@ -166,6 +166,10 @@ async def test_gate_opens_notifies_and_continue_lets_the_workflow_proceed(
         text = panel.text
         assert "05-test-strategy" in text and "gate_presented" in text
         assert "wall clock" in text and "Artifacts" in text
+        await pilot.pause()
+        rendered = screen_text(app)  # on screen, not only in the model: nothing clipped
+        for line in ("Timing", "wall clock", "Summary", "Artifacts", "Findings"):
+            assert line in rendered, line
         assert bells and any("05-test-strategy" in t["message"] for t in toasts)
         assert all(t.get("markup") is False for t in toasts)
         assert {"c", "r", "d"} <= footer_keys(app) and "u" not in footer_keys(app)

@@ -59,7 +59,7 @@ def gate_text(view: GateView, current: bool) -> Text:
     text.append("\n")
     text.append("Timing ", style="bold")
     text.append(f"started {view.started or '—'}   completed {view.completed or '—'}")
-    text.append(f"   wall clock {_minutes(view.wall_clock_minutes)}")
+    text.append(f"\n       wall clock {_minutes(view.wall_clock_minutes)}")
     text.append(f"   retries {view.retries if view.retries is not None else 0}")
     if view.retry_count:
         text.append(f"   retry_count {view.retry_count}")
@@ -105,7 +105,7 @@ class GatePanel(ModalScreen[None]):
     GatePanel { align: center middle; }
     GatePanel > #gate { width: 94%; height: 92%; border: thick $warning; background: $surface;
         padding: 0 1; }
-    GatePanel #gate-head { height: auto; max-height: 50%; }
+    GatePanel #gate-head { height: auto; }
     GatePanel #gate-head-box { height: auto; max-height: 45%; }
     GatePanel #gate-summary-box { height: 1fr; border-top: solid $primary-muted;
         border-title-color: $text-primary; }
