@@ -245,3 +245,21 @@ async def test_app_without_watcher_reads_once(repo: Path) -> None:
         assert "acme" in header_text(app).lower() or F.feature_state()["project"][
             "name"
         ] in header_text(app)
+
+
+async def test_matrix_columns_grow_for_values_that_arrive_later(tmp_path: Path) -> None:
+    """A column is sized by the first values it holds; an agent that only appears in a later
+    write must still show in full (DataTable.update_cell does not grow a column by default)."""
+    state = F.feature_state()
+    state["active_agent"] = None
+    write_state(state_file(tmp_path), state)
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot, app)
+        later = F.bump(state)
+        later["active_agent"] = "test-design-engineer"
+        write_state(state_file(tmp_path), later)
+        matrix = overview(app).query_one(LocationMatrix)
+        await wait_until(pilot, lambda: matrix.cell_updates > 0)
+        await pilot.pause()
+        assert "test-design-engineer" in screen_text(app)

@@ -164,7 +164,7 @@ class LocationMatrix(Vertical):
             else:
                 for (column, _), before, after in zip(COLUMNS, old, cells, strict=True):
                     if not same_text(before, after):
-                        table.update_cell(key, column, after)
+                        table.update_cell(key, column, after, update_width=True)
                         self.cell_updates += 1
             self._cells[key] = cells
         self._rows = unique
