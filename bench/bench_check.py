@@ -5,7 +5,6 @@ Prints medians over several runs; the target is that a headless check starts wel
 
 from __future__ import annotations
 
-import json
 import statistics
 import subprocess
 import sys
@@ -15,30 +14,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from _project import make_project  # noqa: E402  (bench/ is on sys.path as the script dir)
 
 
 def _project(tmp: Path) -> Path:
-    from tests.factories import feature_state  # realistic mid-workflow state
-
-    state = feature_state()
-    (tmp / ".isdlc").mkdir()
-    (tmp / ".isdlc" / "state.json").write_text(json.dumps(state, indent=2, ensure_ascii=False))
-    lines = [
-        json.dumps(
-            {
-                "ts": "2026-03-04T09:12:03.418Z",
-                "hook": "phase-loop-controller",
-                "event": "same-phase-bypass",
-                "phase": "06-implementation",
-                "agent": "software-developer",
-                "reason": f"intra-phase call {i}",
-            },
-            separators=(",", ":"),
-        )
-        for i in range(5000)
-    ]
-    (tmp / ".isdlc" / "hook-activity.log").write_text("\n".join(lines) + "\n")
-    return tmp
+    return make_project(tmp).parent.parent
 
 
 def _time(cmd: list[str], runs: int) -> float:

@@ -47,6 +47,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from _project import make_project  # noqa: E402  (bench/ is on sys.path as the script dir)
 
 N_WRITES = 60
 GAP_S = (0.10, 0.15)
@@ -79,32 +80,6 @@ def writer_main(path: Path, n: int, seed: int) -> None:
 
 
 # ---------------------------------------------------------------------------- helpers
-
-
-def make_project(tmp: Path) -> Path:
-    from core.simulate.files import render_state, write_truncate
-    from tests.factories import feature_state
-
-    isdlc = tmp / ".isdlc"
-    isdlc.mkdir()
-    state_path = isdlc / "state.json"
-    write_truncate(state_path, render_state(feature_state()))
-    lines = [
-        json.dumps(
-            {
-                "ts": f"2026-03-04T09:{i // 60 % 60:02d}:{i % 60:02d}.418Z",
-                "hook": "phase-loop-controller",
-                "event": "same-phase-bypass",
-                "phase": "05-test-strategy",
-                "agent": "test-design-engineer",
-                "reason": f"intra-phase call {i}",
-            },
-            separators=(",", ":"),
-        )
-        for i in range(5000)
-    ]
-    (isdlc / "hook-activity.log").write_text("\n".join(lines) + "\n")
-    return state_path
 
 
 def pct(values: list[float], q: float) -> float:

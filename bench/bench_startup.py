@@ -19,7 +19,6 @@ Then it stays idle ~3 s (still draining the pty) and reads ``VmRSS``/``VmHWM`` f
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 import pty
 import select
@@ -36,6 +35,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+import _project  # noqa: E402  (bench/ is on sys.path as the script dir)
 
 RUNS = 5
 COLS, ROWS = 120, 36
@@ -47,28 +47,8 @@ DATA_MARK = b"acme-api"  # project name from the state file, shown in the header
 
 
 def make_project(tmp: Path) -> Path:
-    from core.simulate.files import render_state, write_truncate
-    from tests.factories import feature_state
-
-    isdlc = tmp / ".isdlc"
-    isdlc.mkdir()
-    write_truncate(isdlc / "state.json", render_state(feature_state()))
-    lines = [
-        json.dumps(
-            {
-                "ts": f"2026-03-04T09:{i // 60 % 60:02d}:{i % 60:02d}.418Z",
-                "hook": "phase-loop-controller",
-                "event": "same-phase-bypass",
-                "phase": "05-test-strategy",
-                "agent": "test-design-engineer",
-                "reason": f"intra-phase call {i}",
-            },
-            separators=(",", ":"),
-        )
-        for i in range(5000)
-    ]
-    (isdlc / "hook-activity.log").write_text("\n".join(lines) + "\n")
-    return tmp
+    """The project directory (see bench/_project.py)."""
+    return _project.make_project(tmp).parent.parent
 
 
 def phasewatch_cmd() -> list[str]:
