@@ -222,28 +222,39 @@ class ReviewConsole:
         self, view: GateView, action: str, *, guidance: str | None = None, on_done: Done = None
     ) -> None:
         """Answer the review gate ``view`` shows (``seen`` = the document it came from)."""
-        if self.refuse_read_only(f"review {action}"):
-            return
-        path = self.state_path_for(view.source)
-        seen = view.raw
-
-        def call() -> decide.DecisionResult:
-            return decide.decide_review(path, action, guidance=guidance, seen=seen, via="tui")
-
-        self.submit_decision(f"review {action}", call, path, on_done)
+        self._decide_state(
+            f"review {action}", view.source, view.raw, decide.decide_review, action, on_done,
+            guidance=guidance,
+        )  # fmt: skip
 
     def decide_escalation_answer(
         self, snap: Snapshot, action: str, *, reason: str | None = None, on_done: Done = None
     ) -> None:
-        if self.refuse_read_only(f"escalation {action}"):
+        self._decide_state(
+            f"escalation {action}", snap.source, snap.raw, decide.decide_escalation, action,
+            on_done, reason=reason,
+        )  # fmt: skip
+
+    def _decide_state(
+        self,
+        label: str,
+        source: str,
+        seen: dict[str, Any] | None,
+        writer: Callable[..., decide.DecisionResult],
+        action: str,
+        on_done: Done,
+        **options: Any,
+    ) -> None:
+        """A decision on a state file: ``writer(path, action, seen=..., **options)`` through the
+        one decision writer, compared against ``seen``, the document the user looked at."""
+        if self.refuse_read_only(label):
             return
-        path = self.state_path_for(snap.source)
-        seen = snap.raw
+        path = self.state_path_for(source)
 
         def call() -> decide.DecisionResult:
-            return decide.decide_escalation(path, action, reason=reason, seen=seen, via="tui")
+            return writer(path, action, seen=seen, via="tui", **options)
 
-        self.submit_decision(f"escalation {action}", call, path, on_done)
+        self.submit_decision(label, call, path, on_done)
 
     def decide_plan(
         self, *, discard: bool = False, expect_sha256: str | None = None, on_done: Done = None
