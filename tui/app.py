@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from textual import work
-from textual.app import App, ScreenStackError, SystemCommand
+from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.screen import Screen
@@ -181,12 +181,9 @@ class PhasewatchApp(ReviewConsole, App[int]):
             stop()
 
     def _tick(self) -> None:
-        if not self.is_running:
+        if not self.is_running:  # shutting down (cleared before any screen closes)
             return
-        try:
-            screen = self.screen
-        except ScreenStackError:  # the clock fired once more while the app was shutting down
-            return
+        screen = self.screen
         if isinstance(screen, UpdateScreen):
             screen.tick(self.now())
 

@@ -165,11 +165,8 @@ class _Column:
         lookup = np.zeros(len(self.values), dtype=np.uint8)
         if allowed:
             lookup[np.fromiter(allowed, dtype=np.intp, count=len(allowed))] = 1
-        ids = np.frombuffer(data, dtype=f"u{data.itemsize}")
-        try:
-            return lookup[ids[start:]].tobytes()
-        finally:
-            del ids  # release the buffer view: the array must stay resizable
+        # the buffer view lives only in this expression: the array must stay resizable
+        return lookup[np.frombuffer(data, dtype=f"u{data.itemsize}")[start:]].tobytes()
 
     def ids_of(self, allowed: Iterable[str | None]) -> set[int]:
         return {self.ids[v] for v in allowed if v in self.ids}
