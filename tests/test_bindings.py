@@ -7,9 +7,11 @@ from typing import ClassVar
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import Footer
+from textual.widgets import Button, Footer
+from textual.widgets._footer import FooterKey
 
 from tui.bindings import binding_states, refresh_bindings_if_changed
+from widgets.footer import KeyFooter
 
 
 class Dynamic(App[None]):
@@ -56,3 +58,38 @@ async def test_refreshes_only_when_an_answer_changes() -> None:
         await pilot.pause()
         keys = {b.key for _, b, enabled, _ in app.screen.active_bindings.values() if enabled}
         assert {"a", "x"} <= keys
+
+
+class FooterApp(Dynamic):
+    def compose(self) -> ComposeResult:
+        yield Button("one")
+        yield Button("two")
+        yield KeyFooter()
+
+
+def footer_keys(app: App[None]) -> dict[str, bool]:
+    return {key.key: not key.disabled for key in app.query(FooterKey)}
+
+
+async def test_key_footer_rebuilds_only_when_its_keys_change() -> None:
+    app = FooterApp()
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        footer = app.query_one(KeyFooter)
+        assert footer_keys(app) == {"q": True, "ctrl+p": True}  # False from check_action: hidden
+        built = footer.rebuilds
+        assert built >= 1
+        # focus moves and explicit refreshes publish bindings_updated: same keys, no rebuild
+        await pilot.press("tab")
+        app.refresh_bindings()
+        app.screen.refresh_bindings()
+        await pilot.pause()
+        await pilot.pause()
+        assert footer.rebuilds == built
+        # an availability change shows, and costs one rebuild
+        app.waiting = True
+        app.refresh_bindings()
+        await pilot.pause()
+        await pilot.pause()
+        assert footer_keys(app) == {"a": True, "x": True, "q": True, "ctrl+p": True}
+        assert footer.rebuilds == built + 1

@@ -60,7 +60,14 @@ def test_json_document_shape(tmp_path, capsys):
     assert doc["summary"]["error"] == sum(f["severity"] == "error" for f in doc["findings"])
     finding = next(f for f in doc["findings"] if f["rule_id"] == "SYNC-STATUS")
     assert set(finding) == {
-        "rule_id", "severity", "source", "path", "expected", "actual", "message", "hint"
+        "rule_id",
+        "severity",
+        "source",
+        "path",
+        "expected",
+        "actual",
+        "message",
+        "hint",
     }
     assert finding["source"] == ".isdlc/state.json"
     assert doc["projects"][0]["state_version"] == state["state_version"]
@@ -78,7 +85,9 @@ def test_strict_fails_on_warnings(tmp_path, capsys):
         assert run(capsys, str(tmp_path), "--strict")[0] == 1
 
 
-@pytest.mark.parametrize("raw", ["{ not json", "[1, 2]", "\x00\xff garbage"], ids=["invalid", "array", "binary"])
+@pytest.mark.parametrize(
+    "raw", ["{ not json", "[1, 2]", "\x00\xff garbage"], ids=["invalid", "array", "binary"]
+)
 def test_unreadable_state_exits_2_with_a_finding(tmp_path, capsys, raw):
     project(tmp_path, raw=raw)
     code, out, _ = run(capsys, str(tmp_path), "--json")
@@ -135,5 +144,7 @@ def test_check_runs_without_textual_as_a_process(tmp_path):
         "bad = [m for m in sys.modules if m.split('.')[0] == 'textual'];"
         "sys.stderr.write(repr(bad)); raise SystemExit(rc if not bad else 99)"
     )
-    proc = subprocess.run([sys.executable, "-c", code, str(tmp_path)], cwd=ROOT, capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)], cwd=ROOT, capture_output=True, text=True
+    )
     assert proc.returncode == 0, proc.stderr

@@ -12,10 +12,11 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widget import Widget
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from core.review import AttentionItem, attention_items
 from core.session import SessionUpdate
+from widgets.footer import KeyFooter
 from widgets.header import format_elapsed
 
 from .console_base import ConsoleScreen
@@ -42,7 +43,7 @@ class AttentionScreen(ConsoleScreen):
             box.border_title = "Waiting for a human (oldest first)"
             yield Static("", id="attention-head", markup=False)
             yield DataTable(id="attention-table", cursor_type="row", zebra_stripes=True)
-        yield Footer()
+        yield KeyFooter()
 
     @property
     def table(self) -> DataTable[Any]:

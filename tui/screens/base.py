@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING, Any
 from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer
 
 from core.session import SessionUpdate
+from widgets.footer import KeyFooter
 from widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
@@ -88,7 +88,7 @@ class UpdateScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield from self.compose_body()
         yield StatusBar(id="status-bar")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         if self._pending is not None:

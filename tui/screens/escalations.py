@@ -13,12 +13,13 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.widget import Widget
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from core.protocol import parse_iso
 from core.review import escalation_key
 from core.session import SessionUpdate
 from core.snapshot import Snapshot
+from widgets.footer import KeyFooter
 from widgets.header import format_elapsed
 
 from .console_base import ConsoleScreen
@@ -55,7 +56,7 @@ class EscalationsScreen(ConsoleScreen):
             with VerticalScroll(id="esc-detail-box") as detail:
                 detail.border_title = "Detail"
                 yield Static("", id="esc-detail", markup=False)
-        yield Footer()
+        yield KeyFooter()
 
     @property
     def table(self) -> DataTable[Any]:

@@ -15,10 +15,11 @@ from typing import Any, ClassVar
 from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.widget import Widget
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from core.session import SessionUpdate
 from core.tdd import plan_hook_view, true_remaining
+from widgets.footer import KeyFooter
 from widgets.tdd_board import TddBoard
 
 from .console_base import ConsoleScreen
@@ -42,7 +43,7 @@ class PlanScreen(ConsoleScreen):
     def compose(self) -> Iterable[Widget]:
         yield TddBoard(id="plan-board")
         yield Static("", id="plan-note", markup=False)
-        yield Footer()
+        yield KeyFooter()
 
     @property
     def note_text(self) -> str:

@@ -19,11 +19,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from core.protocol import MAX_REDOS
 from core.review import GateView, read_review_summary, review_summary_path
 from core.sources import Project
+from widgets.footer import KeyFooter
 
 from ..bindings import refresh_bindings_if_changed
 from .dialogs import TextPromptDialog
@@ -132,7 +133,7 @@ class GatePanel(ModalScreen[None]):
                 summary.border_title = "Review summary"
                 yield Static(Text("loading…", style="dim"), id="gate-summary", markup=False)
             yield Static("", id="gate-note", markup=False)
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self._render_view()
