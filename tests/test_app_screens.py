@@ -119,6 +119,30 @@ async def test_hook_screen_shows_every_record_and_the_counts(tmp_path: Path) -> 
         await wait_until(pilot, lambda: screen.body.view.shown == len(lines))
 
 
+async def test_screens_are_built_when_first_shown_with_every_update_they_missed(
+    tmp_path: Path,
+) -> None:
+    """Only the overview exists at start; a screen built later still shows every hook record
+    and state version seen before it existed (several updates, merged)."""
+    (tmp_path / ".isdlc").mkdir()
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.updates_applied > 0)
+        assert set(app.data_screens) == {"overview"}
+        sim = Simulator(live_config(tmp_path))
+        await asyncio.to_thread(sim.run)
+        lines = log_lines(tmp_path)
+        await wait_until(pilot, lambda: app.updates_applied > 3)
+        await wait_until(pilot, lambda: app.session._hook_total == len(lines))
+        screen = await show(pilot, app, "2", "hooks")
+        await wait_until(pilot, lambda: len(shown_records(screen)) == len(lines))
+        assert [r["ts"] for r in shown_records(screen)] == [line["ts"] for line in lines]
+        timeline = await show(pilot, app, "3", "timeline")
+        assert isinstance(timeline, TimelineScreen)
+        await wait_until(pilot, lambda: len(timeline.entries) == len(app.session.timeline) > 3)
+        assert set(app.data_screens) == {"overview", "hooks", "timeline"}
+
+
 async def test_hook_screen_keeps_records_across_an_owner_rotation(tmp_path: Path) -> None:
     (tmp_path / ".isdlc").mkdir()
     log = HookLog(tmp_path / ".isdlc" / "hook-activity.log", max_bytes=10**9, keep_lines=20)

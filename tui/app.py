@@ -13,6 +13,7 @@ several pile up, :meth:`SessionUpdated.can_replace` folds the older deltas into 
 from __future__ import annotations
 
 import asyncio
+import importlib
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -32,32 +33,31 @@ from core.session import ProjectSession, SessionUpdate
 from core.watch import Watcher
 
 from .console import CONSOLE_BINDINGS, ReviewConsole
-from .screens import (
-    HelpScreen,
-    HistoryScreen,
-    HookActivityScreen,
-    OverviewScreen,
-    PluginsScreen,
-    ProjectSwitcher,
-    TddScreen,
-    TimelineScreen,
-    UpdateScreen,
-)
-from .screens.help import binding_rows
-from .screens.projects import project_lines
+from .screens.base import UpdateScreen
+from .screens.help import HelpScreen, binding_rows
+from .screens.projects import ProjectSwitcher, project_lines
 
 Clock = Callable[[], datetime]
 
-SCREEN_CLASSES: tuple[type[UpdateScreen], ...] = (
-    OverviewScreen,
-    HookActivityScreen,
-    TimelineScreen,
-    HistoryScreen,
-    TddScreen,
-    PluginsScreen,
-)
-SCREEN_NAMES = tuple(cls.NAME for cls in SCREEN_CLASSES)
+#: The data screens in key order (1-6): name -> (title, "module:Class"). A screen's module is
+#: imported when the screen is first shown: the first frame needs only the overview, and the
+#: others (hook log view, plugin registry, TDD board...) cost ~70 ms of imports at start-up.
+DATA_SCREENS: dict[str, tuple[str, str]] = {
+    "overview": ("Overview", "tui.screens.overview:OverviewScreen"),
+    "hooks": ("Hook activity", "tui.screens.panels:HookActivityScreen"),
+    "timeline": ("Timeline", "tui.screens.panels:TimelineScreen"),
+    "history": ("History", "tui.screens.panels:HistoryScreen"),
+    "tdd": ("TDD", "tui.screens.panels:TddScreen"),
+    "plugins": ("Plugins", "tui.screens.panels:PluginsScreen"),
+}
+SCREEN_NAMES = tuple(DATA_SCREENS)
 DARK, LIGHT = "textual-dark", "textual-light"
+
+
+def screen_class(name: str) -> type[UpdateScreen]:
+    """The class of the data screen ``name`` (imports its module)."""
+    module, _, cls = DATA_SCREENS[name][1].partition(":")
+    return getattr(importlib.import_module(module), cls)
 
 
 class SessionUpdated(Message):
@@ -149,11 +149,11 @@ class PhasewatchApp(ReviewConsole, App[int]):
         self._stop = asyncio.Event()
         self._notes: list[str] = []
         self.theme = DARK
+        #: The data screens built so far (see DATA_SCREENS); the overview is built at once.
         self.data_screens: dict[str, UpdateScreen] = {}
-        for cls in SCREEN_CLASSES:
-            screen = cls(name=cls.NAME)
-            self.data_screens[cls.NAME] = screen
-            self.install_screen(screen, cls.NAME)
+        #: Every update so far, merged, for the screens not built yet (they get it when built).
+        self._unbuilt_pending: SessionUpdate | None = None
+        self.data_screen("overview")
         # Read the project while Textual starts (compose and the first paint take ~0.25 s):
         # the first data is ready when the screen is. See run_watcher.
         self._first_read: Future[tuple[ProjectSession, SessionUpdate]] = _read_in_background(
@@ -249,6 +249,9 @@ class PhasewatchApp(ReviewConsole, App[int]):
         self.last_update = update
         if self.project_id is not None and update.project.state_for(self.project_id) is None:
             pass  # unknown id: update.snapshot() falls back to the default project
+        if len(self.data_screens) < len(DATA_SCREENS):
+            pending = self._unbuilt_pending
+            self._unbuilt_pending = update if pending is None else update.merged_after(pending)
         with self.batch_update():
             for screen in self.data_screens.values():
                 screen.show_update(update)
@@ -264,8 +267,23 @@ class PhasewatchApp(ReviewConsole, App[int]):
 
     # ------------------------------------------------------------------ actions
 
+    def data_screen(self, name: str) -> UpdateScreen:
+        """The data screen ``name``, built (and installed) on first use; it starts with every
+        update it missed, merged."""
+        screen = self.data_screens.get(name)
+        if screen is None:
+            screen = screen_class(name)(name=name)
+            self.data_screens[name] = screen
+            self.install_screen(screen, name)
+            if self._unbuilt_pending is not None:
+                screen.show_update(self._unbuilt_pending)
+            if len(self.data_screens) == len(DATA_SCREENS):
+                self._unbuilt_pending = None
+        return screen
+
     def action_show(self, name: str) -> None:
         if name in self.MODES:
+            self.data_screen(name)
             self.switch_mode(name)
 
     def action_toggle_theme(self) -> None:
@@ -274,7 +292,8 @@ class PhasewatchApp(ReviewConsole, App[int]):
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):
             return
-        self.push_screen(HelpScreen(binding_rows(self, self.screen)))
+        classes = {name: screen_class(name) for name in DATA_SCREENS}
+        self.push_screen(HelpScreen(binding_rows(self, self.screen, classes)))
 
     def action_switch_project(self) -> None:
         update = self.last_update
@@ -312,12 +331,11 @@ class PhasewatchApp(ReviewConsole, App[int]):
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        for cls in SCREEN_CLASSES:
-            key = SCREEN_NAMES.index(cls.NAME) + 1
+        for key, (name, (title, _where)) in enumerate(DATA_SCREENS.items(), start=1):
             yield SystemCommand(
-                f"Show {cls.TITLE}",
-                f"Switch to the {cls.TITLE} screen (key {key})",
-                lambda name=cls.NAME: self.action_show(name),
+                f"Show {title}",
+                f"Switch to the {title} screen (key {key})",
+                lambda name=name: self.action_show(name),
             )
         yield from self.console_commands(screen)
         yield SystemCommand(

@@ -1,26 +1,32 @@
 """Screens of the dashboard. Every data screen derives from :class:`UpdateScreen` and receives
-every :class:`core.session.SessionUpdate` through :meth:`UpdateScreen.show_update`."""
+every :class:`core.session.SessionUpdate` through :meth:`UpdateScreen.show_update`.
 
-from .base import UpdateScreen
-from .help import HelpScreen
-from .overview import OverviewScreen
-from .panels import (
-    HistoryScreen,
-    HookActivityScreen,
-    PluginsScreen,
-    TddScreen,
-    TimelineScreen,
-)
-from .projects import ProjectSwitcher
+The names below are imported on first access (PEP 562), so importing one screen module does not
+import them all: the app builds the screens it is not showing yet only when they are asked for.
+"""
 
-__all__ = [
-    "HelpScreen",
-    "HistoryScreen",
-    "HookActivityScreen",
-    "OverviewScreen",
-    "PluginsScreen",
-    "ProjectSwitcher",
-    "TddScreen",
-    "TimelineScreen",
-    "UpdateScreen",
-]
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_WHERE = {
+    "UpdateScreen": "base",
+    "HelpScreen": "help",
+    "OverviewScreen": "overview",
+    "HistoryScreen": "panels",
+    "HookActivityScreen": "panels",
+    "PluginsScreen": "panels",
+    "TddScreen": "panels",
+    "TimelineScreen": "panels",
+    "ProjectSwitcher": "projects",
+}
+
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)

@@ -3,7 +3,7 @@ and its focused widget), never hand-written."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import ClassVar
 
 from rich.text import Text
@@ -14,9 +14,12 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
 
-def binding_rows(app, screen) -> list[tuple[str, str, str]]:
+def binding_rows(
+    app, screen, screens: Mapping[str, type] | None = None
+) -> list[tuple[str, str, str]]:
     """(keys, description, where) for every binding active on ``screen`` plus the app's own
-    and the bindings of each data screen (so keys of other screens are listed too)."""
+    and the bindings of each screen class in ``screens`` (name -> class: the data screens, so
+    keys of other screens are listed too)."""
     rows: list[tuple[str, str, str]] = []
     seen: set[tuple[str, str]] = set()
 
@@ -44,8 +47,8 @@ def binding_rows(app, screen) -> list[tuple[str, str, str]]:
         add(active.binding, where)
     for b in normalise(type(app).BINDINGS):
         add(b, "app")
-    for name, other in getattr(app, "data_screens", {}).items():
-        for b in normalise(type(other).BINDINGS):
+    for name, cls in (screens or {}).items():
+        for b in normalise(cls.BINDINGS):
             add(b, name)
     return rows
 
