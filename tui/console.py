@@ -21,9 +21,10 @@ In read-only mode every write action is hidden and refuses with a message.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import SystemCommand
@@ -37,12 +38,10 @@ from core.snapshot import Snapshot
 from core.sources import FileStamp
 
 from .bindings import refresh_bindings_if_changed
-from .screens.attention import AttentionScreen
 from .screens.console_base import ConsoleScreen
-from .screens.dialogs import RefusalDialog
-from .screens.escalations import EscalationsScreen
-from .screens.plan import PlanScreen
-from .screens.review import GatePanel
+
+if TYPE_CHECKING:
+    from .screens.review import GatePanel
 
 #: App-level bindings. Each console key has a visible binding (shown in the footer only when
 #: something is waiting there) and a hidden twin that always works.
@@ -56,11 +55,28 @@ CONSOLE_BINDINGS: list[Binding] = [
     Binding("a", "console_any('plan')", "Plan approval", show=False),
 ]
 
-CONSOLE_SCREENS: dict[str, type[ConsoleScreen]] = {
-    "attention": AttentionScreen,
-    "escalations": EscalationsScreen,
-    "plan": PlanScreen,
+#: name -> "module:Class"; imported when first opened (nothing waits at most start-ups).
+CONSOLE_SCREENS: dict[str, str] = {
+    "attention": "tui.screens.attention:AttentionScreen",
+    "escalations": "tui.screens.escalations:EscalationsScreen",
+    "plan": "tui.screens.plan:PlanScreen",
 }
+
+
+def console_screen_class(name: str) -> type[ConsoleScreen] | None:
+    where = CONSOLE_SCREENS.get(name)
+    if where is None:
+        return None
+    module, _, cls = where.partition(":")
+    return getattr(importlib.import_module(module), cls)
+
+
+def _gate_panel_class() -> type[GatePanel]:
+    from .screens.review import GatePanel
+
+    return GatePanel
+
+
 Done = Callable[[decide.DecisionResult], None] | None
 
 
@@ -89,8 +105,12 @@ class ReviewConsole:
         return view if view is not None and view.waiting else None
 
     def gate_panel(self) -> GatePanel | None:
-        for screen in reversed(self.screen_stack):  # type: ignore[attr-defined]
-            if isinstance(screen, GatePanel):
+        stack = self.screen_stack  # type: ignore[attr-defined]
+        if len(stack) < 2:  # only the data screen: no panel (and no need to import its module)
+            return None
+        panel_class = _gate_panel_class()
+        for screen in reversed(stack):
+            if isinstance(screen, panel_class):
                 return screen
         return None
 
@@ -117,7 +137,7 @@ class ReviewConsole:
                 timeout=8,
             )
             if self.gate_panel() is None:
-                self.push_screen(GatePanel(view, update.project))  # type: ignore[attr-defined]
+                self.push_screen(_gate_panel_class()(view, update.project))  # type: ignore[attr-defined]
         self._announce_escalations(snap)
         for screen in self.screen_stack:  # type: ignore[attr-defined]
             if isinstance(screen, ConsoleScreen):
@@ -150,8 +170,8 @@ class ReviewConsole:
             return self.waiting_gate() is not None
         if action == "console":
             name = str(parameters[0]) if parameters else ""
-            cls = CONSOLE_SCREENS.get(name)
-            if cls is not None and isinstance(self.screen, cls):  # type: ignore[attr-defined]
+            top = self.screen  # type: ignore[attr-defined]
+            if isinstance(top, ConsoleScreen) and name == top.NAME:
                 return False  # already there
             return self._relevant(name)
         return super().check_action(action, parameters)  # type: ignore[misc]
@@ -176,7 +196,7 @@ class ReviewConsole:
             if panel is not self.screen:  # type: ignore[attr-defined]
                 self.notify("The gate panel is already open.", markup=False, timeout=3)  # type: ignore[attr-defined]
             return
-        self.push_screen(GatePanel(view, self.last_update.project))  # type: ignore[attr-defined]
+        self.push_screen(_gate_panel_class()(view, self.last_update.project))  # type: ignore[attr-defined]
 
     def action_console(self, name: str) -> None:
         self.open_console(name)
@@ -185,7 +205,7 @@ class ReviewConsole:
         self.open_console(name)
 
     def open_console(self, name: str, **kwargs: Any) -> None:
-        cls = CONSOLE_SCREENS.get(name)
+        cls = console_screen_class(name)
         if cls is None:
             return
         top = self.screen  # type: ignore[attr-defined]
@@ -331,6 +351,8 @@ class ReviewConsole:
                 markup=False,
                 timeout=10,
             )
+            from .screens.dialogs import RefusalDialog
+
             self.push_screen(  # type: ignore[attr-defined]
                 RefusalDialog(
                     f"{label}: {result.outcome} — nothing was decided",

@@ -23,6 +23,7 @@ from .console_base import ConsoleScreen
 
 
 class AttentionScreen(ConsoleScreen):
+    NAME = "attention"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open_item", "Open"),
         Binding("escape", "back", "Back"),

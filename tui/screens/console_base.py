@@ -20,6 +20,8 @@ from ..bindings import refresh_bindings_if_changed
 
 
 class ConsoleScreen(Screen[None]):
+    #: The name the app opens it by (``tui.console.CONSOLE_SCREENS``).
+    NAME = ""
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "back", "Back")]
 
     def __init__(self, **kwargs: Any) -> None:

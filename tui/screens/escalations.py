@@ -27,6 +27,7 @@ from .dialogs import ConfirmDialog, TextPromptDialog
 
 
 class EscalationsScreen(ConsoleScreen):
+    NAME = "escalations"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("t", "answer('retry')", "Retry phase"),
         Binding("s", "answer('skip')", "Skip (override)"),

@@ -27,6 +27,7 @@ from .dialogs import ConfirmDialog
 
 
 class PlanScreen(ConsoleScreen):
+    NAME = "plan"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("a", "approve", "Approve plan…"),
         Binding("x", "discard", "Discard lock…"),
