@@ -233,6 +233,7 @@ class HookLogTailer:
         self._resync_waits = 0
         self._skipping = False  # discarding the rest of an over-long line
         self._line_no = 0
+        self.size = 0  # the file's size at the last poll
 
     @property
     def offset(self) -> int:
@@ -296,7 +297,7 @@ class HookLogTailer:
             os.close(fd)
 
     def _read(self, fd: int, st: os.stat_result) -> TailResult:
-        size = st.st_size
+        size = self.size = st.st_size
         ident = (st.st_dev, st.st_ino)
         replaced = truncated = rotated = reset = False
         if self._ident is not None and ident != self._ident:

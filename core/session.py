@@ -39,6 +39,10 @@ RAW_CAP = 200
 EVENTS_CAP = 500
 HOOK_WINDOW = 20_000  # newest hook records kept for the log audit and stats
 MERGE_RECORDS_CAP = 200_000  # hook records kept when updates are merged for an unseen screen
+# Bytes of the hook log parsed per refresh at most (~12k lines, ~0.15 s): a huge log is read
+# over several refreshes (``SessionUpdate.hook_pending``), so state changes are never stuck
+# behind it and the first screen does not wait for it.
+HOOK_READ_BYTES = 2 * 1024 * 1024
 DIFF_LIMIT = 200  # changed field paths recorded per timeline entry
 
 Clock = Callable[[], datetime]
@@ -172,6 +176,8 @@ class SessionUpdate:
     hook_rotations: int = 0  # rotations/rewrites of the log seen this session
     hook_rotated_at: datetime | None = None  # when the last one was seen
     hook_dropped: int = 0  # records dropped by merging (screen never shown, cap hit)
+    hook_pending: bool = False  # more of the log waits: refresh again with the log "changed"
+    hook_progress: tuple[int, int] | None = None  # (bytes read, file size) while pending
     # timeline and recent events
     timeline: list[TimelineEntry] = field(default_factory=list)
     timeline_total: int = 0
@@ -395,6 +401,7 @@ class ProjectSession:
         raw_cap: int = RAW_CAP,
         events_cap: int = EVENTS_CAP,
         hook_window: int = HOOK_WINDOW,
+        hook_read_bytes: int = HOOK_READ_BYTES,
         env: dict[str, str] | None = None,
     ) -> None:
         self._path = path
@@ -407,7 +414,9 @@ class ProjectSession:
         self.root = self.project.root
         self._tracks: dict[str, _StateTrack] = {}
         self._sync_tracks()
-        self.tailer = HookLogTailer(self.project.hook_log)
+        self.tailer = HookLogTailer(self.project.hook_log, max_read=hook_read_bytes)
+        self._hook_pending = False
+        self._hook_audit_due = False  # records arrived while the log was read in parts
         self._hook_window: deque[HookRecord] = deque(maxlen=hook_window)
         self._hook_total = 0
         self._hook_rotations = 0
@@ -548,6 +557,8 @@ class ProjectSession:
             hook_total=self._hook_total,
             hook_rotations=self._hook_rotations,
             hook_rotated_at=self._hook_rotated_at,
+            hook_pending=self._hook_pending,
+            hook_progress=(self.tailer.offset, self.tailer.size) if self._hook_pending else None,
             timeline=timeline,
             timeline_total=self._timeline_total,
             events=tuple(self.events),
@@ -671,7 +682,8 @@ class ProjectSession:
     # ------------------------------------------------------------------ hook log
 
     def _read_hooks(self, now: datetime) -> tuple[list[HookRecord], HookTail, bool]:
-        res = self.tailer.read_all()
+        res = self.tailer.poll()  # at most hook_read_bytes: the rest at the next refresh
+        self._hook_pending = res.pending
         p = self.project
         lines = _count_lines(p.hook_log) if res.rotated or res.reset else None
         tail = HookTail(
@@ -705,6 +717,10 @@ class ProjectSession:
         if res.records:
             self._hook_window.extend(res.records)
             self._hook_total += len(res.records)
+        if (res.records or self._hook_audit_due) and res.pending:
+            self._hook_audit_due = True  # audit once the log is caught up, not every part
+        elif res.records or self._hook_audit_due:
+            self._hook_audit_due = False
             current = None
             snap = self._default_snapshot()
             if snap is not None and snap.workflow is not None:

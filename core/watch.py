@@ -40,7 +40,7 @@ OWN_WRITE_TTL_S = 10.0
 _RETRY_S = 0.25
 _READY_TIMEOUT_S = 5.0  # after awatch failed to start (a directory vanished under it)
 
-BatchOrigin = Literal["initial", "events", "reconcile"]
+BatchOrigin = Literal["initial", "events", "reconcile", "more"]
 
 # Sentinel stamp for a target whose state was never observed (reported once if it exists).
 _UNSEEN: Any = object()
@@ -173,6 +173,12 @@ class Watcher:
         """Run the reconciliation pass now instead of at the next interval (thread-safe)."""
         self._wake(restart=False)
 
+    def again(self, paths: Iterable[Path]) -> None:
+        """Deliver ``paths`` in the next batch although nothing changed (origin ``"more"``): the
+        consumer has more to read there, e.g. a large log read in parts. Call it from the event
+        loop; new changes that arrive meanwhile join the same batch."""
+        self._put("more", paths)
+
     def expect_own_write(self, path: Path, stamp_after: FileStamp | None) -> None:
         """Announce that the app itself just wrote ``path`` leaving ``stamp_after`` on disk:
         the next change of ``path`` with that stamp is tagged as ours in :attr:`WatchBatch.own`."""
@@ -229,7 +235,13 @@ class Watcher:
                 if not paths and not dirs_changed:
                     continue
                 origins = frozenset(o for o, _, _ in items)
-                origin: BatchOrigin = "events" if "events" in origins else "reconcile"
+                origin: BatchOrigin = (
+                    "events"
+                    if "events" in origins
+                    else "reconcile"
+                    if "reconcile" in origins
+                    else "more"
+                )
                 # stat()ing our own writes needs a thread; most batches have none pending
                 own = (
                     await asyncio.to_thread(self._own_paths, paths)

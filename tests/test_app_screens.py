@@ -520,3 +520,29 @@ def test_view_entry_converts_the_session_timeline(tmp_path: Path) -> None:
     assert b.changed_paths == list(second.changed) and "state_version" in b.changed_paths
     assert b.note == "phasewatch's own write"
     assert "phases.05-test-strategy.status" in b.summary(limit=10)
+
+
+@pytest.mark.parametrize("watch", [True, False])
+async def test_a_large_hook_log_loads_in_parts_into_a_screen_not_shown(
+    tmp_path: Path, watch: bool
+) -> None:
+    """The log arrives over many updates (the watcher asks for the rest itself); the hook
+    screen, built but never shown, takes every record into its view as it comes, so nothing
+    piles up in its pending update and nothing is dropped."""
+    (tmp_path / ".isdlc").mkdir()
+    log = HookLog(tmp_path / ".isdlc" / "hook-activity.log", max_bytes=10**9)
+    for i in range(400):
+        log.append(TS.format(i // 60, i % 60), "gate-blocker", "allow", None, None, f"r{i}")
+    app = make_app(tmp_path, watch=watch, session_options={"hook_read_bytes": 2048})
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.updates_applied > 0)
+        screen = app.data_screen("hooks")  # built, not shown
+        view = screen.log_view
+        await wait_until(pilot, lambda: view.total == 400, timeout=30)
+        assert not screen.is_mounted and screen._pending is not None
+        assert screen._pending.hook_records == [] and screen._pending.hook_dropped == 0
+        assert app.updates_received > 10
+        assert app.last_update is not None and not app.last_update.hook_pending
+        shown = await show(pilot, app, "2", "hooks")
+        assert [r["reason"] for r in shown_records(shown)] == [f"r{i}" for i in range(400)]
+        assert "400 of 400 records" in screen_text(app)

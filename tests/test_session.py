@@ -247,3 +247,32 @@ def test_update_is_plain_data(repo: Path) -> None:
     u = ProjectSession(repo).refresh()
     assert isinstance(u, SessionUpdate)
     assert u.findings_for(None) == u.findings_for("")  # single project: id "" or None alike
+
+
+def test_a_large_hook_log_is_read_in_parts(repo: Path) -> None:
+    """Each refresh parses at most ``hook_read_bytes`` of the log: the rest is announced as
+    pending, with progress, and the log's audit runs once, when the reader has caught up."""
+    log = HookLog(repo / ".isdlc" / "hook-activity.log")
+    for i in range(300):
+        event = "block" if i % 50 == 0 else "allow"
+        log.append(F.ts(i), "gate-blocker", event, "05-test-strategy", "x", f"reason {i:04d}")
+    size = log.path.stat().st_size
+    s = ProjectSession(repo, clock=Tick(), hook_read_bytes=4096)
+    u = s.refresh()
+    assert u.hook_records and u.hook_pending
+    done, total = u.hook_progress
+    assert total == size and 0 < done <= 4096
+    assert u.hook_findings == [] and u.hook_stats == {}  # no audit of a partial log
+    seen = [r.reason for r in u.hook_records]
+    parts = 1
+    while u.hook_pending:
+        u = s.refresh({log.path})
+        assert all(r.valid for r in u.hook_records)  # parts end at line boundaries
+        seen += [r.reason for r in u.hook_records]
+        parts += 1
+        assert parts < 100
+    assert parts >= size // 4096
+    assert seen == [f"reason {i:04d}" for i in range(300)]  # every line once, in order
+    assert u.hook_progress is None and u.hook_total == 300
+    assert u.hook_stats["total"] == 300 and u.hook_findings  # audited once complete
+    assert s.refresh({log.path}).hook_records == []

@@ -234,3 +234,13 @@ def test_nearest_existing_dir(tmp_path: Path) -> None:
     (tmp_path / "x").mkdir()
     assert nearest_existing_dir(tmp_path / "x" / "y", tmp_path) == tmp_path / "x"
     assert nearest_existing_dir(Path("/"), tmp_path) is None
+
+
+async def test_again_delivers_the_paths_as_a_batch_without_a_change(project: Path) -> None:
+    state = project / ".isdlc" / "state.json"
+    watcher = Watcher({state}, {project / ".isdlc"}, root=project, reconcile_interval=60)
+    async with collecting(watcher) as c:
+        watcher.again([state])
+        await c.wait_for(lambda: any(b.origin == "more" for b in c.batches))
+        batch = next(b for b in c.batches if b.origin == "more")
+        assert batch.paths == {state} and batch.origins == {"more"}

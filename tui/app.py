@@ -91,7 +91,8 @@ class PhasewatchApp(ReviewConsole, App[int]):
 
     Test/bench keywords: ``clock`` (a callable returning an aware datetime: freezes elapsed time
     and "changed at" times), ``watch`` (False: one read at start, no watcher), ``watcher_options``
-    (passed to :class:`core.watch.Watcher`, e.g. ``reconcile_interval``, ``use_events``).
+    (passed to :class:`core.watch.Watcher`, e.g. ``reconcile_interval``, ``use_events``),
+    ``session_options`` (passed to :class:`core.session.ProjectSession`, e.g. ``hook_read_bytes``).
 
     ``demo``: an object with ``run()`` (blocking; run in a thread worker) and optionally
     ``stop()`` (called on exit), e.g. a ``core.simulate`` Simulator writing into ``path``.
@@ -128,6 +129,7 @@ class PhasewatchApp(ReviewConsole, App[int]):
         clock: Clock | None = None,
         watch: bool = True,
         watcher_options: dict[str, Any] | None = None,
+        session_options: dict[str, Any] | None = None,
     ) -> None:
         self._t0 = time.perf_counter()
         super().__init__()
@@ -157,7 +159,7 @@ class PhasewatchApp(ReviewConsole, App[int]):
         # Read the project while Textual starts (compose and the first paint take ~0.25 s):
         # the first data is ready when the screen is. See run_watcher.
         self._first_read: Future[tuple[ProjectSession, SessionUpdate]] = _read_in_background(
-            path, self.clock
+            path, self.clock, session_options or {}
         )
 
     # ------------------------------------------------------------------ lifecycle
@@ -209,6 +211,10 @@ class PhasewatchApp(ReviewConsole, App[int]):
         if not self.watch_enabled:
             self.watch_mode = "once"
             self.post_message(SessionUpdated(first))
+            update = first
+            while update.hook_pending:  # the rest of a large log, in parts
+                update = await asyncio.to_thread(session.refresh, [session.project.hook_log])
+                self.post_message(SessionUpdated(update))
             return
         self.post_message(SessionUpdated(first))
         files, dirs = session.watch_targets()
@@ -221,6 +227,8 @@ class PhasewatchApp(ReviewConsole, App[int]):
             if update.targets_changed:
                 watcher.set_targets(update.watch_files, update.watch_dirs)
             self.post_message(SessionUpdated(update))
+            if update.hook_pending:  # a large log is read in parts, between other changes
+                watcher.again([session.project.hook_log])
         self.watch_mode = "stopped"
 
     @work(thread=True, exclusive=True, group="demo", name="demo", exit_on_error=False)
@@ -351,7 +359,7 @@ class PhasewatchApp(ReviewConsole, App[int]):
 
 
 def _read_in_background(
-    path: str | Path | None, clock: Clock
+    path: str | Path | None, clock: Clock, options: dict[str, Any]
 ) -> Future[tuple[ProjectSession, SessionUpdate]]:
     """Discover the project and read it once, in a daemon thread (never raises here: a failure
     is re-raised in the watcher worker, which reports it)."""
@@ -359,7 +367,7 @@ def _read_in_background(
 
     def run() -> None:
         try:
-            session = ProjectSession(path, clock=clock)
+            session = ProjectSession(path, clock=clock, **options)
             future.set_result((session, session.refresh(None)))
         except BaseException as exc:
             future.set_exception(exc)

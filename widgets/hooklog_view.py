@@ -108,12 +108,13 @@ class _Frozen:
 class _Column:
     """Interned values of one field: ``values[id]`` plus one id per record."""
 
-    __slots__ = ("_lower", "data", "ids", "max_len", "values")
+    __slots__ = ("_lower", "data", "ids", "max_len", "tally", "values")
 
     def __init__(self) -> None:
         self.values = _Frozen()  # id -> value
         self.ids: dict[str | None, int] = {}  # value -> id (str/int only: GC-untracked)
         self.data: bytearray | array = bytearray()
+        self.tally: list[int] = []  # id -> records holding it (counts without a scan)
         self._lower = _Frozen()
         self.max_len = 0
 
@@ -122,7 +123,8 @@ class _Column:
 
     def extend(self, values: list[str | None]) -> None:
         ids = self.ids
-        new = set(values).difference(ids)
+        counted = Counter(values)
+        new = counted.keys() - ids.keys()
         if new:
             ordered = sorted(new, key=lambda v: (v is not None, v or ""))
             first = len(self.values)
@@ -132,6 +134,10 @@ class _Column:
             self.max_len = max(self.max_len, longest)
             if isinstance(self.data, bytearray) and len(self.values) > 256:
                 self.data = array("I", list(self.data))  # ids, not raw bytes
+            self.tally.extend([0] * len(ordered))
+        tally = self.tally
+        for value, n in counted.items():
+            tally[ids[value]] += n
         if isinstance(self.data, bytearray):
             self.data += bytes(map(ids.__getitem__, values))
         else:
@@ -175,9 +181,13 @@ class _Column:
         return {i for i, v in enumerate(self.lower_values()) if needle in v}
 
     def counts(self, index: Iterable[int] | None = None) -> dict[str | None, int]:
-        data = self.data
-        counter = Counter(data if index is None else map(data.__getitem__, index))
+        """Records per value, most frequent first (``index``: only those records)."""
         values = self.values
+        if index is None:
+            ranked = sorted(((n, i) for i, n in enumerate(self.tally) if n), key=lambda t: -t[0])
+            return {values[i]: n for n, i in ranked}
+        data = self.data
+        counter = Counter(map(data.__getitem__, index))
         return {values[i]: n for i, n in counter.most_common()}
 
 
@@ -631,7 +641,12 @@ class HookLogView(ScrollView, can_focus=True):
         row = min(int(self.scroll_y), self.shown - 1)
         return self.record_at(row)
 
+    def on_mount(self) -> None:
+        self._content_changed()  # records fed before the view was mounted
+
     def _content_changed(self, anchor: int | None = None) -> None:
+        if not self.is_mounted:  # fed before mount (a screen not shown yet): laid out on mount
+            return
         layout = self._compute_layout()
         width = layout.prefix + max(self._reason.max_len, 60)
         width = min(width, layout.prefix + MAX_REASON_CELLS)
@@ -889,9 +904,17 @@ class HookLogScreenBody(Vertical):
     ]
 
     def __init__(
-        self, *, name: str | None = None, id: str | None = None, classes: str | None = None
+        self,
+        *,
+        view: HookLogView | None = None,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
     ) -> None:
+        """``view``: a view built (and possibly fed) beforehand, e.g. by a screen that receives
+        records before it is first shown."""
         super().__init__(name=name, id=id, classes=classes)
+        self._view = view or HookLogView(id="hooklog-view")
         self._known: dict[str, tuple[Any, ...]] = {}
         self._syncing = 0
 
@@ -901,33 +924,33 @@ class HookLogScreenBody(Vertical):
             yield Select[Any]([], prompt="hook: any", id="hooklog-hook")
             yield Select[Any]([], prompt="event: any", id="hooklog-event")
             yield Select[Any]([], prompt="phase: any", id="hooklog-phase")
-        yield HookLogView(id="hooklog-view")
+        yield self._view
         yield Static("", id="hooklog-status", markup=False)
         yield HookStats(id="hooklog-stats")
 
     @property
     def view(self) -> HookLogView:
-        return self.query_one(HookLogView)
+        return self._view
 
     @property
     def stats(self) -> HookStats:
         return self.query_one(HookStats)
 
     def on_mount(self) -> None:
-        self._refresh_side()
+        self.refresh_side()
 
     # ------------------------------------------------------------------ feed
     def append(self, records: Sequence[Any]) -> None:
         self.view.append(records)
-        self._refresh_side()
+        self.refresh_side()
 
     def note_rotation(self, n_lines_kept: int, when: datetime | None = None) -> None:
         self.view.note_rotation(n_lines_kept, when)
-        self._refresh_side()
+        self.refresh_side()
 
     def clear(self) -> None:
         self.view.clear()
-        self._refresh_side()
+        self.refresh_side()
 
     # --------------------------------------------------------------- filters
     def _select_value(self, select_id: str) -> frozenset[str | None] | None:
@@ -945,7 +968,7 @@ class HookLogScreenBody(Vertical):
             phases=self._select_value("hooklog-phase"),
             text=self.query_one("#hooklog-search", Input).value or None,
         )
-        self._refresh_side()
+        self.refresh_side()
 
     @on(Input.Changed, "#hooklog-search")
     def _search_changed(self) -> None:
@@ -979,7 +1002,7 @@ class HookLogScreenBody(Vertical):
         self._apply_filter()
 
     # ---------------------------------------------------------------- status
-    def _refresh_side(self) -> None:
+    def refresh_side(self) -> None:
         view = self.view
         self._sync_options("hooklog-hook", view.distinct("hook"))
         self._sync_options("hooklog-event", view.distinct("event"))

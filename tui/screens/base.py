@@ -129,8 +129,15 @@ class UpdateScreen(Screen[None]):
             notes.append(f"hook log {what}{times} (last {when})")
         if tail.error:
             notes.append("hook log: " + tail.error)
+        if update.hook_progress is not None:
+            done, size = update.hook_progress
+            notes.append(f"reading the hook log: {done * 100 // max(size, 1)}% of {_mb(size)}")
         notes.extend(getattr(self.app, "status_notes", lambda: [])())
         bar.show(mode, update.state_file(self.project_id), others, notes, update.at)
+
+
+def _mb(size: int) -> str:
+    return f"{size / 1_048_576:.0f} MB" if size >= 10_485_760 else f"{size / 1_048_576:.1f} MB"
 
 
 def describe(value: Any) -> str:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -36,7 +37,7 @@ from core.session import RAW_CAP, TIMELINE_CAP, SessionUpdate, view_entry
 from core.tdd import plan_hook_view, true_remaining
 from core.timeline import TimelineEntry as ViewEntry
 from widgets.history_view import HistoryView
-from widgets.hooklog_view import HookLogScreenBody
+from widgets.hooklog_view import HookLogScreenBody, HookLogView
 from widgets.plugin_table import PluginTable
 from widgets.tdd_board import TddBoard
 from widgets.timeline_view import TimelineView
@@ -128,9 +129,14 @@ class HookActivityScreen(PanelScreen):
         super().__init__(name=name, id=id)
         self.appends = 0  # append calls made (one per update with records)
         self.rotations_noted = 0
+        # Built now and fed with every update's records even before the screen is first shown:
+        # the records go straight into its compact columns instead of piling up as objects in
+        # a pending update (a large log is read in many parts).
+        self.log_view = HookLogView(id="hooklog-view")
+        self._fed = False  # the update being applied brought records or a rotation marker
 
     def compose_main(self) -> Iterable[Widget]:
-        yield HookLogScreenBody(id="hooks-body")
+        yield HookLogScreenBody(view=self.log_view, id="hooks-body")
         yield Static("", id="panel-notes", markup=False)
 
     @property
@@ -141,15 +147,29 @@ class HookActivityScreen(PanelScreen):
     def body(self) -> HookLogScreenBody:
         return self.query_one("#hooks-body", HookLogScreenBody)
 
+    def show_update(self, update: SessionUpdate) -> None:
+        """Feed the records (and a rotation marker) to the view at once, shown or not; the rest
+        of the update follows the usual path (applied now, or merged until the screen shows)."""
+        view = self.log_view
+        tail = update.hook_tail
+        fed = False
+        if tail.rotation and view.total:
+            view.note_rotation(tail.lines or 0, update.at)
+            self.rotations_noted += 1
+            fed = True
+        if update.hook_records:
+            view.append(update.hook_records)
+            self.appends += 1
+            fed = True
+            update = replace(update, hook_records=[])
+        self._fed = fed
+        super().show_update(update)
+
     def apply_update(self, update: SessionUpdate) -> None:
         body = self.body
         tail = update.hook_tail
-        if tail.rotation and body.view.total:
-            body.note_rotation(tail.lines or 0, update.at)
-            self.rotations_noted += 1
-        if update.hook_records:
-            body.append(update.hook_records)
-            self.appends += 1
+        if self._fed or not self._rendered:
+            body.refresh_side()
         if body.view.total:
             self.show_empty(None)
         elif tail.error:
