@@ -13,7 +13,6 @@ several pile up, :meth:`SessionUpdated.can_replace` folds the older deltas into 
 from __future__ import annotations
 
 import asyncio
-import importlib
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -33,6 +32,7 @@ from core.session import ProjectSession, SessionUpdate
 from core.watch import Watcher
 
 from .console import CONSOLE_BINDINGS, ReviewConsole
+from .screens import load
 from .screens.base import UpdateScreen
 from .screens.help import HelpScreen, binding_rows
 from .screens.projects import ProjectSwitcher, project_lines
@@ -56,8 +56,7 @@ DARK, LIGHT = "textual-dark", "textual-light"
 
 def screen_class(name: str) -> type[UpdateScreen]:
     """The class of the data screen ``name`` (imports its module)."""
-    module, _, cls = DATA_SCREENS[name][1].partition(":")
-    return getattr(importlib.import_module(module), cls)
+    return load(DATA_SCREENS[name][1])
 
 
 class SessionUpdated(Message):

@@ -21,7 +21,6 @@ In read-only mode every write action is hidden and refuses with a message.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -38,6 +37,7 @@ from core.snapshot import Snapshot
 from core.sources import FileStamp
 
 from .bindings import refresh_bindings_if_changed
+from .screens import load
 from .screens.console_base import ConsoleScreen
 
 if TYPE_CHECKING:
@@ -67,8 +67,7 @@ def console_screen_class(name: str) -> type[ConsoleScreen] | None:
     where = CONSOLE_SCREENS.get(name)
     if where is None:
         return None
-    module, _, cls = where.partition(":")
-    return getattr(importlib.import_module(module), cls)
+    return load(where)
 
 
 def _gate_panel_class() -> type[GatePanel]:

@@ -25,8 +25,14 @@ _WHERE = {
 __all__ = sorted(_WHERE)
 
 
+def load(where: str) -> Any:
+    """The object named by ``"package.module:Name"``, importing its module (once)."""
+    module, _, name = where.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
 def __getattr__(name: str) -> Any:
     module = _WHERE.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    return load(f"{__name__}.{module}:{name}")
