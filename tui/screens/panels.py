@@ -133,7 +133,6 @@ class HookActivityScreen(PanelScreen):
         # the records go straight into its compact columns instead of piling up as objects in
         # a pending update (a large log is read in many parts).
         self.log_view = HookLogView(id="hooklog-view")
-        self._fed = False  # the update being applied brought records or a rotation marker
 
     def compose_main(self) -> Iterable[Widget]:
         yield HookLogScreenBody(view=self.log_view, id="hooks-body")
@@ -151,10 +150,9 @@ class HookActivityScreen(PanelScreen):
         """Feed the records (and a rotation marker) to the view at once, shown or not; the rest
         of the update follows the usual path (applied now, or merged until the screen shows)."""
         view = self.log_view
-        tail = update.hook_tail
         fed = False
-        if tail.rotation and view.total:
-            view.note_rotation(tail.lines or 0, update.at)
+        if update.hook_tail.rotation and view.total:
+            view.note_rotation(update.hook_tail.lines or 0, update.at)
             self.rotations_noted += 1
             fed = True
         if update.hook_records:
@@ -162,14 +160,13 @@ class HookActivityScreen(PanelScreen):
             self.appends += 1
             fed = True
             update = replace(update, hook_records=[])
-        self._fed = fed
+        if fed and self.is_mounted:  # (a body mounted later counts on its own mount)
+            self.body.refresh_side()
         super().show_update(update)
 
     def apply_update(self, update: SessionUpdate) -> None:
         body = self.body
         tail = update.hook_tail
-        if self._fed or not self._rendered:
-            body.refresh_side()
         if body.view.total:
             self.show_empty(None)
         elif tail.error:
