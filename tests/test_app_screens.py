@@ -546,3 +546,25 @@ async def test_a_large_hook_log_loads_in_parts_into_a_screen_not_shown(
         shown = await show(pilot, app, "2", "hooks")
         assert [r["reason"] for r in shown_records(shown)] == [f"r{i}" for i in range(400)]
         assert "400 of 400 records" in screen_text(app)
+
+
+async def test_the_hook_screen_is_built_with_the_first_records_and_keeps_them_all(
+    tmp_path: Path,
+) -> None:
+    """Nobody opens the hook screen: it is built anyway once records arrive, so they go into
+    its view, and the update kept for the screens not built yet stops carrying them."""
+    (tmp_path / ".isdlc").mkdir()
+    app = make_app(tmp_path, session_options={"hook_read_bytes": 2048})
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.updates_applied > 0)
+        assert set(app.data_screens) == {"overview"}  # no log yet: nothing to take in
+        log = HookLog(tmp_path / ".isdlc" / "hook-activity.log", max_bytes=10**9)
+        for i in range(300):
+            log.append(TS.format(i // 60, i % 60), "gate-blocker", "allow", None, None, f"r{i}")
+        await wait_until(pilot, lambda: "hooks" in app.data_screens)
+        view = app.data_screens["hooks"].log_view
+        await wait_until(pilot, lambda: view.total == 300, timeout=30)
+        assert app.screen is app.data_screens["overview"]
+        assert app._unbuilt_pending is not None and app._unbuilt_pending.hook_records == []
+        screen = await show(pilot, app, "2", "hooks")
+        assert [r["reason"] for r in shown_records(screen)] == [f"r{i}" for i in range(300)]

@@ -17,6 +17,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar
@@ -42,6 +43,8 @@ Clock = Callable[[], datetime]
 #: The data screens in key order (1-6): name -> (title, "module:Class"). A screen's module is
 #: imported when the screen is first shown: the first frame needs only the overview, and the
 #: others (hook log view, plugin registry, TDD board...) cost ~70 ms of imports at start-up.
+#: The hook screen is the exception: it is built shortly after the first hook records arrive,
+#: to take every record in as it comes (see PhasewatchApp._keep_for_unbuilt).
 DATA_SCREENS: dict[str, tuple[str, str]] = {
     "overview": ("Overview", "tui.screens.overview:OverviewScreen"),
     "hooks": ("Hook activity", "tui.screens.panels:HookActivityScreen"),
@@ -52,6 +55,7 @@ DATA_SCREENS: dict[str, tuple[str, str]] = {
 }
 SCREEN_NAMES = tuple(DATA_SCREENS)
 DARK, LIGHT = "textual-dark", "textual-light"
+HOOK_SCREEN_DELAY_S = 0.3  # the hook screen is built this long after the first hook records
 
 
 def screen_class(name: str) -> type[UpdateScreen]:
@@ -154,6 +158,7 @@ class PhasewatchApp(ReviewConsole, App[int]):
         self.data_screens: dict[str, UpdateScreen] = {}
         #: Every update so far, merged, for the screens not built yet (they get it when built).
         self._unbuilt_pending: SessionUpdate | None = None
+        self._hook_screen_due = False
         self.data_screen("overview")
         # Read the project while Textual starts (compose and the first paint take ~0.25 s):
         # the first data is ready when the screen is. See run_watcher.
@@ -254,11 +259,8 @@ class PhasewatchApp(ReviewConsole, App[int]):
         update = message.update
         self.updates_received += 1 + message.merged
         self.last_update = update
-        if self.project_id is not None and update.project.state_for(self.project_id) is None:
-            pass  # unknown id: update.snapshot() falls back to the default project
         if len(self.data_screens) < len(DATA_SCREENS):
-            pending = self._unbuilt_pending
-            self._unbuilt_pending = update if pending is None else update.merged_after(pending)
+            self._keep_for_unbuilt(update)
         with self.batch_update():
             for screen in self.data_screens.values():
                 screen.show_update(update)
@@ -266,6 +268,23 @@ class PhasewatchApp(ReviewConsole, App[int]):
         self.updates_applied += 1
         if self.first_data_seconds is None:
             self.first_data_seconds = time.perf_counter() - self._t0
+
+    def _keep_for_unbuilt(self, update: SessionUpdate) -> None:
+        """Merge ``update`` into what the screens not built yet will get. Hook records are read
+        by the hook screen alone: it is built shortly after the first ones arrive (off the
+        start-up frames), so they go into its compact columns, not into this merge, where a
+        large log would pile up as objects and be cut at the merge cap."""
+        if update.hook_records and "hooks" in self.data_screens:
+            update = replace(update, hook_records=[])
+        elif update.hook_records and not self._hook_screen_due:
+            self._hook_screen_due = True  # once the start-up frames are out (~60 ms of imports)
+            self.set_timer(HOOK_SCREEN_DELAY_S, self._build_hook_screen)
+        pending = self._unbuilt_pending
+        self._unbuilt_pending = update if pending is None else update.merged_after(pending)
+
+    def _build_hook_screen(self) -> None:
+        if self.is_running:
+            self.data_screen("hooks")
 
     def _refresh_status(self) -> None:
         for screen in self.data_screens.values():
@@ -282,8 +301,11 @@ class PhasewatchApp(ReviewConsole, App[int]):
             screen = screen_class(name)(name=name)
             self.data_screens[name] = screen
             self.install_screen(screen, name)
-            if self._unbuilt_pending is not None:
-                screen.show_update(self._unbuilt_pending)
+            pending = self._unbuilt_pending
+            if pending is not None:
+                screen.show_update(pending)
+                if name == "hooks":  # their only reader has them: stop carrying them
+                    self._unbuilt_pending = replace(pending, hook_records=[], hook_dropped=0)
             if len(self.data_screens) == len(DATA_SCREENS):
                 self._unbuilt_pending = None
         return screen
