@@ -39,10 +39,8 @@ MAX_LINE = 1024 * 1024  # a longer "line" is reported invalid and skipped up to 
 RAW_KEEP = 500  # characters of an invalid line kept in ``raw``
 MEMORY = 16  # lines remembered to re-find our position after a rotation
 _CHUNK = 1024 * 1024
-_RESYNC_PATIENCE = 3
-RESYNC_SCAN = (
-    64 * 1024 * 1024
-)  # bytes searched (backwards) for our position after a rotation  # polls to wait for a half-written rewrite before giving up on the overlap
+_RESYNC_PATIENCE = 3  # polls to wait for a half-written rewrite before giving up on the overlap
+RESYNC_SCAN = 64 * 1024 * 1024  # bytes searched (backwards) for our position after a rotation
 _LONG_SENTINEL = b"\x00phasewatch-overlong-line\x00"
 
 _JSON = json.JSONDecoder(strict=False)
@@ -443,17 +441,204 @@ class HookLogTailer:
     def _emit(self, block: bytes, start: int, out: list[HookRecord]) -> None:
         """Parse ``block`` (complete lines joined by newlines, last newline excluded)."""
         lines = block.split(b"\n")
-        offset = start
-        n = self._line_no
-        append = out.append
-        for raw in lines:
-            n += 1
-            append(parse_line(raw, n, offset))
-            offset += len(raw) + 1
-        self._line_no = n
+        _parse_lines(lines, self._line_no + 1, start, self.max_line, out)
+        self._line_no += len(lines)
         keep = self._recent.maxlen or 1
         self._recent.extend(lines[-keep:])
         self._contig = min(self._contig + len(lines), keep)
+
+    # -- starting at the end ------------------------------------------------------------------
+
+    def start_at_end(self, min_skip: int = 0) -> HookLogBackfill | None:
+        """Before the first poll: skip the complete lines the file holds now, so polls read only
+        what gets appended, and return a reader of the skipped lines (newest part first, with
+        their true line numbers). A viewer of a huge log shows its newest lines at once.
+
+        Returns None and leaves the tailer as it was when the file is missing, unreadable, holds
+        at most ``min_skip`` bytes, or its last line boundary is not within ``max_line`` bytes
+        of the end. Costs one pass counting the newlines of the skipped part (~1 ms per MB).
+        """
+        if self._ident is not None or self._offset or self._line_no:
+            return None  # already reading: too late to skip
+        try:
+            fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        except OSError:
+            return None
+        try:
+            st = os.fstat(fd)
+            size = st.st_size
+            if not stat.S_ISREG(st.st_mode) or size <= max(0, min_skip):
+                os.close(fd)
+                return None
+            tail = os.pread(fd, min(size, self.max_line + 1), size - min(size, self.max_line + 1))
+            cut = tail.rfind(b"\n")
+            if cut < 0:
+                os.close(fd)
+                return None
+            end = size - len(tail) + cut + 1  # just after the last complete line
+            lines = _count_newlines(fd, end)
+            self._seed_recent(fd, end)
+        except OSError:
+            os.close(fd)
+            return None
+        self._offset = end
+        self._line_no = lines
+        self._ident = (st.st_dev, st.st_ino)
+        self.size = size
+        return HookLogBackfill(fd, end, lines, part=self.max_read, max_line=self.max_line)
+
+    def _seed_recent(self, fd: int, end: int) -> None:
+        """Remember the lines just before ``end`` (the anchor that detects a rewrite)."""
+        window = min(end, 64 * 1024)
+        data = os.pread(fd, window, end - window)
+        lines = data[:-1].split(b"\n")
+        if window < end:
+            lines = lines[1:]  # the first one may be cut
+        keep = self._recent.maxlen or 1
+        self._recent.extend(lines[-keep:])
+        self._contig = min(len(lines), keep)
+
+
+def _parse_lines(
+    lines: list[bytes], first_no: int, offset: int, max_line: int, out: list[HookRecord]
+) -> None:
+    """Parse complete lines (no newlines) numbered from ``first_no`` starting at byte ``offset``;
+    a line of ``max_line`` bytes or more is reported invalid (skipped), as the tailer does for
+    one it cannot hold."""
+    append = out.append
+    n = first_no
+    if max(map(len, lines), default=0) < max_line:
+        for raw in lines:
+            append(parse_line(raw, n, offset))
+            offset += len(raw) + 1
+            n += 1
+        return
+    for raw in lines:
+        if len(raw) >= max_line:
+            text = raw[:RAW_KEEP].decode("utf-8", errors="replace")
+            append(_invalid(text, f"line longer than {max_line} bytes (skipped)", n, offset))
+        else:
+            append(parse_line(raw, n, offset))
+        offset += len(raw) + 1
+        n += 1
+
+
+def _count_newlines(fd: int, end: int) -> int:
+    count = 0
+    pos = 0
+    while pos < end:
+        chunk = os.pread(fd, min(8 * _CHUNK, end - pos), pos)
+        if not chunk:
+            break
+        count += chunk.count(b"\n")
+        pos += len(chunk)
+    return count
+
+
+class HookLogBackfill:
+    """Reads the lines a tailer skipped (bytes ``[0, end)`` when it started at the end), one
+    part of at most ``part`` bytes per :meth:`poll`, the newest part first. Each part's records
+    are in file order, with their true line numbers and offsets: a viewer puts each part before
+    everything it has. ``poll()`` never raises.
+
+    It holds the file open, so an atomic replace of the log does not disturb it. An in-place
+    rewrite (the owner's rotation) is detected before each part (the file is shorter than what
+    is left to read, or the line this reader stopped at is no longer there): the reader stops
+    with an ``error``; :attr:`remaining` bytes were not read.
+    """
+
+    ANCHOR = 4096  # bytes of the last line read that must still be in place
+
+    def __init__(self, fd: int, end: int, lines: int, *, part: int, max_line: int) -> None:
+        self._fd: int | None = fd
+        self._end = end  # bytes [0, _end) not read yet; _end is a line start
+        self._lines = lines  # complete lines in [0, _end)
+        self.part = max(1, part)
+        self.max_line = max(1, max_line)
+        self.total = end  # bytes to read in all
+        self._anchor = b""  # the start of the line at _end, as read
+
+    @property
+    def remaining(self) -> int:
+        """Bytes not read (yet, or ever once stopped on an error)."""
+        return self._end
+
+    @property
+    def done(self) -> bool:
+        return self._fd is None
+
+    def close(self) -> None:
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            os.close(fd)
+
+    def __del__(self) -> None:  # a reader dropped half-way must not leak its descriptor
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def poll(self) -> TailResult:
+        """The next older part (``pending``: more remains)."""
+        if self._fd is None:
+            return TailResult()
+        try:
+            return self._poll(self._fd)
+        except Exception as exc:  # defensive: never let the dashboard die on a log read
+            self.close()
+            return TailResult(error=f"{type(exc).__name__}: {exc}")
+
+    def _poll(self, fd: int) -> TailResult:
+        end = self._end
+        anchor = self._anchor
+        if os.fstat(fd).st_size < end or (anchor and os.pread(fd, len(anchor), end) != anchor):
+            self.close()
+            return TailResult(
+                truncated=True, error="the log was rewritten before its older lines were read"
+            )
+        lo = max(0, end - self.part)
+        data = os.pread(fd, end - lo, lo)
+        if len(data) != end - lo or data[-1:] != b"\n":
+            self.close()
+            return TailResult(
+                truncated=True, error="the log was rewritten before its older lines were read"
+            )
+        records: list[HookRecord] = []
+        body = data[:-1]
+        if lo > 0:
+            cut = body.find(b"\n")
+            if cut < 0:  # one line longer than a part: find where it starts
+                start = _line_start(fd, lo)
+                text = os.pread(fd, RAW_KEEP, start).decode("utf-8", errors="replace")
+                error = f"line longer than {self.max_line} bytes (skipped)"
+                records.append(_invalid(text, error, self._lines, start))
+                self._advance(fd, start, 1)
+                return TailResult(records=records, pending=self._fd is not None)
+            lo += cut + 1
+            body = body[cut + 1 :]
+        lines = body.split(b"\n")
+        _parse_lines(lines, self._lines - len(lines) + 1, lo, self.max_line, records)
+        self._advance(fd, lo, len(lines))
+        return TailResult(records=records, pending=self._fd is not None)
+
+    def _advance(self, fd: int, start: int, n_lines: int) -> None:
+        self._end = start
+        self._lines -= n_lines
+        if start == 0:
+            self.close()
+        else:
+            self._anchor = os.pread(fd, self.ANCHOR, start)
+
+
+def _line_start(fd: int, pos: int) -> int:
+    """Start of the line holding byte ``pos - 1`` (searching backwards)."""
+    while pos > 0:
+        lo = max(0, pos - _CHUNK)
+        cut = os.pread(fd, pos - lo, lo).rfind(b"\n")
+        if cut >= 0:
+            return lo + cut + 1
+        pos = lo
+    return 0
 
 
 def _find_run(data: bytes, run: list[bytes], *, allow_partial: bool) -> tuple[int, int] | None:

@@ -652,6 +652,111 @@ def test_property_random_appends_and_rotations(tmp_path_factory, ops):
 # ---------------------------------------------------------------------------- stats + rules
 
 
+# ---------------------------------------------------------------------------- starting at the end
+
+
+def _start_at_end_and_backfill(path: Path, part: int, max_line: int) -> list[HookRecord]:
+    """Read a whole file the viewer's way: the tailer starts at the end, then the back-fill
+    reader's parts (newest first) are put before what is held."""
+    t = HookLogTailer(path, max_read=part, max_line=max_line)
+    back = t.start_at_end()
+    held: list[HookRecord] = []
+    if back is not None:
+        polls = 0
+        while not back.done:
+            res = back.poll()
+            assert res.error is None
+            held[:0] = res.records
+            polls += 1
+            assert polls < 10_000
+        assert back.remaining == 0
+    held += t.read_all().records
+    return held
+
+
+def test_start_at_end_reads_new_lines_only_and_backfills_the_rest_newest_first(tmp_path):
+    path = tmp_path / "log"
+    owner = Owner(path, rotate_at=1 << 30)
+    owner.append(*[line(i, pad=40) for i in range(200)])
+    t = HookLogTailer(path, max_read=2048)
+    back = t.start_at_end()
+    assert back is not None and t.lines_consumed == 200 and t.offset == path.stat().st_size
+    assert t.poll().records == []  # nothing new yet
+    owner.append(line(200), line(201))
+    new = t.poll().records
+    assert [r.line_no for r in new] == [201, 202] and texts(new) == owner.written[200:]
+    first = back.poll()
+    assert first.pending and first.records and first.records[-1].line_no == 200
+    assert texts(first.records) == owner.written[200 - len(first.records) : 200]
+    assert sum(len(x) + 1 for x in owner.written[:200]) - back.remaining <= 2048
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    lines_=st.lists(
+        st.one_of(
+            st.integers(0, 10**6).map(lambda i: line(i, pad=i % 97)),
+            st.sampled_from(["", "not json", "{}", "[1]", '{"event":"allow"}']),
+            st.integers(200, 700).map(lambda n: "y" * n),  # over max_line below
+        ),
+        max_size=120,
+    ),
+    part=st.integers(600, 3000),
+    tail=st.binary(max_size=30).filter(lambda b: b"\n" not in b),
+)
+def test_property_start_at_end_plus_backfill_equals_reading_from_the_start(
+    tmp_path_factory, lines_, part, tail
+):
+    """Whatever the content (invalid and over-long lines, a cut last line), the viewer's order of
+    reading gives exactly the records of a read from the start: fields, line numbers, offsets."""
+    path = tmp_path_factory.mktemp("tail") / "log"
+    path.write_bytes("".join(x + "\n" for x in lines_).encode() + tail)
+    max_line = 512
+    whole = HookLogTailer(path, max_read=part, max_line=max_line).read_all().records
+    assert _start_at_end_and_backfill(path, part, max_line) == whole
+
+
+def test_backfill_survives_an_atomic_replace_and_stops_on_an_in_place_rewrite(tmp_path):
+    path = tmp_path / "log"
+    owner = Owner(path, rotate_at=1 << 30, keep=5)
+    owner.append(*[line(i, pad=40) for i in range(300)])
+    t = HookLogTailer(path, max_read=2048)
+    back = t.start_at_end()
+    assert back is not None
+    part = back.poll()
+    # replaced by a copy: the reader holds the old file open and goes on
+    copy = tmp_path / "copy"
+    copy.write_bytes(path.read_bytes()[:100])
+    os.replace(copy, path)
+    more = back.poll()
+    assert more.error is None and more.records[-1].line_no == part.records[0].line_no - 1
+    back.close()
+    # an in-place rewrite (the owner's rotation) ends the back-fill with an error, no junk
+    owner2 = Owner(tmp_path / "log2", rotate_at=1 << 30, keep=5)
+    owner2.append(*[line(i, pad=40) for i in range(300)])
+    t2 = HookLogTailer(owner2.path, max_read=2048)
+    back2 = t2.start_at_end()
+    assert back2 is not None and back2.poll().records
+    owner2.rotate()
+    res = back2.poll()
+    assert res.records == [] and res.error and "rewritten" in res.error
+    assert back2.done and back2.remaining > 0
+
+
+def test_start_at_end_declines_small_missing_and_unterminated_files(tmp_path):
+    path = tmp_path / "log"
+    assert HookLogTailer(path).start_at_end() is None  # missing
+    path.write_text(line(1) + "\n")
+    assert HookLogTailer(path).start_at_end(min_skip=10_000) is None  # small: read it all
+    path.write_bytes(b"x" * 5000)  # no newline near the end
+    t = HookLogTailer(path, max_line=1024)
+    assert t.start_at_end() is None and t.offset == 0
+    path.write_bytes(b"")
+    assert HookLogTailer(path).start_at_end() is None
+
+
 def _recs(*lines_: str) -> list[HookRecord]:
     return [parse_line(text, i + 1) for i, text in enumerate(lines_)]
 
