@@ -29,7 +29,14 @@ from pathlib import Path
 from typing import Any
 
 from .findings import Finding, Severity, get_rule, sort_findings
-from .hooklog import HookLogTailer, HookRecord, audit_hook_log, hook_stats
+from .hooklog import (
+    HookLogBackfill,
+    HookLogTailer,
+    HookRecord,
+    TailResult,
+    audit_hook_log,
+    hook_stats,
+)
 from .snapshot import Snapshot, observe
 from .sources import FileStamp, Project, StateReader, StateSource, discover
 from .timeline import TimelineEntry as ViewEntry
@@ -41,7 +48,9 @@ HOOK_WINDOW = 20_000  # newest hook records kept for the log audit and stats
 MERGE_RECORDS_CAP = 200_000  # hook records kept when updates are merged for an unseen screen
 # Bytes of the hook log parsed per refresh at most (~12k lines, ~0.15 s): a huge log is read
 # over several refreshes (``SessionUpdate.hook_pending``), so state changes are never stuck
-# behind it and the first screen does not wait for it.
+# behind it and the first screen does not wait for it. A log larger than this when first seen
+# is read from its end: new lines are followed at once and the older ones come after, newest
+# part first (``SessionUpdate.hook_older``), so the newest lines show first.
 HOOK_READ_BYTES = 2 * 1024 * 1024
 DIFF_LIMIT = 200  # changed field paths recorded per timeline entry
 
@@ -155,7 +164,8 @@ class SessionUpdate:
     ``plugin_findings``, ``hook_findings``/``hook_stats``, ``timeline_total``, ``watch_*``.
 
     Delta fields (appended when merging): ``hook_records`` (new lines since the previous
-    update), ``timeline`` (entries appended), ``new_events``; flags are OR-ed.
+    update), ``hook_older`` (lines older than any delivered before: a large log's back-fill,
+    to put before them), ``timeline`` (entries appended), ``new_events``; flags are OR-ed.
     """
 
     seq: int
@@ -168,6 +178,7 @@ class SessionUpdate:
     files: dict[str, FileStatus] = field(default_factory=dict)  # by path relative to the root
     # hook log
     hook_records: list[HookRecord] = field(default_factory=list)
+    hook_older: list[HookRecord] = field(default_factory=list)
     hook_tail: HookTail = field(default_factory=HookTail)
     hook_changed: bool = False
     hook_findings: list[Finding] = field(default_factory=list)
@@ -178,6 +189,7 @@ class SessionUpdate:
     hook_dropped: int = 0  # records dropped by merging (screen never shown, cap hit)
     hook_pending: bool = False  # more of the log waits: refresh again with the log "changed"
     hook_progress: tuple[int, int] | None = None  # (bytes read, file size) while pending
+    hook_unread: int = 0  # bytes of older lines never read: the log was rewritten first
     # timeline and recent events
     timeline: list[TimelineEntry] = field(default_factory=list)
     timeline_total: int = 0
@@ -224,6 +236,7 @@ class SessionUpdate:
             self.new_versions
             or self.rediscovered
             or self.hook_records
+            or self.hook_older
             or self.hook_changed
             or self.timeline
             or self.new_events
@@ -260,10 +273,14 @@ class SessionUpdate:
         """This update with ``older``'s deltas folded in (``older`` came first): what the UI
         must apply when it skipped ``older`` (message coalescing, a screen not shown yet)."""
         records = older.hook_records + self.hook_records
+        back = self.hook_older + older.hook_older  # this update's back-fill part is the older
         dropped = older.hook_dropped + self.hook_dropped
-        if len(records) > MERGE_RECORDS_CAP:
-            dropped += len(records) - MERGE_RECORDS_CAP
-            records = records[-MERGE_RECORDS_CAP:]
+        over = len(records) + len(back) - MERGE_RECORDS_CAP
+        if over > 0:  # the oldest go first
+            dropped += over
+            cut = min(over, len(back))
+            back = back[cut:]
+            records = records[over - cut :]
         timeline = older.timeline + self.timeline
         if len(timeline) > TIMELINE_CAP:
             timeline = timeline[-TIMELINE_CAP:]
@@ -273,6 +290,7 @@ class SessionUpdate:
             new_versions=older.new_versions | self.new_versions,
             rediscovered=older.rediscovered or self.rediscovered,
             hook_records=records,
+            hook_older=back,
             hook_tail=older.hook_tail.merged(self.hook_tail),
             hook_changed=older.hook_changed or self.hook_changed,
             hook_dropped=dropped,
@@ -285,6 +303,13 @@ class SessionUpdate:
             errors=(older.errors + self.errors)[-10:],
             initial=older.initial or self.initial,
         )
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 def _count_lines(path: Path) -> int | None:
@@ -415,6 +440,10 @@ class ProjectSession:
         self._tracks: dict[str, _StateTrack] = {}
         self._sync_tracks()
         self.tailer = HookLogTailer(self.project.hook_log, max_read=hook_read_bytes)
+        self._hook_read_bytes = hook_read_bytes
+        self._hook_started = False  # the log was looked at (read, or its end found)
+        self._backfill: HookLogBackfill | None = None  # a large log's older lines, newest first
+        self._hook_unread = 0
         self._hook_pending = False
         self._hook_audit_due = False  # records arrived while the log was read in parts
         self._hook_window: deque[HookRecord] = deque(maxlen=hook_window)
@@ -520,10 +549,11 @@ class ProjectSession:
         # hook log
         p = self.project
         hook_records: list[HookRecord] = []
+        hook_older: list[HookRecord] = []
         tail = HookTail()
         hook_changed = False
         if full or p.hook_log in changed:
-            hook_records, tail, hook_changed = self._read_hooks(now)
+            hook_records, hook_older, tail, hook_changed = self._read_hooks(now, initial)
 
         # TDD plan
         tdd_changed = False
@@ -550,6 +580,7 @@ class ProjectSession:
             rediscovered=rediscovered,
             files=self._file_statuses(),
             hook_records=hook_records,
+            hook_older=hook_older,
             hook_tail=tail,
             hook_changed=hook_changed,
             hook_findings=self._hook_findings,
@@ -558,7 +589,8 @@ class ProjectSession:
             hook_rotations=self._hook_rotations,
             hook_rotated_at=self._hook_rotated_at,
             hook_pending=self._hook_pending,
-            hook_progress=(self.tailer.offset, self.tailer.size) if self._hook_pending else None,
+            hook_progress=self._hook_progress() if self._hook_pending else None,
+            hook_unread=self._hook_unread,
             timeline=timeline,
             timeline_total=self._timeline_total,
             events=tuple(self.events),
@@ -681,10 +713,31 @@ class ProjectSession:
 
     # ------------------------------------------------------------------ hook log
 
-    def _read_hooks(self, now: datetime) -> tuple[list[HookRecord], HookTail, bool]:
-        res = self.tailer.poll()  # at most hook_read_bytes: the rest at the next refresh
-        self._hook_pending = res.pending
+    def _read_hooks(
+        self, now: datetime, initial: bool
+    ) -> tuple[list[HookRecord], list[HookRecord], HookTail, bool]:
+        """New lines (the tailer: at most hook_read_bytes, the rest at the next refresh), then,
+        once caught up, one part of a large log's older lines (the back-fill)."""
         p = self.project
+        older: list[HookRecord] = []
+        if not self._hook_started and initial and _size(p.hook_log) > self._hook_read_bytes:
+            # a large log: the first refresh shows the state; its newest lines come next
+            res = TailResult(pending=True)
+        else:
+            if not self._hook_started:
+                self._hook_started = True
+                self._backfill = self.tailer.start_at_end(min_skip=self._hook_read_bytes)
+            res = self.tailer.poll()
+            back = self._backfill
+            if back is not None and (res.truncated or res.reset):
+                back.close()  # rewritten in place: the older lines are gone
+            if back is not None and not res.pending and not back.done:
+                part = back.poll()
+                older = part.records
+            if back is not None and back.done:
+                self._hook_unread += back.remaining
+                self._backfill = None
+        self._hook_pending = res.pending or self._backfill is not None
         lines = _count_lines(p.hook_log) if res.rotated or res.reset else None
         tail = HookTail(
             res.rotated, res.truncated, res.reset, res.missing, res.replaced, res.error, lines
@@ -702,7 +755,7 @@ class ProjectSession:
         if rewritten:
             self._hook_rotations += 1
             self._hook_rotated_at = now
-        flags_changed = status != old.status or rewritten
+        flags_changed = status != old.status or rewritten or bool(older)
         self._hook_status = FileStatus(
             p.hook_log,
             rel,
@@ -714,12 +767,18 @@ class ProjectSession:
             changed_at=now if res.records or flags_changed else old.changed_at,
             last_ok_at=now if status == "ok" else old.last_ok_at,
         )
+        window = self._hook_window
         if res.records:
-            self._hook_window.extend(res.records)
+            window.extend(res.records)
             self._hook_total += len(res.records)
-        if (res.records or self._hook_audit_due) and res.pending:
-            self._hook_audit_due = True  # audit once the log is caught up, not every part
-        elif res.records or self._hook_audit_due:
+            self._hook_audit_due = True
+        if older:
+            self._hook_total += len(older)
+            room = (window.maxlen or 0) - len(window)
+            if room > 0:  # the window keeps the newest: older lines fill it from the left
+                window.extendleft(reversed(older[-room:]))
+                self._hook_audit_due = True
+        if self._hook_audit_due and not res.pending:  # once caught up, not at every part
             self._hook_audit_due = False
             current = None
             snap = self._default_snapshot()
@@ -728,7 +787,13 @@ class ProjectSession:
             records = list(self._hook_window)
             self._hook_findings = audit_hook_log(records, rel, current_phase=current)
             self._hook_stats = hook_stats(records)
-        return list(res.records), tail, bool(res.records) or flags_changed
+        return list(res.records), older, tail, bool(res.records) or flags_changed
+
+    def _hook_progress(self) -> tuple[int, int]:
+        """(bytes read, file size) of the hook log while parts of it wait."""
+        size = self.tailer.size or _size(self.project.hook_log)
+        back = self._backfill  # it read from the tailer's start backwards
+        return self.tailer.offset - (back.remaining if back is not None else 0), size
 
     def _default_snapshot(self) -> Snapshot | None:
         source = self.project.state_for(None)

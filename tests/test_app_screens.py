@@ -526,9 +526,9 @@ def test_view_entry_converts_the_session_timeline(tmp_path: Path) -> None:
 async def test_a_large_hook_log_loads_in_parts_into_a_screen_not_shown(
     tmp_path: Path, watch: bool
 ) -> None:
-    """The log arrives over many updates (the watcher asks for the rest itself); the hook
-    screen, built but never shown, takes every record into its view as it comes, so nothing
-    piles up in its pending update and nothing is dropped."""
+    """The log arrives over many updates (the watcher asks for the rest itself), newest part
+    first; the hook screen, built but never shown, takes every record into its view as it
+    comes, so nothing piles up in its pending update and nothing is dropped."""
     (tmp_path / ".isdlc").mkdir()
     log = HookLog(tmp_path / ".isdlc" / "hook-activity.log", max_bytes=10**9)
     for i in range(400):
@@ -538,6 +538,8 @@ async def test_a_large_hook_log_loads_in_parts_into_a_screen_not_shown(
         await wait_until(pilot, lambda: app.updates_applied > 0)
         screen = app.data_screen("hooks")  # built, not shown
         view = screen.log_view
+        await wait_until(pilot, lambda: view.total > 0, timeout=30)
+        assert view.record_fields(view.total - 1)["reason"] == "r399"  # the newest first
         await wait_until(pilot, lambda: view.total == 400, timeout=30)
         assert not screen.is_mounted and screen._pending is not None
         assert screen._pending.hook_records == [] and screen._pending.hook_dropped == 0
@@ -546,6 +548,41 @@ async def test_a_large_hook_log_loads_in_parts_into_a_screen_not_shown(
         shown = await show(pilot, app, "2", "hooks")
         assert [r["reason"] for r in shown_records(shown)] == [f"r{i}" for i in range(400)]
         assert "400 of 400 records" in screen_text(app)
+
+
+async def test_a_rewrite_in_the_middle_of_the_back_fill_is_said_not_misread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The owner rotates the log (in place) while its older lines are still being read: the
+    view keeps what was read, takes nothing of the new content as old lines, and the status
+    bar says how much was not read."""
+    from core.hooklog import HookLogBackfill
+
+    (tmp_path / ".isdlc").mkdir()
+    log = HookLog(tmp_path / ".isdlc" / "hook-activity.log", max_bytes=10**9)
+    for i in range(400):
+        log.append(TS.format(i // 60, i % 60), "gate-blocker", "allow", None, None, f"r{i}")
+    polls = 0
+    real_poll = HookLogBackfill.poll
+
+    def poll(self: HookLogBackfill):
+        nonlocal polls
+        polls += 1
+        if polls == 2:  # between two parts
+            kept = log.path.read_text().splitlines()[-20:]
+            log.path.write_text("\n".join(kept) + "\n")
+        return real_poll(self)
+
+    monkeypatch.setattr(HookLogBackfill, "poll", poll)
+    app = make_app(tmp_path, session_options={"hook_read_bytes": 2048})
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await show(pilot, app, "2", "hooks")
+        await wait_until(pilot, lambda: "older hook lines not read" in screen_text(app))
+        await wait_until(pilot, lambda: "hook log rotated" in screen_text(app))
+        assert "older hook lines not read" in screen_text(app)  # first: never cut off
+        reasons = [r["reason"] for r in shown_records(screen)]
+        assert reasons and reasons == [f"r{i}" for i in range(400 - len(reasons), 400)]
+        assert 0 < app.last_update.hook_unread < 400 * 120
 
 
 async def test_the_hook_screen_is_built_with_the_first_records_and_keeps_them_all(

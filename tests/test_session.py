@@ -185,6 +185,26 @@ def test_merged_after_concatenates_deltas(repo: Path) -> None:
     assert merged.snapshots is c.snapshots
 
 
+def test_merged_back_fill_parts_keep_their_order_and_the_cap_drops_the_oldest(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import core.session as session_mod
+
+    log = _big_log(repo)
+    s = ProjectSession(repo, clock=Tick(), hook_read_bytes=4096)
+    s.refresh()
+    a = s.refresh({log.path})
+    log.append(F.ts(400), "gate-blocker", "allow", "05-test-strategy", "x", "appended")
+    b = s.refresh({log.path})
+    merged = b.merged_after(a)
+    assert merged.hook_older == b.hook_older + a.hook_older  # b's part is the older one
+    assert [r.reason for r in merged.hook_records] == ["appended"]
+    monkeypatch.setattr(session_mod, "MERGE_RECORDS_CAP", len(a.hook_older) + 1)
+    capped = b.merged_after(a)
+    assert capped.hook_older == a.hook_older and capped.hook_records == b.hook_records
+    assert capped.hook_dropped == len(b.hook_older)
+
+
 def test_timeline_cap_and_raw_trimming(repo: Path) -> None:
     s = ProjectSession(repo, clock=Tick(), timeline_cap=5, raw_cap=2)
     state = F.feature_state()
@@ -249,30 +269,82 @@ def test_update_is_plain_data(repo: Path) -> None:
     assert u.findings_for(None) == u.findings_for("")  # single project: id "" or None alike
 
 
-def test_a_large_hook_log_is_read_in_parts(repo: Path) -> None:
-    """Each refresh parses at most ``hook_read_bytes`` of the log: the rest is announced as
-    pending, with progress, and the log's audit runs once, when the reader has caught up."""
+def _big_log(repo: Path, n: int = 300) -> HookLog:
     log = HookLog(repo / ".isdlc" / "hook-activity.log")
-    for i in range(300):
+    for i in range(n):
         event = "block" if i % 50 == 0 else "allow"
         log.append(F.ts(i), "gate-blocker", event, "05-test-strategy", "x", f"reason {i:04d}")
+    return log
+
+
+def test_a_large_hook_log_is_read_newest_first_in_parts(repo: Path) -> None:
+    """A log larger than one part when first seen: the first refresh shows the state only; the
+    next ones bring its older lines newest part first (``hook_older``), each part at most
+    ``hook_read_bytes``, while lines appended meanwhile arrive as usual (``hook_records``)."""
+    log = _big_log(repo)
     size = log.path.stat().st_size
     s = ProjectSession(repo, clock=Tick(), hook_read_bytes=4096)
     u = s.refresh()
-    assert u.hook_records and u.hook_pending
+    assert u.snapshots and u.hook_pending and u.hook_records == [] and u.hook_older == []
+    assert u.hook_progress == (0, size)
+    u = s.refresh({log.path})
+    assert u.hook_records == [] and u.hook_pending
+    parts = [[r.reason for r in u.hook_older]]
+    assert parts[0][-1] == "reason 0299" and sum(len(r) for r in parts[0]) < 4096
+    assert [r.line_no for r in u.hook_older][-1] == 300  # true line numbers
+    done, total = u.hook_progress
+    assert total == size and 0 < done <= 4096
+    assert u.hook_stats["total"] == len(parts[0])  # the audit runs on what is held
+    log.append(F.ts(400), "gate-blocker", "allow", "05-test-strategy", "x", "appended")
+    u = s.refresh({log.path})
+    assert [(r.reason, r.line_no) for r in u.hook_records] == [("appended", 301)]
+    parts.append([r.reason for r in u.hook_older])
+    while u.hook_pending:
+        u = s.refresh({log.path})
+        assert all(r.valid for r in u.hook_older)  # parts end at line boundaries
+        parts.append([r.reason for r in u.hook_older])
+        assert len(parts) < 100
+    assert len(parts) >= size // 4096
+    seen = [reason for part in reversed(parts) for reason in part]
+    assert seen == [f"reason {i:04d}" for i in range(300)]  # every line once
+    assert u.hook_progress is None and u.hook_total == 301 and u.hook_unread == 0
+    assert u.hook_stats["total"] == 301 and u.hook_findings
+    block = next(f for f in u.hook_findings if f.rule_id == "HOOK-BLOCK")
+    assert block.path == "line 251" and "6 block(s)" in block.message  # blocks at 0, 50 .. 250
+    assert s.refresh({log.path}).hook_older == []
+
+
+def test_a_large_append_is_read_forward_in_parts(repo: Path) -> None:
+    """Lines appended after the start are read from the tailer's place, in parts, oldest first;
+    the audit runs once, when the reader has caught up."""
+    s = ProjectSession(repo, clock=Tick(), hook_read_bytes=4096)
+    assert s.refresh().hook_pending is False
+    log = _big_log(repo)
+    size = log.path.stat().st_size
+    u = s.refresh({log.path})
+    assert u.hook_records and u.hook_pending and u.hook_older == []
     done, total = u.hook_progress
     assert total == size and 0 < done <= 4096
     assert u.hook_findings == [] and u.hook_stats == {}  # no audit of a partial log
     seen = [r.reason for r in u.hook_records]
-    parts = 1
     while u.hook_pending:
         u = s.refresh({log.path})
-        assert all(r.valid for r in u.hook_records)  # parts end at line boundaries
         seen += [r.reason for r in u.hook_records]
-        parts += 1
-        assert parts < 100
-    assert parts >= size // 4096
+        assert len(seen) <= 300
     assert seen == [f"reason {i:04d}" for i in range(300)]  # every line once, in order
-    assert u.hook_progress is None and u.hook_total == 300
     assert u.hook_stats["total"] == 300 and u.hook_findings  # audited once complete
-    assert s.refresh({log.path}).hook_records == []
+
+
+def test_a_rewrite_during_the_backfill_is_reported_not_misread(repo: Path) -> None:
+    log = _big_log(repo)
+    s = ProjectSession(repo, clock=Tick(), hook_read_bytes=4096)
+    s.refresh()
+    u = s.refresh({log.path})
+    held = [r.reason for r in u.hook_older]
+    kept = log.path.read_text().splitlines()[-20:]
+    log.path.write_text("\n".join(kept) + "\n")  # the owner's in-place rotation
+    u = s.refresh({log.path})
+    assert u.hook_tail.rotation and not u.hook_pending
+    assert u.hook_older == [] and u.hook_records == []  # the kept lines were seen already
+    assert 0 < u.hook_unread < log.path.stat().st_size + 300 * 200
+    assert held[-1] == "reason 0299"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from itertools import pairwise
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -343,3 +344,86 @@ def test_column_keeps_its_ids_when_it_outgrows_one_byte() -> None:
     late = [f"reason {i}" for i in range(400)]
     column.extend(late)
     assert [column.value(i) for i in range(len(early) + len(late))] == early + late
+
+
+# ---------------------------------------------------------------------------- prepending
+
+
+def _fields(view: HookLogView) -> list[dict]:
+    return [view.record_fields(i) for i in range(view.total)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(0, 400),
+    cuts=st.lists(st.integers(0, 400), max_size=6),
+    filters=st.lists(
+        st.sampled_from(
+            [
+                {},
+                {"hooks": {"gate-blocker"}},
+                {"events": {"block", "warn"}},
+                {"phases": {None}},
+                {"text": "reason 1"},
+                {"text": "not json"},  # matches invalid lines only
+            ]
+        ),
+        min_size=1,
+        max_size=3,
+    ),
+)
+def test_prepending_parts_equals_appending_in_order(n, cuts, filters):
+    """A large log read from its end: the newest part first, then older parts put before it,
+    under a filter set at any time. The view must hold and show exactly what one append of the
+    whole log in order gives (invalid lines and their errors included)."""
+    records = [
+        parse_line(b"not json " + str(i).encode(), i + 1, i * 100) if i % 37 == 5 else rec(i)
+        for i in range(n)
+    ]
+    bounds = sorted({0, n, *(min(c, n) for c in cuts)})
+    parts = [records[a:b] for a, b in pairwise(bounds)]
+    whole = HookLogView()
+    whole.append(records)
+    pieces = HookLogView()
+    if parts:
+        pieces.append(parts[-1])
+    for k, part in enumerate(reversed(parts[:-1])):
+        pieces.set_filter(**filters[k % len(filters)])
+        pieces.prepend(part)
+    for f in filters:
+        pieces.set_filter(**f)
+        whole.set_filter(**f)
+        assert pieces.visible_records() == whole.visible_records()
+        assert pieces.shown == whole.shown
+    assert _fields(pieces) == _fields(whole)
+    assert pieces.counts() == whole.counts()
+
+
+async def test_prepend_keeps_the_screen_in_place_and_renders_the_right_lines():
+    app = ViewApp()
+    async with app.run_test(size=(120, 36)) as pilot:
+        view = app.query_one(HookLogView)
+        view.append(batch(1000, start=3000))  # the newest part of a large log
+        await pilot.pause()
+        bottom = screen_text(view)
+        view.prepend(batch(1000, start=2000))  # older lines, while following the end
+        await pilot.pause()
+        assert view.follow and view.is_vertical_scroll_end and screen_text(view) == bottom
+        view.focus()
+        await pilot.press("pageup", "pageup")
+        await pilot.pause()
+        assert not view.follow
+        shown = screen_text(view)
+        view.prepend(batch(1000, start=1000))  # while reading: the same lines stay in view
+        await pilot.pause()
+        assert screen_text(view) == shown
+        await pilot.press("home")
+        await pilot.pause()
+        rows = [line for line in screen_text(view) if line.strip()]
+        assert "reason 1000" in rows[0] and "reason 1001" in rows[1]
+        assert [view.record_fields(i)["line_no"] for i in (0, 999, 1000, 2999)] == [
+            1001,
+            2000,
+            2001,
+            4000,
+        ]

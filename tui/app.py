@@ -274,9 +274,10 @@ class PhasewatchApp(ReviewConsole, App[int]):
         by the hook screen alone: it is built shortly after the first ones arrive (off the
         start-up frames), so they go into its compact columns, not into this merge, where a
         large log would pile up as objects and be cut at the merge cap."""
-        if update.hook_records and "hooks" in self.data_screens:
-            update = replace(update, hook_records=[])
-        elif update.hook_records and not self._hook_screen_due:
+        has_records = bool(update.hook_records or update.hook_older)
+        if has_records and "hooks" in self.data_screens:
+            update = replace(update, hook_records=[], hook_older=[])
+        elif has_records and not self._hook_screen_due:
             self._hook_screen_due = True  # once the start-up frames are out (~60 ms of imports)
             self.set_timer(HOOK_SCREEN_DELAY_S, self._build_hook_screen)
         pending = self._unbuilt_pending
@@ -305,7 +306,9 @@ class PhasewatchApp(ReviewConsole, App[int]):
             if pending is not None:
                 screen.show_update(pending)
                 if name == "hooks":  # their only reader has them: stop carrying them
-                    self._unbuilt_pending = replace(pending, hook_records=[], hook_dropped=0)
+                    self._unbuilt_pending = replace(
+                        pending, hook_records=[], hook_older=[], hook_dropped=0
+                    )
             if len(self.data_screens) == len(DATA_SCREENS):
                 self._unbuilt_pending = None
         return screen

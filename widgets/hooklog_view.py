@@ -93,6 +93,14 @@ class _Frozen:
         self._starts.append(start)
         self._len = start + len(new)
 
+    def prepend(self, values: Iterable[Any]) -> None:
+        new = tuple(values)
+        if new:
+            k = len(new)
+            self._chunks.insert(0, new)
+            self._starts = [0, *(start + k for start in self._starts)]
+            self._len += k
+
     def __getitem__(self, index: int) -> Any:
         if index < 0:
             index += self._len
@@ -122,6 +130,21 @@ class _Column:
         return len(self.data)
 
     def extend(self, values: list[str | None]) -> None:
+        self._intern(values)
+        if isinstance(self.data, bytearray):
+            self.data += bytes(map(self.ids.__getitem__, values))
+        else:
+            self.data.fromlist(list(map(self.ids.__getitem__, values)))
+
+    def prepend(self, values: list[str | None]) -> None:
+        self._intern(values)
+        if isinstance(self.data, bytearray):
+            self.data[0:0] = bytes(map(self.ids.__getitem__, values))
+        else:
+            self.data[0:0] = array("I", map(self.ids.__getitem__, values))
+
+    def _intern(self, values: list[str | None]) -> None:
+        """Give new values an id and count every value."""
         ids = self.ids
         counted = Counter(values)
         new = counted.keys() - ids.keys()
@@ -138,10 +161,6 @@ class _Column:
         tally = self.tally
         for value, n in counted.items():
             tally[ids[value]] += n
-        if isinstance(self.data, bytearray):
-            self.data += bytes(map(ids.__getitem__, values))
-        else:
-            self.data.fromlist(list(map(ids.__getitem__, values)))
 
     def clear(self) -> None:
         self.__init__()  # type: ignore[misc]
@@ -156,14 +175,14 @@ class _Column:
             lower.extend("" if v is None else v.lower() for v in new)
         return lower
 
-    def mask(self, allowed: set[int], start: int = 0) -> bytes:
-        """One byte per record from ``start``: 1 when its id is in ``allowed``."""
+    def mask(self, allowed: set[int], start: int = 0, stop: int | None = None) -> bytes:
+        """One byte per record of ``[start:stop]``: 1 when its id is in ``allowed``."""
         data = self.data
         if isinstance(data, bytearray):
             table = bytearray(256)
             for i in allowed:
                 table[i] = 1
-            part = data[start:] if start else data
+            part = data[start:stop] if start or stop is not None else data
             return bytes(part.translate(table))
         # ids wider than a byte: a vectorised table lookup (a Python map took ~65 ms at 1M)
         import numpy as np
@@ -172,7 +191,7 @@ class _Column:
         if allowed:
             lookup[np.fromiter(allowed, dtype=np.intp, count=len(allowed))] = 1
         # the buffer view lives only in this expression: the array must stay resizable
-        return lookup[np.frombuffer(data, dtype=f"u{data.itemsize}")[start:]].tobytes()
+        return lookup[np.frombuffer(data, dtype=f"u{data.itemsize}")[start:stop]].tobytes()
 
     def ids_of(self, allowed: Iterable[str | None]) -> set[int]:
         return {self.ids[v] for v in allowed if v in self.ids}
@@ -223,6 +242,9 @@ class _Visible:
 
     def append(self, visible: bool) -> None:
         self.set_from(len(self.mask), b"\x01" if visible else b"\x00")
+
+    def prepend(self, part: bytes) -> None:
+        self.set_from(0, part + self.mask)
 
     def select(self, row: int) -> int:
         """The record shown at ``row`` (0 <= row < len(self))."""
@@ -304,8 +326,8 @@ def _ts_short(ts: str | None, long: bool) -> str:
 class HookLogView(ScrollView, can_focus=True):
     """Virtual view of hook-log records, newest at the bottom.
 
-    Feed it with :meth:`append` (one call per watch event), :meth:`note_rotation` and
-    :meth:`clear`; filter with :meth:`set_filter`. Records are any objects with the attributes
+    Feed it with :meth:`append` (one call per watch event), :meth:`prepend` (older records, e.g.
+    a large log read from its end), :meth:`note_rotation` and :meth:`clear`; filter with :meth:`set_filter`. Records are any objects with the attributes
     of ``core.hooklog.HookRecord`` (ts, hook, event, phase, agent, reason, line_no, offset,
     valid, error, raw), already sanitised.
     """
@@ -390,8 +412,11 @@ class HookLogView(ScrollView, can_focus=True):
         self._line_no = array("q")
         self._offset = array("q")
         self._kind = bytearray()
-        self._invalid: dict[int, tuple[str, str]] = {}  # record -> (error, raw)
-        self._markers: dict[int, str] = {}  # record -> notice text
+        # Sparse data is keyed by record index minus ``_base`` (records put before the first
+        # ones held): a key never changes when older records are prepended.
+        self._base = 0
+        self._invalid: dict[int, tuple[str, str]] = {}  # key -> (error, raw)
+        self._markers: dict[int, str] = {}  # key -> notice text
         self._filter = HookFilter()
         self._visible: _Visible | None = None  # records passing the filter; None = all
         self._cache: LRUCache[tuple[int, _Layout], Strip] = LRUCache(cache_size)
@@ -427,7 +452,7 @@ class HookLogView(ScrollView, can_focus=True):
     def record_fields(self, record: int) -> dict[str, Any]:
         """The stored fields of one record (for a detail pane or tests)."""
         kind = self._kind[record]
-        error, raw = self._invalid.get(record, (None, None))
+        error, raw = self._invalid.get(record - self._base, (None, None))
         return {
             "ts": self._ts[record],
             "hook": self._hook.value(record),
@@ -438,7 +463,7 @@ class HookLogView(ScrollView, can_focus=True):
             "line_no": self._line_no[record],
             "offset": self._offset[record],
             "valid": kind == KIND_VALID,
-            "marker": self._markers.get(record),
+            "marker": self._markers.get(record - self._base),
             "error": error,
             "raw": raw,
         }
@@ -477,6 +502,23 @@ class HookLogView(ScrollView, can_focus=True):
         self._filter_from(start)
         self._content_changed()
 
+    def prepend(self, records: Sequence[Any]) -> None:
+        """Put a batch of records older than all held before them (a large log read from its
+        end: its older parts arrive newest first). What is on screen stays put: the view keeps
+        following the end, or keeps its top line."""
+        if not records:
+            return
+        if not isinstance(records, list):
+            records = list(records)
+        k = len(records)
+        anchor = None if self.follow else self._top_record()
+        self._base += k
+        self._ingest(records, front=True)
+        if self._visible is not None:
+            part = self._compute_mask(0, k)
+            self._visible.prepend(b"\x01" * k if part is None else part)
+        self._content_changed(anchor=None if anchor is None else anchor + k)
+
     def note_rotation(self, n_lines_kept: int, when: datetime | None = None) -> None:
         """The owner rewrote the file keeping its newest ``n_lines_kept`` lines: show a marker.
 
@@ -495,7 +537,7 @@ class HookLogView(ScrollView, can_focus=True):
         self._line_no.append(0)
         self._offset.append(0)
         self._kind.append(KIND_MARKER)
-        self._markers[record] = notice
+        self._markers[record - self._base] = notice
         if self._visible is not None:
             self._visible.append(True)
         self._content_changed()
@@ -508,6 +550,7 @@ class HookLogView(ScrollView, can_focus=True):
         self._line_no = array("q")
         self._offset = array("q")
         self._kind = bytearray()
+        self._base = 0
         self._invalid.clear()
         self._markers.clear()
         self.rotations.clear()
@@ -543,42 +586,62 @@ class HookLogView(ScrollView, can_focus=True):
         self.post_message(self.FilterChanged(self, self.shown, self.total))
 
     # -------------------------------------------------------------- ingestion
-    def _ingest(self, records: Sequence[Any]) -> None:
+    def _ingest(self, records: Sequence[Any], *, front: bool = False) -> None:
+        """Store ``records`` after the ones held (``front``: before them; ``_base`` already
+        counts them)."""
         if not isinstance(records, list):
             records = list(records)
 
         def col(name: str) -> list[Any]:
             return list(map(attrgetter(name), records))
 
-        start = self.total
-        self._ts.extend(col("ts"))
-        self._hook.extend(col("hook"))
-        self._event.extend(col("event"))
-        self._phase.extend(col("phase"))
-        self._agent.extend(col("agent"))
-        self._reason.extend(col("reason"))
+        start = 0 if front else self.total
+        if front:
+            self._ts.prepend(col("ts"))
+        else:
+            self._ts.extend(col("ts"))
+        for column, name in (
+            (self._hook, "hook"),
+            (self._event, "event"),
+            (self._phase, "phase"),
+            (self._agent, "agent"),
+            (self._reason, "reason"),
+        ):
+            if front:
+                column.prepend(col(name))
+            else:
+                column.extend(col(name))
         for target, name in ((self._line_no, "line_no"), (self._offset, "offset")):
             values = col(name)
             try:
-                target.fromlist(values)
+                numbers = array("q", values)
             except TypeError:  # not plain ints
-                target.fromlist([v if isinstance(v, int) else 0 for v in values])
+                numbers = array("q", [v if isinstance(v, int) else 0 for v in values])
+            if front:
+                target[0:0] = numbers
+            else:
+                target.extend(numbers)
         flags = col("valid")
         try:
             valid = bytes(flags) if set(flags) <= {True, False} else bytes(map(bool, flags))
         except TypeError:
             valid = bytes(map(bool, flags))
-        self._kind += valid
+        if front:
+            self._kind[0:0] = valid
+        else:
+            self._kind += valid
         if valid.count(0):
+            key = start - self._base
             for i in compress(range(len(records)), valid.translate(bytes([1, 0] + [0] * 254))):
                 r = records[i]
-                self._invalid[start + i] = (str(r.error or "invalid line"), str(r.raw or ""))
+                self._invalid[key + i] = (str(r.error or "invalid line"), str(r.raw or ""))
 
-    def _compute_mask(self, start: int) -> bytes | None:
-        """Mask of the records from ``start`` passing the filter; None when all pass."""
+    def _compute_mask(self, start: int, stop: int | None = None) -> bytes | None:
+        """Mask of the records ``[start:stop]`` passing the filter; None when all pass."""
         f = self._filter
         if not f.active:
             return None
+        stop = self.total if stop is None else stop
         mask: bytes | None = None
         for allowed, column in (
             (f.hooks, self._hook),
@@ -586,7 +649,7 @@ class HookLogView(ScrollView, can_focus=True):
             (f.phases, self._phase),
         ):
             if allowed is not None:
-                m = column.mask(column.ids_of(allowed), start)
+                m = column.mask(column.ids_of(allowed), start, stop)
                 mask = m if mask is None else _and(mask, m)
         if f.text:
             needle = f.text.lower()
@@ -596,18 +659,19 @@ class HookLogView(ScrollView, can_focus=True):
                 for column in (self._hook, self._agent, self._phase, self._reason)
             ]
             if any(len(ids) == len(column.values) for column, ids in matches):
-                hit = b"\x01" * (self.total - start)  # every value of a column matches
+                hit = b"\x01" * (stop - start)  # every value of a column matches
                 matches = []
             for column, ids in matches:
                 if ids:
-                    m = column.mask(ids, start)
+                    m = column.mask(ids, start, stop)
                     hit = m if hit is None else _or(hit, m)
             if hit is None:
-                hit = bytes(self.total - start)
+                hit = bytes(stop - start)
+            first, last = start - self._base, stop - self._base  # as keys
             extra = [
-                i - start
-                for i, (error, raw) in self._invalid.items()
-                if i >= start and (needle in error.lower() or needle in raw.lower())
+                key - first
+                for key, (error, raw) in self._invalid.items()
+                if first <= key < last and (needle in error.lower() or needle in raw.lower())
             ]
             if extra:
                 hit_arr = bytearray(hit)
@@ -619,7 +683,7 @@ class HookLogView(ScrollView, can_focus=True):
         if self._markers:
             table = bytearray(256)
             table[KIND_MARKER] = 1
-            mask = _or(mask, self._kind[start:].translate(table))
+            mask = _or(mask, self._kind[start:stop].translate(table))
         return mask
 
     def _filter_from(self, start: int) -> None:
@@ -746,7 +810,7 @@ class HookLogView(ScrollView, can_focus=True):
 
     def _render_record(self, record: int) -> Strip:
         layout = self._layout or self._compute_layout()
-        key = (record, layout)
+        key = (record - self._base, layout)  # stable when older records are prepended
         cached = self._cache.get(key)
         if cached is not None:
             return cached
@@ -756,10 +820,10 @@ class HookLogView(ScrollView, can_focus=True):
         ts = _fit(_ts_short(self._ts[record], layout.ts_long), 18 if layout.ts_long else 8)
         segments: list[Segment]
         if kind == KIND_MARKER:
-            text = self._markers.get(record, "── log rotated ──")
+            text = self._markers.get(record - self._base, "── log rotated ──")
             segments = [Segment(text, st["marker"])]
         elif kind == KIND_INVALID:
-            error, raw = self._invalid.get(record, ("invalid line", ""))
+            error, raw = self._invalid.get(record - self._base, ("invalid line", ""))
             line = f"line {self._line_no[record]}: {error}"
             segments = [
                 Segment(ts, st["ts"]),
@@ -942,6 +1006,10 @@ class HookLogScreenBody(Vertical):
     # ------------------------------------------------------------------ feed
     def append(self, records: Sequence[Any]) -> None:
         self.view.append(records)
+        self.refresh_side()
+
+    def prepend(self, records: Sequence[Any]) -> None:
+        self.view.prepend(records)
         self.refresh_side()
 
     def note_rotation(self, n_lines_kept: int, when: datetime | None = None) -> None:

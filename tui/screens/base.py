@@ -121,6 +121,8 @@ class UpdateScreen(Screen[None]):
         others = [f for f in update.files.values() if f.kind != "state"]
         notes: list[str] = []
         tail = update.hook_tail
+        if update.hook_unread:  # first: lines are missing from the view
+            notes.append(f"older hook lines not read ({_mb(update.hook_unread)}): log rewritten")
         if update.hook_rotations and update.hook_rotated_at is not None:
             # a session fact, not only this update's: the next append must not make it vanish
             when = update.hook_rotated_at.astimezone().strftime("%H:%M:%S")
@@ -137,6 +139,8 @@ class UpdateScreen(Screen[None]):
 
 
 def _mb(size: int) -> str:
+    if size < 1_048_576:
+        return f"{max(1, size // 1024)} KB"
     return f"{size / 1_048_576:.0f} MB" if size >= 10_485_760 else f"{size / 1_048_576:.1f} MB"
 
 

@@ -105,6 +105,7 @@ class HookActivityScreen(PanelScreen):
     """Key ``2``. Every hook-log record read this session (a virtual view: only visible lines
     render), filters by hook/event/phase and text, per-hook and per-event counts, the log's
     findings. Data: ``update.hook_records`` (NEW records: appended in one call),
+    ``hook_older`` (a large log's older lines, read from its end: put before all held),
     ``hook_tail`` (an owner rotation -> a marker line), ``hook_findings``, ``hook_dropped``."""
 
     NAME = "hooks"
@@ -155,6 +156,10 @@ class HookActivityScreen(PanelScreen):
             view.note_rotation(update.hook_tail.lines or 0, update.at)
             self.rotations_noted += 1
             fed = True
+        if update.hook_older:  # a large log's older lines: before all held
+            view.prepend(update.hook_older)
+            fed = True
+            update = replace(update, hook_older=[])
         if update.hook_records:
             view.append(update.hook_records)
             self.appends += 1
