@@ -449,7 +449,9 @@ class HookLogTailer:
 
     # -- starting at the end ------------------------------------------------------------------
 
-    def start_at_end(self, min_skip: int = 0) -> HookLogBackfill | None:
+    def start_at_end(
+        self, min_skip: int = 0, first_part: int | None = None
+    ) -> HookLogBackfill | None:
         """Before the first poll: skip the complete lines the file holds now, so polls read only
         what gets appended, and return a reader of the skipped lines (newest part first, with
         their true line numbers). A viewer of a huge log shows its newest lines at once.
@@ -457,6 +459,8 @@ class HookLogTailer:
         Returns None and leaves the tailer as it was when the file is missing, unreadable, holds
         at most ``min_skip`` bytes, or its last line boundary is not within ``max_line`` bytes
         of the end. Costs one pass counting the newlines of the skipped part (~1 ms per MB).
+        ``first_part``: bytes of the back-fill's first part (the newest lines, wanted soonest),
+        if smaller than its usual ``max_read``.
         """
         if self._ident is not None or self._offset or self._line_no:
             return None  # already reading: too late to skip
@@ -485,7 +489,9 @@ class HookLogTailer:
         self._line_no = lines
         self._ident = (st.st_dev, st.st_ino)
         self.size = size
-        return HookLogBackfill(fd, end, lines, part=self.max_read, max_line=self.max_line)
+        return HookLogBackfill(
+            fd, end, lines, part=self.max_read, max_line=self.max_line, first_part=first_part
+        )
 
     def _seed_recent(self, fd: int, end: int) -> None:
         """Remember the lines just before ``end`` (the anchor that detects a rewrite)."""
@@ -549,11 +555,21 @@ class HookLogBackfill:
 
     ANCHOR = 4096  # bytes of the last line read that must still be in place
 
-    def __init__(self, fd: int, end: int, lines: int, *, part: int, max_line: int) -> None:
+    def __init__(
+        self,
+        fd: int,
+        end: int,
+        lines: int,
+        *,
+        part: int,
+        max_line: int,
+        first_part: int | None = None,
+    ) -> None:
         self._fd: int | None = fd
         self._end = end  # bytes [0, _end) not read yet; _end is a line start
         self._lines = lines  # complete lines in [0, _end)
         self.part = max(1, part)
+        self._next = max(1, min(first_part or self.part, self.part))  # bytes of the next part
         self.max_line = max(1, max_line)
         self.total = end  # bytes to read in all
         self._anchor = b""  # the start of the line at _end, as read
@@ -596,7 +612,8 @@ class HookLogBackfill:
             return TailResult(
                 truncated=True, error="the log was rewritten before its older lines were read"
             )
-        lo = max(0, end - self.part)
+        lo = max(0, end - self._next)
+        self._next = self.part
         data = os.pread(fd, end - lo, lo)
         if len(data) != end - lo or data[-1:] != b"\n":
             self.close()
@@ -607,11 +624,16 @@ class HookLogBackfill:
         body = data[:-1]
         if lo > 0:
             cut = body.find(b"\n")
-            if cut < 0:  # one line longer than a part: find where it starts
+            if cut < 0:  # one line longer than this part: find where it starts
                 start = _line_start(fd, lo)
-                text = os.pread(fd, RAW_KEEP, start).decode("utf-8", errors="replace")
-                error = f"line longer than {self.max_line} bytes (skipped)"
-                records.append(_invalid(text, error, self._lines, start))
+                if end - 1 - start < self.max_line:
+                    records.append(
+                        parse_line(os.pread(fd, end - 1 - start, start), self._lines, start)
+                    )
+                else:
+                    text = os.pread(fd, RAW_KEEP, start).decode("utf-8", errors="replace")
+                    error = f"line longer than {self.max_line} bytes (skipped)"
+                    records.append(_invalid(text, error, self._lines, start))
                 self._advance(fd, start, 1)
                 return TailResult(records=records, pending=self._fd is not None)
             lo += cut + 1

@@ -52,6 +52,7 @@ MERGE_RECORDS_CAP = 200_000  # hook records kept when updates are merged for an 
 # is read from its end: new lines are followed at once and the older ones come after, newest
 # part first (``SessionUpdate.hook_older``), so the newest lines show first.
 HOOK_READ_BYTES = 2 * 1024 * 1024
+HOOK_FIRST_PART = 256 * 1024  # the newest lines of such a log: a small first part, shown soonest
 DIFF_LIMIT = 200  # changed field paths recorded per timeline entry
 
 Clock = Callable[[], datetime]
@@ -726,7 +727,9 @@ class ProjectSession:
         else:
             if not self._hook_started:
                 self._hook_started = True
-                self._backfill = self.tailer.start_at_end(min_skip=self._hook_read_bytes)
+                self._backfill = self.tailer.start_at_end(
+                    min_skip=self._hook_read_bytes, first_part=HOOK_FIRST_PART
+                )
             res = self.tailer.poll()
             back = self._backfill
             if back is not None and (res.truncated or res.reset):

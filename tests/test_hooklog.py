@@ -655,11 +655,13 @@ def test_property_random_appends_and_rotations(tmp_path_factory, ops):
 # ---------------------------------------------------------------------------- starting at the end
 
 
-def _start_at_end_and_backfill(path: Path, part: int, max_line: int) -> list[HookRecord]:
+def _start_at_end_and_backfill(
+    path: Path, part: int, max_line: int, first_part: int | None = None
+) -> list[HookRecord]:
     """Read a whole file the viewer's way: the tailer starts at the end, then the back-fill
     reader's parts (newest first) are put before what is held."""
     t = HookLogTailer(path, max_read=part, max_line=max_line)
-    back = t.start_at_end()
+    back = t.start_at_end(first_part=first_part)
     held: list[HookRecord] = []
     if back is not None:
         polls = 0
@@ -704,10 +706,11 @@ def test_start_at_end_reads_new_lines_only_and_backfills_the_rest_newest_first(t
         max_size=120,
     ),
     part=st.integers(600, 3000),
+    first_part=st.none() | st.integers(1, 700),  # smaller than a line, or than max_line
     tail=st.binary(max_size=30).filter(lambda b: b"\n" not in b),
 )
 def test_property_start_at_end_plus_backfill_equals_reading_from_the_start(
-    tmp_path_factory, lines_, part, tail
+    tmp_path_factory, lines_, part, first_part, tail
 ):
     """Whatever the content (invalid and over-long lines, a cut last line), the viewer's order of
     reading gives exactly the records of a read from the start: fields, line numbers, offsets."""
@@ -715,7 +718,7 @@ def test_property_start_at_end_plus_backfill_equals_reading_from_the_start(
     path.write_bytes("".join(x + "\n" for x in lines_).encode() + tail)
     max_line = 512
     whole = HookLogTailer(path, max_read=part, max_line=max_line).read_all().records
-    assert _start_at_end_and_backfill(path, part, max_line) == whole
+    assert _start_at_end_and_backfill(path, part, max_line, first_part) == whole
 
 
 def test_backfill_survives_an_atomic_replace_and_stops_on_an_in_place_rewrite(tmp_path):

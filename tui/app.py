@@ -221,6 +221,9 @@ class PhasewatchApp(ReviewConsole, App[int]):
                 self.post_message(SessionUpdated(update))
             return
         self.post_message(SessionUpdated(first))
+        if first.hook_pending:  # a large log: its newest lines now, not after the watch set-up
+            hook_log = session.project.hook_log
+            self.post_message(SessionUpdated(await asyncio.to_thread(session.refresh, [hook_log])))
         files, dirs = session.watch_targets()
         watcher = Watcher(files, dirs, root=session.root, **self.watcher_options)
         self.watcher = watcher
