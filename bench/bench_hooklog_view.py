@@ -1,7 +1,11 @@
-"""HookLogView with a million records: first screen, scroll step, filter change, memory.
+"""HookLogView with a million records: ingestion, scroll step, filter change, memory.
 
 Headless (``App.run_test``). Records arrive in batches as a tailer delivers them (one append per
 poll). Prints numbers and their ratio to the targets (ratio <= 1 is on target). Not a test.
+
+The first screen of a 1M-line log is not measured here: the app reads a large log from its end
+and shows the newest lines long before the whole log is held (``bench_hooklog_file.py`` times
+that from the file on disk). Holding all of it, from memory, is timed here as a throughput.
 
     .venv/bin/python bench/bench_hooklog_view.py [records]
 """
@@ -26,7 +30,7 @@ from widgets.hooklog_view import HookLogView  # noqa: E402
 
 N = int(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1].isdigit() else 1_000_000
 BATCH = 50_000  # about one 8 MiB tailer poll
-TARGETS = {"first_screen_s": 1.0, "scroll_step_ms": 100.0, "filter_ms": 100.0, "rss_mb": 300.0}
+TARGETS = {"scroll_step_ms": 100.0, "filter_ms": 100.0, "rss_mb": 300.0}
 
 HOOKS = [
     "gate-blocker",
@@ -120,12 +124,13 @@ async def main() -> None:
         )
         print(f"  append (ingest + index)                     {ingest * 1000:10.1f} ms")
         print(f"  first paint after the last append           {first_paint * 1000:10.1f} ms")
-        report("time to first screen (appends + paint)", total, "s", "first_screen_s")
+        label = f"all {view.total:,} records held + painted"
+        print(f"{label:<44} {total:10.2f} s   ({view.total / total:,.0f} records/s)")
         rss = rss_mb()
         report("RSS after loading", rss, "MB", "rss_mb")
         print(f"  (RSS before loading {base:.0f} MB; the app and textual included)")
 
-        # single batch of 1M (what one huge first read would do)
+        # single batch of 1M (a caller holding a whole log at once)
         view.clear()
         gc.collect()
         big = make_batch(0, N, rng)
@@ -135,7 +140,8 @@ async def main() -> None:
         single = time.perf_counter() - t
         del big
         gc.collect()
-        report(f"first screen, one append of {N:,}", single, "s", "first_screen_s")
+        label = f"  one append of {N:,} + paint"
+        print(f"{label:<44} {single:10.2f} s")
 
         # scrolling: page up from the end (cold rows every step), repaint awaited
         view.focus()
