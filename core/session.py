@@ -725,11 +725,11 @@ class ProjectSession:
             # a large log: the first refresh shows the state; its newest lines come next
             res = TailResult(pending=True)
         else:
-            if not self._hook_started:
-                self._hook_started = True
+            if not self._hook_started:  # (until the log exists: it may appear whole, large)
                 self._backfill = self.tailer.start_at_end(
                     min_skip=self._hook_read_bytes, first_part=HOOK_FIRST_PART
                 )
+                self._hook_started = self._backfill is not None or _size(p.hook_log) > 0
             res = self.tailer.poll()
             back = self._backfill
             if back is not None and (res.truncated or res.reset):

@@ -317,22 +317,33 @@ def test_a_large_hook_log_is_read_newest_first_in_parts(repo: Path) -> None:
 def test_a_large_append_is_read_forward_in_parts(repo: Path) -> None:
     """Lines appended after the start are read from the tailer's place, in parts, oldest first;
     the audit runs once, when the reader has caught up."""
+    log = HookLog(repo / ".isdlc" / "hook-activity.log")
+    log.append(F.ts(0), "gate-blocker", "allow", "05-test-strategy", "x", "first")
     s = ProjectSession(repo, clock=Tick(), hook_read_bytes=4096)
-    assert s.refresh().hook_pending is False
+    assert [r.reason for r in s.refresh().hook_records] == ["first"]
+    before = log.path.stat().st_size
     log = _big_log(repo)
     size = log.path.stat().st_size
     u = s.refresh({log.path})
     assert u.hook_records and u.hook_pending and u.hook_older == []
     done, total = u.hook_progress
-    assert total == size and 0 < done <= 4096
-    assert u.hook_findings == [] and u.hook_stats == {}  # no audit of a partial log
+    assert total == size and before < done <= before + 4096
     seen = [r.reason for r in u.hook_records]
     while u.hook_pending:
         u = s.refresh({log.path})
         seen += [r.reason for r in u.hook_records]
         assert len(seen) <= 300
     assert seen == [f"reason {i:04d}" for i in range(300)]  # every line once, in order
-    assert u.hook_stats["total"] == 300 and u.hook_findings  # audited once complete
+    assert u.hook_stats["total"] == 301 and u.hook_findings  # audited once complete
+
+
+def test_a_large_log_that_appears_later_is_read_from_its_end(repo: Path) -> None:
+    s = ProjectSession(repo, clock=Tick(), hook_read_bytes=4096)
+    assert s.refresh().hook_pending is False  # no log yet
+    log = _big_log(repo)  # e.g. copied in whole
+    u = s.refresh({log.path})
+    assert u.hook_records == [] and u.hook_older and u.hook_pending
+    assert u.hook_older[-1].reason == "reason 0299" and u.hook_older[-1].line_no == 300
 
 
 def test_a_rewrite_during_the_backfill_is_reported_not_misread(repo: Path) -> None:
