@@ -311,7 +311,9 @@ async def test_tdd_screen_shows_approval_and_flags_the_hook_miscount(tmp_path: P
         premature = re.sub(r"^\*\*Status:\*\* .*$", "**Status:** done", text, count=1, flags=re.M)
         write_text(progress, premature)
         await wait_until(pilot, lambda: board.counts_differ)
-        assert screen.sets == sets + 1
+        # re-set for the change (twice when a busy machine lets the watcher see the file
+        # between the agent's truncate and its write: that read is a plan of its own)
+        assert sets + 1 <= screen.sets <= sets + 2
         assert board.true_remaining == slices - 2 and board.hook_remaining == slices - 3
         await pilot.pause()
         screen_now = screen_text(app)
