@@ -417,14 +417,7 @@ class HookLogTailer:
                 buf = buf[last_nl + 1 :]
             if len(buf) >= self.max_line:
                 self._line_no += 1
-                records.append(
-                    _invalid(
-                        buf[:RAW_KEEP].decode("utf-8", errors="replace"),
-                        f"line longer than {self.max_line} bytes (skipped)",
-                        self._line_no,
-                        buf_start,
-                    )
-                )
+                records.append(_overlong(buf, self.max_line, self._line_no, buf_start))
                 self._recent.append(_LONG_SENTINEL)
                 self._contig = min(self._contig + 1, self._recent.maxlen or 1)
                 self._skipping = True
@@ -521,12 +514,31 @@ def _parse_lines(
         return
     for raw in lines:
         if len(raw) >= max_line:
-            text = raw[:RAW_KEEP].decode("utf-8", errors="replace")
-            append(_invalid(text, f"line longer than {max_line} bytes (skipped)", n, offset))
+            append(_overlong(raw, max_line, n, offset))
         else:
             append(parse_line(raw, n, offset))
         offset += len(raw) + 1
         n += 1
+
+
+def _overlong(head: bytes, max_line: int, line_no: int, offset: int) -> HookRecord:
+    """The record of a line too long to hold (``head``: its start, at least)."""
+    text = head[:RAW_KEEP].decode("utf-8", errors="replace")
+    return _invalid(text, f"line longer than {max_line} bytes (skipped)", line_no, offset)
+
+
+def count_lines(path: str | os.PathLike[str]) -> int | None:
+    """Complete lines in the file now (None when unreadable)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    try:
+        return _count_newlines(fd, os.fstat(fd).st_size)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def _count_newlines(fd: int, end: int) -> int:
@@ -571,7 +583,6 @@ class HookLogBackfill:
         self.part = max(1, part)
         self._next = max(1, min(first_part or self.part, self.part))  # bytes of the next part
         self.max_line = max(1, max_line)
-        self.total = end  # bytes to read in all
         self._anchor = b""  # the start of the line at _end, as read
 
     @property
@@ -606,16 +617,16 @@ class HookLogBackfill:
 
     def _poll(self, fd: int) -> TailResult:
         end = self._end
-        anchor = self._anchor
-        if os.fstat(fd).st_size < end or (anchor and os.pread(fd, len(anchor), end) != anchor):
-            self.close()
-            return TailResult(
-                truncated=True, error="the log was rewritten before its older lines were read"
-            )
         lo = max(0, end - self._next)
         self._next = self.part
         data = os.pread(fd, end - lo, lo)
-        if len(data) != end - lo or data[-1:] != b"\n":
+        anchor = self._anchor
+        # shorter than before, or the line we stopped at moved: rewritten in place
+        if (
+            len(data) != end - lo
+            or data[-1:] != b"\n"
+            or (anchor and os.pread(fd, len(anchor), end) != anchor)
+        ):
             self.close()
             return TailResult(
                 truncated=True, error="the log was rewritten before its older lines were read"
@@ -631,9 +642,8 @@ class HookLogBackfill:
                         parse_line(os.pread(fd, end - 1 - start, start), self._lines, start)
                     )
                 else:
-                    text = os.pread(fd, RAW_KEEP, start).decode("utf-8", errors="replace")
-                    error = f"line longer than {self.max_line} bytes (skipped)"
-                    records.append(_invalid(text, error, self._lines, start))
+                    head = os.pread(fd, RAW_KEEP, start)
+                    records.append(_overlong(head, self.max_line, self._lines, start))
                 self._advance(fd, start, 1)
                 return TailResult(records=records, pending=self._fd is not None)
             lo += cut + 1

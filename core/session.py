@@ -35,6 +35,7 @@ from .hooklog import (
     HookRecord,
     TailResult,
     audit_hook_log,
+    count_lines,
     hook_stats,
 )
 from .snapshot import Snapshot, observe
@@ -311,15 +312,6 @@ def _size(path: Path) -> int:
         return path.stat().st_size
     except OSError:
         return 0
-
-
-def _count_lines(path: Path) -> int | None:
-    """Complete lines in ``path`` now (after a rotation: how many the owner kept)."""
-    try:
-        with open(path, "rb") as fh:
-            return sum(chunk.count(b"\n") for chunk in iter(lambda: fh.read(1 << 20), b""))
-    except OSError:
-        return None
 
 
 def view_entry(entry: TimelineEntry) -> ViewEntry:
@@ -732,16 +724,16 @@ class ProjectSession:
                 self._hook_started = self._backfill is not None or _size(p.hook_log) > 0
             res = self.tailer.poll()
             back = self._backfill
-            if back is not None and (res.truncated or res.reset):
-                back.close()  # rewritten in place: the older lines are gone
-            if back is not None and not res.pending and not back.done:
-                part = back.poll()
-                older = part.records
-            if back is not None and back.done:
-                self._hook_unread += back.remaining
-                self._backfill = None
+            if back is not None:
+                if res.truncated or res.reset:
+                    back.close()  # rewritten in place: the older lines are gone
+                elif not res.pending:  # new lines first, then one older part
+                    older = back.poll().records
+                if back.done:
+                    self._hook_unread += back.remaining
+                    self._backfill = None
         self._hook_pending = res.pending or self._backfill is not None
-        lines = _count_lines(p.hook_log) if res.rotated or res.reset else None
+        lines = count_lines(p.hook_log) if res.rotated or res.reset else None
         tail = HookTail(
             res.rotated, res.truncated, res.reset, res.missing, res.replaced, res.error, lines
         )
