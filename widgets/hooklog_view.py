@@ -129,22 +129,8 @@ class _Column:
     def __len__(self) -> int:
         return len(self.data)
 
-    def extend(self, values: list[str | None]) -> None:
-        self._intern(values)
-        if isinstance(self.data, bytearray):
-            self.data += bytes(map(self.ids.__getitem__, values))
-        else:
-            self.data.fromlist(list(map(self.ids.__getitem__, values)))
-
-    def prepend(self, values: list[str | None]) -> None:
-        self._intern(values)
-        if isinstance(self.data, bytearray):
-            self.data[0:0] = bytes(map(self.ids.__getitem__, values))
-        else:
-            self.data[0:0] = array("I", map(self.ids.__getitem__, values))
-
-    def _intern(self, values: list[str | None]) -> None:
-        """Give new values an id and count every value."""
+    def extend(self, values: list[str | None], *, front: bool = False) -> None:
+        """Add one id per value, after the records held (``front``: before them)."""
         ids = self.ids
         counted = Counter(values)
         new = counted.keys() - ids.keys()
@@ -161,6 +147,10 @@ class _Column:
         tally = self.tally
         for value, n in counted.items():
             tally[ids[value]] += n
+        data = self.data
+        new_ids = map(ids.__getitem__, values)
+        at = 0 if front else len(data)
+        data[at:at] = bytes(new_ids) if isinstance(data, bytearray) else array("I", new_ids)
 
     def clear(self) -> None:
         self.__init__()  # type: ignore[misc]
@@ -327,8 +317,8 @@ class HookLogView(ScrollView, can_focus=True):
     """Virtual view of hook-log records, newest at the bottom.
 
     Feed it with :meth:`append` (one call per watch event), :meth:`prepend` (older records, e.g.
-    a large log read from its end), :meth:`note_rotation` and :meth:`clear`; filter with :meth:`set_filter`. Records are any objects with the attributes
-    of ``core.hooklog.HookRecord`` (ts, hook, event, phase, agent, reason, line_no, offset,
+    a large log read from its end), :meth:`note_rotation` and :meth:`clear`; filter with
+    :meth:`set_filter`. Records are any objects with the attributes of ``core.hooklog.HookRecord`` (ts, hook, event, phase, agent, reason, line_no, offset,
     valid, error, raw), already sanitised.
     """
 
@@ -595,11 +585,8 @@ class HookLogView(ScrollView, can_focus=True):
         def col(name: str) -> list[Any]:
             return list(map(attrgetter(name), records))
 
-        start = 0 if front else self.total
-        if front:
-            self._ts.prepend(col("ts"))
-        else:
-            self._ts.extend(col("ts"))
+        start = at = 0 if front else self.total
+        (self._ts.prepend if front else self._ts.extend)(col("ts"))
         for column, name in (
             (self._hook, "hook"),
             (self._event, "event"),
@@ -607,29 +594,19 @@ class HookLogView(ScrollView, can_focus=True):
             (self._agent, "agent"),
             (self._reason, "reason"),
         ):
-            if front:
-                column.prepend(col(name))
-            else:
-                column.extend(col(name))
+            column.extend(col(name), front=front)
         for target, name in ((self._line_no, "line_no"), (self._offset, "offset")):
             values = col(name)
             try:
-                numbers = array("q", values)
+                target[at:at] = array("q", values)
             except TypeError:  # not plain ints
-                numbers = array("q", [v if isinstance(v, int) else 0 for v in values])
-            if front:
-                target[0:0] = numbers
-            else:
-                target.extend(numbers)
+                target[at:at] = array("q", [v if isinstance(v, int) else 0 for v in values])
         flags = col("valid")
         try:
             valid = bytes(flags) if set(flags) <= {True, False} else bytes(map(bool, flags))
         except TypeError:
             valid = bytes(map(bool, flags))
-        if front:
-            self._kind[0:0] = valid
-        else:
-            self._kind += valid
+        self._kind[at:at] = valid
         if valid.count(0):
             key = start - self._base
             for i in compress(range(len(records)), valid.translate(bytes([1, 0] + [0] * 254))):
@@ -1006,10 +983,6 @@ class HookLogScreenBody(Vertical):
     # ------------------------------------------------------------------ feed
     def append(self, records: Sequence[Any]) -> None:
         self.view.append(records)
-        self.refresh_side()
-
-    def prepend(self, records: Sequence[Any]) -> None:
-        self.view.prepend(records)
         self.refresh_side()
 
     def note_rotation(self, n_lines_kept: int, when: datetime | None = None) -> None:
