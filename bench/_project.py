@@ -11,7 +11,8 @@ HOOK_LINES = 5000
 
 def make_project(root: Path) -> Path:
     """Write ``root/.isdlc/{state.json,hook-activity.log}``; returns the state file's path."""
-    from core.simulate.files import render_state, write_truncate
+    from phasewatch.core.simulate.files import render_state, write_truncate
+
     from tests.factories import feature_state
 
     isdlc = root / ".isdlc"

@@ -36,7 +36,7 @@ def main(runs: int = 7) -> None:
         project = _project(Path(tmp))
         bare = _time([py, "-c", "pass"], runs)
         textual = _time([py, "-c", "import textual.app"], runs)
-        check = _time([py, "-m", "tui.cli", "check", str(project), "--json"], runs)
+        check = _time([py, "-m", "phasewatch.tui.cli", "check", str(project), "--json"], runs)
         with_textual = _time(
             [
                 py,

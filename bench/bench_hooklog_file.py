@@ -29,11 +29,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 import _project  # noqa: E402  (bench/ is on sys.path as the script dir)
+from phasewatch.core.simulate.files import render_state, write_truncate  # noqa: E402
+from phasewatch.tui.app import PhasewatchApp  # noqa: E402
+from phasewatch.widgets.header import OverviewHeader  # noqa: E402
 
-from core.simulate.files import render_state, write_truncate  # noqa: E402
 from tests.factories import feature_state  # noqa: E402
-from tui.app import PhasewatchApp  # noqa: E402
-from widgets.header import OverviewHeader  # noqa: E402
 
 N = int(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1].isdigit() else 1_000_000
 TARGETS = {"first_screen_s": 1.0, "rss_mb": 300.0}

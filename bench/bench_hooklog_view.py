@@ -23,10 +23,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from phasewatch.core.hooklog import HookRecord  # noqa: E402
+from phasewatch.widgets.hooklog_view import HookLogView  # noqa: E402
 from textual.app import App, ComposeResult  # noqa: E402
-
-from core.hooklog import HookRecord  # noqa: E402
-from widgets.hooklog_view import HookLogView  # noqa: E402
 
 N = int(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1].isdigit() else 1_000_000
 BATCH = 50_000  # about one 8 MiB tailer poll

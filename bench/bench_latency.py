@@ -66,7 +66,12 @@ def now() -> float:
 
 def writer_main(path: Path, n: int, seed: int) -> None:
     """Child process: n owner-style writes; one ``version t_before_write`` line each."""
-    from core.simulate.files import read_disk_version, render_state, with_version, write_truncate
+    from phasewatch.core.simulate.files import (
+        read_disk_version,
+        render_state,
+        with_version,
+        write_truncate,
+    )
 
     rng = random.Random(seed)
     state = json.loads(path.read_bytes())
@@ -157,9 +162,8 @@ class Probe:
     """Instance hooks on the header widget, App._display and ProjectSession.refresh."""
 
     def __init__(self, app: Any) -> None:
+        from phasewatch.widgets.header import OverviewHeader
         from textual._compositor import CompositorUpdate
-
-        from widgets.header import OverviewHeader
 
         self.app = app
         self.widget: list[tuple[float, int]] = []
@@ -231,7 +235,7 @@ async def loop_lag(stalls: list[float], step: float = 0.005) -> None:
 
 
 async def run_mode(label: str, n: int, *, force_polling: bool, with_baseline: bool) -> None:
-    from tui.app import PhasewatchApp
+    from phasewatch.tui.app import PhasewatchApp
 
     saved = os.environ.get("WATCHFILES_FORCE_POLLING")
     if force_polling:

@@ -58,7 +58,7 @@ def phasewatch_cmd() -> list[str]:
     if exe.exists():
         return [str(exe)]
     found = shutil.which("phasewatch")
-    return [found] if found else [sys.executable, "-m", "tui.cli"]
+    return [found] if found else [sys.executable, "-m", "phasewatch.tui.cli"]
 
 
 def proc_status(pid: int) -> dict[str, float]:

@@ -63,13 +63,13 @@ _REGISTRY: dict[str, Rule] = {}
 
 # Every module that registers rules; all_rules() imports them so the registry is complete.
 RULE_MODULES = (
-    "core.findings",
-    "core.sources",
-    "core.models",
-    "core.audit",
-    "core.hooklog",
-    "core.tdd",
-    "core.plugins",
+    "phasewatch.core.findings",
+    "phasewatch.core.sources",
+    "phasewatch.core.models",
+    "phasewatch.core.audit",
+    "phasewatch.core.hooklog",
+    "phasewatch.core.tdd",
+    "phasewatch.core.plugins",
 )
 
 

@@ -24,10 +24,10 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from core.simulate import SimConfig, Simulator  # noqa: E402
-from core.simulate.clock import VirtualClock  # noqa: E402
-from core.simulate.plugins import PluginPipeline  # noqa: E402
-from tui.app import PhasewatchApp, SessionUpdated  # noqa: E402
+from phasewatch.core.simulate import SimConfig, Simulator  # noqa: E402
+from phasewatch.core.simulate.clock import VirtualClock  # noqa: E402
+from phasewatch.core.simulate.plugins import PluginPipeline  # noqa: E402
+from phasewatch.tui.app import PhasewatchApp, SessionUpdated  # noqa: E402
 
 SIZE = (120, 36)
 SEED = 7
@@ -134,7 +134,7 @@ async def scenario(root: Path, out: Path) -> None:
                 break
         await reread(app, pilot)
 
-        from tui.screens.review import GatePanel
+        from phasewatch.tui.screens.review import GatePanel
 
         await wait_for(pilot, lambda: isinstance(app.screen, GatePanel), "the review gate panel")
         await wait_for(pilot, lambda: getattr(app.screen, "summary_loaded", True), "the summary")

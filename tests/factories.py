@@ -36,7 +36,7 @@ import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from core.protocol import ESCALATION_TYPES, WORKFLOWS, primary_agent, review_selected
+from phasewatch.core.protocol import ESCALATION_TYPES, WORKFLOWS, primary_agent, review_selected
 
 State = dict[str, Any]
 

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from core.simulate.files import render_state, write_truncate
+from phasewatch.core.simulate.files import render_state, write_truncate
 
 FROZEN = datetime(2026, 3, 4, 14, 0, 0, tzinfo=UTC)
 TIMEOUT = 15.0

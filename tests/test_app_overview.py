@@ -6,17 +6,17 @@ import json
 from pathlib import Path
 
 import pytest
+from phasewatch.tui.app import PhasewatchApp
+from phasewatch.tui.screens import HelpScreen, OverviewScreen, ProjectSwitcher
+from phasewatch.widgets.findings_list import FindingsList
+from phasewatch.widgets.header import OverviewHeader
+from phasewatch.widgets.location_matrix import LocationMatrix
+from phasewatch.widgets.pipeline import Pipeline
+from phasewatch.widgets.status_bar import StatusBar
 from rich.style import Style
 
 from tests import factories as F
 from tests.test_app_helpers import frozen_clock, screen_text, wait_until, write_state
-from tui.app import PhasewatchApp
-from tui.screens import HelpScreen, OverviewScreen, ProjectSwitcher
-from widgets.findings_list import FindingsList
-from widgets.header import OverviewHeader
-from widgets.location_matrix import LocationMatrix
-from widgets.pipeline import Pipeline
-from widgets.status_bar import StatusBar
 
 SIZE = (120, 40)
 

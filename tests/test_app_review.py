@@ -12,18 +12,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from phasewatch.core.decide import journal_path, read_journal
+from phasewatch.core.simulate import SimConfig, Simulator, StepEvent
+from phasewatch.tui.app import PhasewatchApp
+from phasewatch.tui.screens.attention import AttentionScreen
+from phasewatch.tui.screens.dialogs import ConfirmDialog, RefusalDialog, TextPromptDialog
+from phasewatch.tui.screens.escalations import EscalationsScreen
+from phasewatch.tui.screens.plan import PlanScreen
+from phasewatch.tui.screens.review import GatePanel
+from phasewatch.widgets.header import OverviewHeader
 
-from core.decide import journal_path, read_journal
-from core.simulate import SimConfig, Simulator, StepEvent
 from tests import factories as F
 from tests.test_app_helpers import frozen_clock, screen_text, wait_until, write_state
-from tui.app import PhasewatchApp
-from tui.screens.attention import AttentionScreen
-from tui.screens.dialogs import ConfirmDialog, RefusalDialog, TextPromptDialog
-from tui.screens.escalations import EscalationsScreen
-from tui.screens.plan import PlanScreen
-from tui.screens.review import GatePanel
-from widgets.header import OverviewHeader
 
 SIZE = (140, 44)
 STATE = Path(".isdlc") / "state.json"

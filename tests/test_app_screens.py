@@ -11,15 +11,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-from core.diff import diff_json
-from core.simulate import HookLog, SimConfig, Simulator
-from core.simulate.files import write_text
-from core.simulate.plugins import PluginPipeline
-from tests import factories as F
-from tests.test_app_helpers import frozen_clock, screen_text, wait_until, write_state
-from tui.app import PhasewatchApp
-from tui.screens import (
+from phasewatch.core.diff import diff_json
+from phasewatch.core.simulate import HookLog, SimConfig, Simulator
+from phasewatch.core.simulate.files import write_text
+from phasewatch.core.simulate.plugins import PluginPipeline
+from phasewatch.tui.app import PhasewatchApp
+from phasewatch.tui.screens import (
     HelpScreen,
     HistoryScreen,
     HookActivityScreen,
@@ -27,8 +24,11 @@ from tui.screens import (
     TddScreen,
     TimelineScreen,
 )
-from tui.screens.panels import PanelScreen
-from widgets.plugin_table import DRIFT_STYLES
+from phasewatch.tui.screens.panels import PanelScreen
+from phasewatch.widgets.plugin_table import DRIFT_STYLES
+
+from tests import factories as F
+from tests.test_app_helpers import frozen_clock, screen_text, wait_until, write_state
 
 SIZE = (120, 36)
 TS = "2026-03-04T09:{:02d}:{:02d}.000Z"
@@ -503,7 +503,7 @@ async def test_project_switch_shows_the_other_timeline_and_keeps_hooks_once(
 
 
 def test_view_entry_converts_the_session_timeline(tmp_path: Path) -> None:
-    from core.session import ProjectSession, view_entry
+    from phasewatch.core.session import ProjectSession, view_entry
 
     state_path = tmp_path / ".isdlc" / "state.json"
     write_state(state_path, F.feature_state())
@@ -558,7 +558,7 @@ async def test_a_rewrite_in_the_middle_of_the_back_fill_is_said_not_misread(
     """The owner rotates the log (in place) while its older lines are still being read: the
     view keeps what was read, takes nothing of the new content as old lines, and the status
     bar says how much was not read."""
-    from core.hooklog import HookLogBackfill
+    from phasewatch.core.hooklog import HookLogBackfill
 
     (tmp_path / ".isdlc").mkdir()
     log = HookLog(tmp_path / ".isdlc" / "hook-activity.log", max_bytes=10**9)

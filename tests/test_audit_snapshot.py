@@ -10,13 +10,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from phasewatch.core import audit
+from phasewatch.core.audit import audit_state, audit_transition
+from phasewatch.core.findings import Finding, Severity
+from phasewatch.core.locations import AGENT, DETAIL, POINTERS, SUMMARY, location_rows
+from phasewatch.core.models import parse_state
+from phasewatch.core.snapshot import evaluate
 
-from core import audit
-from core.audit import audit_state, audit_transition
-from core.findings import Finding, Severity
-from core.locations import AGENT, DETAIL, POINTERS, SUMMARY, location_rows
-from core.models import parse_state
-from core.snapshot import evaluate
 from tests import factories as F
 from tests.factories import delpath, get, setpath
 

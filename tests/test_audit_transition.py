@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from phasewatch.core.audit import audit_state, audit_transition
+from phasewatch.core.findings import Finding, Severity
+from phasewatch.core.models import parse_state
 
-from core.audit import audit_state, audit_transition
-from core.findings import Finding, Severity
-from core.models import parse_state
 from tests import factories as F
 from tests.factories import bump, delpath, setpath
 

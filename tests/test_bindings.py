@@ -1,17 +1,16 @@
-"""tui.bindings: the footer is refreshed only when a binding's availability changes (each
+"""phasewatch.tui.bindings: the footer is refreshed only when a binding's availability changes (each
 refresh recomposes every footer key: it was most of the cost of an update)."""
 
 from __future__ import annotations
 
 from typing import ClassVar
 
+from phasewatch.tui.bindings import binding_states, refresh_bindings_if_changed
+from phasewatch.widgets.footer import KeyFooter
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Button, Footer
 from textual.widgets._footer import FooterKey
-
-from tui.bindings import binding_states, refresh_bindings_if_changed
-from widgets.footer import KeyFooter
 
 
 class Dynamic(App[None]):

@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from phasewatch.tui.cli import main, rules_markdown
 
 from tests import factories
-from tui.cli import main, rules_markdown
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -127,7 +127,7 @@ def test_rules_listing(capsys):
 
 
 def test_readme_rule_table_is_current():
-    from core.findings import all_rules
+    from phasewatch.core.findings import all_rules
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     match = re.search(r"<!-- rules:start -->\n(.*?)\n<!-- rules:end -->", readme, re.S)

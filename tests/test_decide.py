@@ -8,9 +8,9 @@ import stat
 from pathlib import Path
 
 import pytest
+from phasewatch.core import decide
+from phasewatch.core.sources import read_json
 
-from core import decide
-from core.sources import read_json
 from tests.test_decide_support import (
     NOW,
     clone,

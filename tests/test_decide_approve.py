@@ -9,8 +9,8 @@ import stat
 from pathlib import Path
 
 import pytest
+from phasewatch.core import decide
 
-from core import decide
 from tests.test_decide_support import NOW
 
 PLAN = """# TDD Task: Fix auto-compaction unapproved plan cascade

@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from phasewatch.core import decide, decide_cli
 
-from core import decide, decide_cli
 from tests.test_decide_support import NOW, feature_state, journal_entries, load, write_state
 
 REPO = Path(__file__).resolve().parents[1]

@@ -12,8 +12,7 @@ import subprocess
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from core.decide import (
+from phasewatch.core.decide import (
     DocumentError,
     LiteralFloat,
     LiteralStr,
@@ -23,6 +22,7 @@ from core.decide import (
     js_number,
     parse_document,
 )
+
 from tests.test_decide_support import feature_state, with_literals
 
 NODE = shutil.which("node")

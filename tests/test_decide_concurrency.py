@@ -12,9 +12,9 @@ import time
 from pathlib import Path
 
 import pytest
+from phasewatch.core import decide
+from phasewatch.core.sources import read_json
 
-from core import decide
-from core.sources import read_json
 from tests.test_decide_support import feature_state, load
 
 REPO = Path(__file__).resolve().parents[1]
@@ -140,7 +140,7 @@ def test_contention_with_a_live_owner(tmp_path: Path) -> None:
 WRITER = r"""
 import sys
 sys.path.insert(0, sys.argv[3])
-from core.decide import apply_update
+from phasewatch.core.decide import apply_update
 
 def bump(doc):
     doc["counters"]["owner_writes"] += 1

@@ -10,8 +10,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from core.decide import dumps
-from core.protocol import WORKFLOWS
+from phasewatch.core.decide import dumps
+from phasewatch.core.protocol import WORKFLOWS
 
 T0 = "2026-03-04T09:00:00.000Z"
 NOW = "2026-03-04T10:11:12.345Z"  # what the writer's clock says in the tests (monkeypatched)

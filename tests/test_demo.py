@@ -2,8 +2,8 @@
 
 import json
 
-from core.decide import read_journal
-from tui.demo import main
+from phasewatch.core.decide import read_journal
+from phasewatch.tui.demo import main
 
 
 def test_headless_demo_runs_to_completion_with_autopilot(tmp_path, capsys):

@@ -6,9 +6,8 @@ import copy
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from core.diff import Change, changed_paths, diff_json, format_value, summarize_paths
-from core.timeline import make_entry
+from phasewatch.core.diff import Change, changed_paths, diff_json, format_value, summarize_paths
+from phasewatch.core.timeline import make_entry
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),

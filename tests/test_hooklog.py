@@ -1,4 +1,4 @@
-"""core.hooklog: line parsing, the rotation-safe tailer, stats and rules."""
+"""phasewatch.core.hooklog: line parsing, the rotation-safe tailer, stats and rules."""
 
 from __future__ import annotations
 
@@ -10,9 +10,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from core.findings import get_rule
-from core.hooklog import (
+from phasewatch.core.findings import get_rule
+from phasewatch.core.hooklog import (
     KEYS,
     HookLogTailer,
     HookRecord,
@@ -22,7 +21,7 @@ from core.hooklog import (
     parse_line,
     read_hook_log,
 )
-from core.text import clean
+from phasewatch.core.text import clean
 
 ROTATE_AT = 1024 * 1024
 KEEP = 500

@@ -10,11 +10,12 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def test_importing_core_and_check_does_not_import_textual():
     code = (
-        "import sys, importlib, pkgutil, core\n"
-        "for m in pkgutil.walk_packages(core.__path__, 'core.'):\n"
+        "import sys, importlib, pkgutil\n"
+        "import phasewatch.core as core\n"
+        "for m in pkgutil.walk_packages(core.__path__, 'phasewatch.core.'):\n"
         "    if not m.name.endswith('__main__'):\n"
         "        importlib.import_module(m.name)\n"
-        "import tui.cli, tui.check_output\n"
+        "import phasewatch.tui.cli, phasewatch.tui.check_output\n"
         "bad = sorted(n for n in sys.modules if n == 'textual' or n.startswith('textual.'))\n"
         "print(bad)\n"
         "raise SystemExit(1 if bad else 0)\n"
@@ -45,4 +46,4 @@ def test_widgets_never_touch_files():
         text = path.read_text(encoding="utf-8")
         for needle in banned:
             assert needle not in text, f"{path.name} uses {needle}"
-        assert "core.decide" not in text and "core.sources" not in text, path
+        assert "phasewatch.core.decide" not in text and "phasewatch.core.sources" not in text, path

@@ -2,8 +2,7 @@ import json
 
 from hypothesis import given
 from hypothesis import strategies as st
-
-from core.models import json_path, parse_state
+from phasewatch.core.models import json_path, parse_state
 
 FEATURE = {
     "state_version": 41,

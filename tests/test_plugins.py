@@ -10,9 +10,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from core.findings import Severity, all_rules
-from core.plugins import (
+from phasewatch.core.findings import Severity, all_rules
+from phasewatch.core.plugins import (
     REQUIRED_SECTIONS,
     PluginRecord,
     TableRow,
@@ -25,7 +24,7 @@ from core.plugins import (
     parse_notes_md,
     parse_plugins_md,
 )
-from core.sources import Project
+from phasewatch.core.sources import Project
 
 # ---------------------------------------------------------------------------- fixtures
 
@@ -858,7 +857,7 @@ def test_stage_names_for_unknown_numbering_only_when_unambiguous():
 
 
 def test_report_includes_plugin_findings(tmp_path):
-    from core.report import audit_project
+    from phasewatch.core.report import audit_project
 
     full_layout(tmp_path, table_mk="| MinimalKick | 🚧 Stage 3.1 | 1.0.0 | 2025-11-13 |")
     assert "PLG-STATUS-DRIFT" in ids(audit_project(tmp_path).findings)

@@ -1,13 +1,14 @@
-"""core.review: the gate view, the review summary file and the attention queue (pure)."""
+"""phasewatch.core.review: the gate view, the review summary file and the attention queue (pure)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from types import SimpleNamespace
 
-from core.review import attention_items, gate_view, presented_gate, read_review_summary
-from core.snapshot import evaluate
-from core.sources import discover
+from phasewatch.core.review import attention_items, gate_view, presented_gate, read_review_summary
+from phasewatch.core.snapshot import evaluate
+from phasewatch.core.sources import discover
+
 from tests import factories as F
 
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import re
 
-from core import audit
-from core.audit import audit_state, audit_transition
-from core.findings import Finding, Severity, all_rules, get_rule
-from core.models import parse_state
+from phasewatch.core import audit
+from phasewatch.core.audit import audit_state, audit_transition
+from phasewatch.core.findings import Finding, Severity, all_rules, get_rule
+from phasewatch.core.models import parse_state
+
 from tests import factories as F
 from tests.test_audit_snapshot import SNAPSHOT_CASES, WALKS
 from tests.test_audit_transition import TRANSITION_CASES

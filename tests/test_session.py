@@ -1,4 +1,4 @@
-"""core.session: readers, memory across refreshes (timeline, recent events), read statuses."""
+"""phasewatch.core.session: readers, memory across refreshes (timeline, recent events), read statuses."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from phasewatch.core.session import ProjectSession, SessionUpdate, attention, diff_paths
+from phasewatch.core.simulate.files import HookLog, render_state, write_truncate
 
-from core.session import ProjectSession, SessionUpdate, attention, diff_paths
-from core.simulate.files import HookLog, render_state, write_truncate
 from tests import factories as F
 
 
@@ -188,7 +188,7 @@ def test_merged_after_concatenates_deltas(repo: Path) -> None:
 def test_merged_back_fill_parts_keep_their_order_and_the_cap_drops_the_oldest(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import core.session as session_mod
+    import phasewatch.core.session as session_mod
 
     log = _big_log(repo)
     s = ProjectSession(repo, clock=Tick(), hook_read_bytes=4096)

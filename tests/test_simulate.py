@@ -16,10 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from core.findings import Finding, Severity
-from core.hooklog import HookLogTailer, audit_hook_log, read_hook_log
-from core.simulate import (
+from phasewatch.core.findings import Finding, Severity
+from phasewatch.core.hooklog import HookLogTailer, audit_hook_log, read_hook_log
+from phasewatch.core.simulate import (
     FAULTS,
     Fault,
     FaultError,
@@ -30,10 +29,10 @@ from core.simulate import (
     js_json_dumps,
     register_fault,
 )
-from core.simulate.cli import add_arguments, run_from_args
-from core.snapshot import Snapshot, evaluate
-from core.sources import StateReader, discover, read_json
-from core.tdd import load_tdd
+from phasewatch.core.simulate.cli import add_arguments, run_from_args
+from phasewatch.core.snapshot import Snapshot, evaluate
+from phasewatch.core.sources import StateReader, discover, read_json
+from phasewatch.core.tdd import load_tdd
 
 STATE = ".isdlc/state.json"
 NODE = shutil.which("node")
@@ -614,7 +613,7 @@ def test_tdd_player_tolerates_the_lock_already_removed_by_the_approver(tmp_path:
     """phasewatch's approval removes .tdd-plan-locked right after writing the marker; the player
     checks for the lock and then removes it (`rm -f`): the lock may be gone in between. Pinned by
     a lock path that always claims to exist while the decision writer really removes the file."""
-    from core import decide
+    from phasewatch.core import decide
 
     class AlwaysThere(type(tmp_path)):  # the window between exists() and unlink()
         def exists(self, *args: Any, **kwargs: Any) -> bool:
@@ -704,7 +703,7 @@ def test_cli_prints_one_line_per_step(tmp_path: Path) -> None:
 
 def test_cli_module_runs_as_a_program(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "core.simulate", str(tmp_path), "--workflow", "tdd", "--fast",
+        [sys.executable, "-m", "phasewatch.core.simulate", str(tmp_path), "--workflow", "tdd", "--fast",
          "--seed", "1", "--auto-decide"],
         capture_output=True, text=True, timeout=60, cwd=Path(__file__).resolve().parents[1],
     )  # fmt: skip
@@ -717,7 +716,7 @@ def test_cli_module_runs_as_a_program(tmp_path: Path) -> None:
 
 
 def test_cancel_at_a_review_gate_with_the_decisions_helper(tmp_path: Path) -> None:
-    from core.simulate import decisions
+    from phasewatch.core.simulate import decisions
 
     events: list[StepEvent] = []
 
@@ -753,7 +752,7 @@ def _continue_first_gate(path: Path) -> None:
         review = (doc or {}).get("active_workflow") or {}
         review = review.get("supervised_review") if isinstance(review, dict) else None
         if isinstance(review, dict) and review.get("phase") == "05-test-strategy":
-            from core.simulate import decisions
+            from phasewatch.core.simulate import decisions
 
             decisions.gate_continue(doc, "2026-03-04T12:00:00.000Z")
             _human_write(path, doc)

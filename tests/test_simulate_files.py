@@ -10,10 +10,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-
-from core.simulate import HookLog, hook_line, iso, js_json_dumps, js_number, write_state
-from core.simulate.clock import VirtualClock
-from core.simulate.files import HOOK_LOG_KEEP_LINES, HOOK_LOG_MAX_BYTES, render_state
+from phasewatch.core.simulate import HookLog, hook_line, iso, js_json_dumps, js_number, write_state
+from phasewatch.core.simulate.clock import VirtualClock
+from phasewatch.core.simulate.files import HOOK_LOG_KEEP_LINES, HOOK_LOG_MAX_BYTES, render_state
 
 NODE = shutil.which("node")
 NODE_STRINGIFY = (

@@ -8,11 +8,10 @@ from pathlib import Path
 
 import pytest
 import yaml
-
-from core.findings import Severity
-from core.plugins import audit_plugins, load_registry
-from core.simulate.plugins import PLUGIN_FAULTS, PluginPipeline, PluginStep
-from core.sources import discover
+from phasewatch.core.findings import Severity
+from phasewatch.core.plugins import audit_plugins, load_registry
+from phasewatch.core.simulate.plugins import PLUGIN_FAULTS, PluginPipeline, PluginStep
+from phasewatch.core.sources import discover
 
 # The seed's front matter, key for key and in order (seed 002 section 1.1).
 SEED_KEYS = [

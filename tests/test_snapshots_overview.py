@@ -12,11 +12,11 @@ import time
 from pathlib import Path
 
 import pytest
+from phasewatch.tui.app import PhasewatchApp
+from phasewatch.tui.screens.review import GatePanel
 
 from tests import factories as F
 from tests.test_app_helpers import frozen_clock, wait_until, write_state
-from tui.app import PhasewatchApp
-from tui.screens.review import GatePanel
 
 SIZE = (120, 36)
 

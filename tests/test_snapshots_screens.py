@@ -15,13 +15,15 @@ import time
 from pathlib import Path
 
 import pytest
+from phasewatch.core.simulate import HookLog, SimConfig, Simulator
+from phasewatch.core.simulate.files import write_text
+from phasewatch.tui.app import PhasewatchApp, SessionUpdated
+from phasewatch.tui.screens.hooks import HookActivityScreen
+from phasewatch.tui.screens.tdd import TddScreen
+from phasewatch.tui.screens.timeline import TimelineScreen
 
-from core.simulate import HookLog, SimConfig, Simulator
-from core.simulate.files import write_text
 from tests import factories as F
 from tests.test_app_helpers import frozen_clock, wait_until, write_state
-from tui.app import PhasewatchApp, SessionUpdated
-from tui.screens.panels import HookActivityScreen, TddScreen, TimelineScreen
 
 SIZE = (120, 36)
 STAMP = 1_772_600_000

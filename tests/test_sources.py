@@ -4,8 +4,7 @@ import os
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from core.sources import (
+from phasewatch.core.sources import (
     MAX_JSON_BYTES,
     StateReader,
     discover,
@@ -212,7 +211,7 @@ def test_state_reader_keeps_last_good(tmp_path):
 def test_torn_read_recovers_when_the_writer_finishes(tmp_path, monkeypatch):
     p = tmp_path / "s.json"
     write(p, "")
-    import core.sources as sources
+    import phasewatch.core.sources as sources
 
     def finish(_delay):
         write(p, '{"state_version": 2}')

@@ -1,4 +1,4 @@
-"""core.tdd: parsing .tdd-progress.md, the stop hook's count, the rules, loading."""
+"""phasewatch.core.tdd: parsing .tdd-progress.md, the stop hook's count, the rules, loading."""
 
 from __future__ import annotations
 
@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from core.sources import Project
-from core.tdd import (
+from phasewatch.core.sources import Project
+from phasewatch.core.tdd import (
     StopHookView,
     TddPlan,
     audit_tdd,

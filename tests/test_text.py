@@ -1,7 +1,6 @@
 from hypothesis import given
 from hypothesis import strategies as st
-
-from core.text import clean, clean_json, decode, shorten
+from phasewatch.core.text import clean, clean_json, decode, shorten
 
 
 def test_plain_text_is_untouched():

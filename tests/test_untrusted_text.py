@@ -11,16 +11,17 @@ import json
 from pathlib import Path
 from typing import Any
 
-from core.simulate.files import HookLog
+from phasewatch.core.simulate.files import HookLog
+from phasewatch.tui.app import PhasewatchApp
+from phasewatch.tui.screens import HelpScreen, OverviewScreen, ProjectSwitcher
+from phasewatch.tui.screens.attention import AttentionScreen
+from phasewatch.tui.screens.escalations import EscalationsScreen
+from phasewatch.tui.screens.plan import PlanScreen
+from phasewatch.tui.screens.review import GatePanel
+from phasewatch.widgets.findings_list import FindingsList
+from phasewatch.widgets.header import OverviewHeader
+
 from tests.test_app_helpers import frozen_clock, screen_text, wait_until, write_state
-from tui.app import PhasewatchApp
-from tui.screens import HelpScreen, OverviewScreen, ProjectSwitcher
-from tui.screens.attention import AttentionScreen
-from tui.screens.escalations import EscalationsScreen
-from tui.screens.plan import PlanScreen
-from tui.screens.review import GatePanel
-from widgets.findings_list import FindingsList
-from widgets.header import OverviewHeader
 
 OSC = "\x1b]0;x\x07"
 EVIL = "[/] [TODO] [@click=app.quit]x[/] [[b]]x[/b]] " + OSC

@@ -1,4 +1,4 @@
-"""core.watch: one watcher over parent directories, restarts on new directories, reconciliation.
+"""phasewatch.core.watch: one watcher over parent directories, restarts on new directories, reconciliation.
 
 Every wait is bounded (``asyncio.wait_for``) and event-driven: no blind sleeps.
 """
@@ -12,9 +12,8 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-
-from core.sources import FileStamp
-from core.watch import WatchBatch, Watcher, nearest_existing_dir, polling_forced
+from phasewatch.core.sources import FileStamp
+from phasewatch.core.watch import WatchBatch, Watcher, nearest_existing_dir, polling_forced
 
 TIMEOUT = 10.0
 

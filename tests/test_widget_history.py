@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
+from phasewatch.core.models import HistoryEntry
+from phasewatch.widgets.history_view import HistoryView, PhaseBars, format_minutes, phase_timings
 from textual.app import App, ComposeResult
 from textual.widgets import OptionList, Static
-
-from core.models import HistoryEntry
-from widgets.history_view import HistoryView, PhaseBars, format_minutes, phase_timings
 
 
 def completed_entry() -> HistoryEntry:

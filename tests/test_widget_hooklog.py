@@ -7,11 +7,10 @@ from itertools import pairwise
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from phasewatch.core.hooklog import HookRecord, parse_line
+from phasewatch.widgets.hooklog_view import HookLogScreenBody, HookLogView, HookStats
 from textual.app import App, ComposeResult
 from textual.widgets import Input, Select, Static
-
-from core.hooklog import HookRecord, parse_line
-from widgets.hooklog_view import HookLogScreenBody, HookLogView, HookStats
 
 HOOKS = ["gate-blocker", "iteration-corridor", "constitution-validator", "phase-loop-controller"]
 EVENTS = ["allow", "block", "warn", "same-phase-bypass", "timeout_warning"]
@@ -313,7 +312,7 @@ def test_column_search_matches_the_naive_definition(batches, needle):
     """The column search finds exactly the values that contain the needle, case-insensitively,
     across ingestion batches; and the record mask built from those ids marks exactly the records
     holding them (also past 256 values, where ids no longer fit a byte)."""
-    from widgets.hooklog_view import _Column
+    from phasewatch.widgets.hooklog_view import _Column
 
     column = _Column()
     records: list[str | None] = []
@@ -336,7 +335,7 @@ def test_column_search_matches_the_naive_definition(batches, needle):
 def test_column_keeps_its_ids_when_it_outgrows_one_byte() -> None:
     """Regression: past 256 distinct values the ids move from a bytearray to array('I'); the
     bytes were taken as raw machine words (a crash, or four ids packed into one)."""
-    from widgets.hooklog_view import _Column
+    from phasewatch.widgets.hooklog_view import _Column
 
     column = _Column()
     early = ["a", "b", "c", "a", "b"]  # 5 records: not a multiple of 4 either

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from phasewatch.core.findings import Severity
+from phasewatch.core.plugins import Registry, load_registry
+from phasewatch.core.simulate.plugins import PluginPipeline, PluginStep
+from phasewatch.core.sources import discover
+from phasewatch.widgets.plugin_table import COLUMN_KEYS, DRIFT_STYLES, EMPTY_MESSAGE, PluginTable
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.widgets import DataTable, Static
-
-from core.findings import Severity
-from core.plugins import Registry, load_registry
-from core.simulate.plugins import PluginPipeline, PluginStep
-from core.sources import discover
-from widgets.plugin_table import COLUMN_KEYS, DRIFT_STYLES, EMPTY_MESSAGE, PluginTable
 
 PLUGINS = ("MinimalKick", "GainKnob", "TapeWarm")
 

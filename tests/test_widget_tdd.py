@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
+from phasewatch.core.tdd import audit_tdd, parse_progress, stop_hook_count, true_remaining
+from phasewatch.widgets.tdd_board import TddBoard
 from textual.app import App, ComposeResult
 from textual.widgets import DataTable, Static
-
-from core.tdd import audit_tdd, parse_progress, stop_hook_count, true_remaining
-from widgets.tdd_board import TddBoard
 
 # Template-style slices (### Slice) are invisible to the stop hook, and the header says done.
 PLAN = """# TDD Task: Rate limiter [TODO]

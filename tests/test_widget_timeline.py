@@ -5,14 +5,13 @@ from __future__ import annotations
 import copy
 from datetime import UTC, datetime, timedelta
 
+from phasewatch.core.findings import Finding, Severity
+from phasewatch.core.timeline import TimelineEntry, make_entry
+from phasewatch.widgets.diff_view import DiffView
+from phasewatch.widgets.timeline_view import TimelineView
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.widgets import DataTable
-
-from core.findings import Finding, Severity
-from core.timeline import TimelineEntry, make_entry
-from widgets.diff_view import DiffView
-from widgets.timeline_view import TimelineView
 
 T0 = datetime(2026, 3, 4, 9, 0, 0, tzinfo=UTC)
 

@@ -22,15 +22,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
+from phasewatch.core.session import ProjectSession, SessionUpdate
+from phasewatch.core.watch import Watcher
 from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
-
-from core.session import ProjectSession, SessionUpdate
-from core.watch import Watcher
 
 from .console import CONSOLE_BINDINGS, ReviewConsole
 from .screens import load
@@ -46,12 +45,12 @@ Clock = Callable[[], datetime]
 #: The hook screen is the exception: it is built shortly after the first hook records arrive,
 #: to take every record in as it comes (see PhasewatchApp._keep_for_unbuilt).
 DATA_SCREENS: dict[str, tuple[str, str]] = {
-    "overview": ("Overview", "tui.screens.overview:OverviewScreen"),
-    "hooks": ("Hook activity", "tui.screens.panels:HookActivityScreen"),
-    "timeline": ("Timeline", "tui.screens.panels:TimelineScreen"),
-    "history": ("History", "tui.screens.panels:HistoryScreen"),
-    "tdd": ("TDD", "tui.screens.panels:TddScreen"),
-    "plugins": ("Plugins", "tui.screens.panels:PluginsScreen"),
+    "overview": ("Overview", "phasewatch.tui.screens.overview:OverviewScreen"),
+    "hooks": ("Hook activity", "phasewatch.tui.screens.hooks:HookActivityScreen"),
+    "timeline": ("Timeline", "phasewatch.tui.screens.timeline:TimelineScreen"),
+    "history": ("History", "phasewatch.tui.screens.history:HistoryScreen"),
+    "tdd": ("TDD", "phasewatch.tui.screens.tdd:TddScreen"),
+    "plugins": ("Plugins", "phasewatch.tui.screens.plugins:PluginsScreen"),
 }
 SCREEN_NAMES = tuple(DATA_SCREENS)
 DARK, LIGHT = "textual-dark", "textual-light"

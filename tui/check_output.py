@@ -7,12 +7,11 @@ import json
 import sys
 from typing import Any
 
+from phasewatch.core.findings import Finding, Rule, Severity
+from phasewatch.core.report import Report
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
-
-from core.findings import Finding, Rule, Severity
-from core.report import Report
 
 STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 LABEL = {Severity.ERROR: "ERROR", Severity.WARNING: "WARNING", Severity.INFO: "INFO"}

@@ -13,7 +13,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
-from core import __doc__ as _core_doc  # noqa: F401  (core is textual-free; importing it is cheap)
+from phasewatch.core import __doc__ as _core_doc  # noqa: F401  (core is textual-free; importing it is cheap)
 
 COMMANDS = ("check", "simulate", "demo", "review", "escalation", "approve", "dashboard")
 
@@ -95,7 +95,7 @@ def cmd_check(argv: list[str]) -> int:
         else:
             print(msg, file=sys.stderr)
         return 2
-    from core.report import audit_project
+    from phasewatch.core.report import audit_project
 
     report = audit_project(args.path)
     if not report.project.systems:
@@ -112,14 +112,14 @@ def cmd_check(argv: list[str]) -> int:
         doc["exit_code"] = report.exit_code(args.strict)
         print(json.dumps(doc, ensure_ascii=False, indent=2, default=str))
     else:
-        from tui.check_output import print_report
+        from phasewatch.tui.check_output import print_report
 
         print_report(report, quiet=args.quiet)
     return report.exit_code(args.strict)
 
 
 def print_rules(as_json: bool, markdown: bool) -> int:
-    from core.findings import all_rules
+    from phasewatch.core.findings import all_rules
 
     rules = all_rules()
     if as_json:
@@ -142,7 +142,7 @@ def print_rules(as_json: bool, markdown: bool) -> int:
     elif markdown:
         print(rules_markdown(rules))
     else:
-        from tui.check_output import print_rules_table
+        from phasewatch.tui.check_output import print_rules_table
 
         print_rules_table(rules)
     return 0
@@ -166,19 +166,19 @@ def cmd_dashboard(argv: list[str]) -> int:
     if args.path is not None and not os.path.isdir(args.path):
         print(f"phasewatch: {args.path}: no such directory", file=sys.stderr)
         return 2
-    from tui.dashboard import run_dashboard
+    from phasewatch.tui.dashboard import run_dashboard
 
     return run_dashboard(args.path, read_only=args.read_only, project_id=args.project)
 
 
 def cmd_demo(argv: list[str]) -> int:
-    from tui.demo import main as demo_main
+    from phasewatch.tui.demo import main as demo_main
 
     return demo_main(argv)
 
 
 def cmd_simulate(argv: list[str]) -> int:
-    from core.simulate.cli import add_arguments, run_from_args
+    from phasewatch.core.simulate.cli import add_arguments, run_from_args
 
     p = argparse.ArgumentParser(
         prog="phasewatch simulate",
@@ -189,7 +189,7 @@ def cmd_simulate(argv: list[str]) -> int:
 
 
 def _decide(kind: str, argv: list[str]) -> int:
-    from core import decide_cli
+    from phasewatch.core import decide_cli
 
     p = argparse.ArgumentParser(prog=f"phasewatch {kind}")
     add = {

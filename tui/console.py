@@ -25,16 +25,21 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from phasewatch.core import decide
+from phasewatch.core.review import (
+    AttentionItem,
+    GateView,
+    attention_items,
+    escalation_key,
+    gate_view,
+)
+from phasewatch.core.session import SessionUpdate
+from phasewatch.core.snapshot import Snapshot
+from phasewatch.core.sources import FileStamp
 from textual import work
 from textual.app import SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
-
-from core import decide
-from core.review import AttentionItem, GateView, attention_items, escalation_key, gate_view
-from core.session import SessionUpdate
-from core.snapshot import Snapshot
-from core.sources import FileStamp
 
 from .bindings import refresh_bindings_if_changed
 from .screens import load
@@ -57,9 +62,9 @@ CONSOLE_BINDINGS: list[Binding] = [
 
 #: name -> "module:Class"; imported when first opened (nothing waits at most start-ups).
 CONSOLE_SCREENS: dict[str, str] = {
-    "attention": "tui.screens.attention:AttentionScreen",
-    "escalations": "tui.screens.escalations:EscalationsScreen",
-    "plan": "tui.screens.plan:PlanScreen",
+    "attention": "phasewatch.tui.screens.attention:AttentionScreen",
+    "escalations": "phasewatch.tui.screens.escalations:EscalationsScreen",
+    "plan": "phasewatch.tui.screens.plan:PlanScreen",
 }
 
 

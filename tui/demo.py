@@ -92,7 +92,7 @@ class Autopilot:
                 self.log(f"autopilot: {type(exc).__name__}: {exc}")
 
     def tick(self) -> None:
-        from core import decide
+        from phasewatch.core import decide
 
         state_path = self.root / ".isdlc" / "state.json"
         try:
@@ -133,7 +133,7 @@ class Autopilot:
                     self.log(f"autopilot: escalation {action} {phase}: {result.outcome}")
         progress = self.root / ".tdd-progress.md"
         if progress.exists():
-            from core.tdd import parse_progress
+            from phasewatch.core.tdd import parse_progress
 
             try:
                 plan = parse_progress(progress.read_bytes())
@@ -150,7 +150,7 @@ class DemoRunner:
     def __init__(
         self, args: argparse.Namespace, root: Path, log: Callable[[str], None] | None = None
     ):
-        from core.simulate import SimConfig, Simulator
+        from phasewatch.core.simulate import SimConfig, Simulator
 
         self.args = args
         self.root = root
@@ -179,7 +179,7 @@ class DemoRunner:
                 )
             )
         if not args.no_plugins:
-            from core.simulate.plugins import PluginPipeline
+            from phasewatch.core.simulate.plugins import PluginPipeline
 
             self.players.append(
                 PluginPipeline(
@@ -252,7 +252,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _dashboard(args: argparse.Namespace, root: Path) -> int:
-    from tui.app import PhasewatchApp
+    from phasewatch.tui.app import PhasewatchApp
 
     app: PhasewatchApp | None = None
 
@@ -268,8 +268,8 @@ def _dashboard(args: argparse.Namespace, root: Path) -> int:
 
 
 def _headless(args: argparse.Namespace, root: Path) -> int:
-    from core.report import audit_project
-    from tui.check_output import print_report
+    from phasewatch.core.report import audit_project
+    from phasewatch.tui.check_output import print_report
 
     print(f"phasewatch demo (headless): writing {root}")
     runner = DemoRunner(args, root, lambda m: print(m, flush=True))

@@ -9,13 +9,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
+from phasewatch.core.diff import Change, diff_json, format_value
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Static
-
-from core.diff import Change, diff_json, format_value
 
 KIND_STYLE = {"added": "green", "removed": "red", "changed": "yellow"}
 KIND_GLYPH = {"added": "+", "removed": "-", "changed": "~"}

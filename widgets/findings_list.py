@@ -16,6 +16,7 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
+from phasewatch.core.findings import Finding, Severity, get_rule
 from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
@@ -23,8 +24,6 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
 from textual.widgets import DataTable, Static
-
-from core.findings import Finding, Severity, get_rule
 
 from ._style import SEVERITY_GLYPH, same_text, theme_styles
 

@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from phasewatch.core.protocol import parse_iso
+from phasewatch.core.text import shorten
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
@@ -20,9 +22,6 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
-
-from core.protocol import parse_iso
-from core.text import shorten
 
 STATUS_STYLE = {
     "completed": "green",

@@ -15,13 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from phasewatch.core.locations import AGENT, DETAIL, POINTERS, SUMMARY, PhaseLocations
 from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
-
-from core.locations import AGENT, DETAIL, POINTERS, SUMMARY, PhaseLocations
 
 from ._style import glyph, same_text, status_style, theme_styles
 

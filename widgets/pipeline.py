@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from phasewatch.core.protocol import parse_iso
+from phasewatch.core.snapshot import Snapshot
 from textual.content import Content
 from textual.widgets import Static
-
-from core.protocol import parse_iso
-from core.snapshot import Snapshot
 
 from ._style import glyph
 

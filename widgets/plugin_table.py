@@ -18,6 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from phasewatch.core.findings import Finding, Severity, sort_findings
+from phasewatch.core.plugins import PluginRecord, Registry, Status, fix_mojibake
+from phasewatch.core.text import shorten
 from rich.style import Style
 from rich.text import Text
 from textual import on
@@ -27,10 +30,6 @@ from textual.coordinate import Coordinate
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import DataTable, Static
-
-from core.findings import Finding, Severity, sort_findings
-from core.plugins import PluginRecord, Registry, Status, fix_mojibake
-from core.text import shorten
 
 # (key, label) in display order
 COLUMNS: tuple[tuple[str, str], ...] = (

@@ -7,10 +7,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
+from phasewatch.core.session import FileStatus
 from textual.content import Content
 from textual.widgets import Static
-
-from core.session import FileStatus
 
 Part = Content | str | tuple[str, str]
 

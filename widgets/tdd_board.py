@@ -10,13 +10,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from phasewatch.core.findings import Finding, Severity, sort_findings
+from phasewatch.core.text import shorten
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
-
-from core.findings import Finding, Severity, sort_findings
-from core.text import shorten
 
 STATUS_GLYPH = {
     "pending": ("○", "dim"),

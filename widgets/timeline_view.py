@@ -10,6 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, ClassVar
 
+from phasewatch.core.diff import Change, diff_json
+from phasewatch.core.findings import Finding, Severity
+from phasewatch.core.timeline import TimelineEntry
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -17,10 +20,6 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import DataTable
 from textual.widgets.data_table import RowDoesNotExist
-
-from core.diff import Change, diff_json
-from core.findings import Finding, Severity
-from core.timeline import TimelineEntry
 
 from .diff_view import DiffView
 

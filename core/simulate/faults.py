@@ -32,7 +32,7 @@ from .content import agent_for, constitution_block_detail, corridor_block_detail
 if TYPE_CHECKING:
     from .player import Simulator, StepEvent
 
-FAULT_MODULES = ("core.simulate.faults", "core.simulate.plugins", "core.simulate.plugin_faults")
+FAULT_MODULES = ("phasewatch.core.simulate.faults", "phasewatch.core.simulate.plugins", "phasewatch.core.simulate.plugin_faults")
 
 FAULTS: dict[str, type[Fault]] = {}
 
@@ -352,7 +352,7 @@ class RotationBurst(Fault):
         "(newest 500 lines kept) mid-burst while lines keep coming."
     )
     rules = ()
-    detector = "core.hooklog.HookLogTailer: TailResult.rotated, no line lost or repeated"
+    detector = "phasewatch.core.hooklog.HookLogTailer: TailResult.rotated, no line lost or repeated"
     CHUNK = 200  # lines between steps: fewer than the 500 kept, so a tailer polling at each
     # step always finds its place again after the rotation
 

@@ -14,11 +14,11 @@ _WHERE = {
     "UpdateScreen": "base",
     "HelpScreen": "help",
     "OverviewScreen": "overview",
-    "HistoryScreen": "panels",
-    "HookActivityScreen": "panels",
-    "PluginsScreen": "panels",
-    "TddScreen": "panels",
-    "TimelineScreen": "panels",
+    "HistoryScreen": "history",
+    "HookActivityScreen": "hooks",
+    "PluginsScreen": "plugins",
+    "TddScreen": "tdd",
+    "TimelineScreen": "timeline",
     "ProjectSwitcher": "projects",
 }
 

@@ -8,16 +8,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, ClassVar
 
+from phasewatch.core.review import AttentionItem, attention_items
+from phasewatch.core.session import SessionUpdate
+from phasewatch.widgets.footer import KeyFooter
+from phasewatch.widgets.header import format_elapsed
 from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import DataTable, Static
-
-from core.review import AttentionItem, attention_items
-from core.session import SessionUpdate
-from widgets.footer import KeyFooter
-from widgets.header import format_elapsed
 
 from .console_base import ConsoleScreen
 

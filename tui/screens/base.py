@@ -17,16 +17,15 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from phasewatch.core.session import SessionUpdate
+from phasewatch.widgets.footer import KeyFooter
+from phasewatch.widgets.status_bar import StatusBar
 from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widget import Widget
 
-from core.session import SessionUpdate
-from widgets.footer import KeyFooter
-from widgets.status_bar import StatusBar
-
 if TYPE_CHECKING:
-    from tui.app import PhasewatchApp
+    from phasewatch.tui.app import PhasewatchApp
 
 
 class UpdateScreen(Screen[None]):

@@ -11,10 +11,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
+from phasewatch.core.session import SessionUpdate
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-
-from core.session import SessionUpdate
 
 from ..bindings import refresh_bindings_if_changed
 

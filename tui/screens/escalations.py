@@ -9,18 +9,17 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, ClassVar
 
+from phasewatch.core.protocol import parse_iso
+from phasewatch.core.review import escalation_key
+from phasewatch.core.session import SessionUpdate
+from phasewatch.core.snapshot import Snapshot
+from phasewatch.widgets.footer import KeyFooter
+from phasewatch.widgets.header import format_elapsed
 from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.widget import Widget
 from textual.widgets import DataTable, Static
-
-from core.protocol import parse_iso
-from core.review import escalation_key
-from core.session import SessionUpdate
-from core.snapshot import Snapshot
-from widgets.footer import KeyFooter
-from widgets.header import format_elapsed
 
 from .console_base import ConsoleScreen
 from .dialogs import ConfirmDialog, TextPromptDialog

@@ -9,15 +9,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
+from phasewatch.core.findings import Severity
+from phasewatch.core.session import SessionUpdate
+from phasewatch.widgets.findings_list import FindingsList, Item, events, standing
+from phasewatch.widgets.header import OverviewHeader
+from phasewatch.widgets.location_matrix import LocationMatrix
+from phasewatch.widgets.pipeline import Pipeline
 from textual.containers import Vertical, VerticalScroll
 from textual.widget import Widget
-
-from core.findings import Severity
-from core.session import SessionUpdate
-from widgets.findings_list import FindingsList, Item, events, standing
-from widgets.header import OverviewHeader
-from widgets.location_matrix import LocationMatrix
-from widgets.pipeline import Pipeline
 
 from .base import UpdateScreen
 

@@ -12,15 +12,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, ClassVar
 
+from phasewatch.core.session import SessionUpdate
+from phasewatch.core.tdd import plan_hook_view, true_remaining
+from phasewatch.widgets.footer import KeyFooter
+from phasewatch.widgets.tdd_board import TddBoard
 from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.widget import Widget
 from textual.widgets import Static
-
-from core.session import SessionUpdate
-from core.tdd import plan_hook_view, true_remaining
-from widgets.footer import KeyFooter
-from widgets.tdd_board import TddBoard
 
 from .console_base import ConsoleScreen
 from .dialogs import ConfirmDialog

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from phasewatch.core.findings import Severity
+from phasewatch.core.session import SessionUpdate, attention
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -13,9 +15,6 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
-
-from core.findings import Severity
-from core.session import SessionUpdate, attention
 
 
 @dataclass(frozen=True, slots=True)

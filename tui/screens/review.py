@@ -13,6 +13,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from phasewatch.core.protocol import MAX_REDOS
+from phasewatch.core.review import GateView, read_review_summary, review_summary_path
+from phasewatch.core.sources import Project
+from phasewatch.widgets.footer import KeyFooter
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -21,16 +25,11 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from core.protocol import MAX_REDOS
-from core.review import GateView, read_review_summary, review_summary_path
-from core.sources import Project
-from widgets.footer import KeyFooter
-
 from ..bindings import refresh_bindings_if_changed
 from .dialogs import TextPromptDialog
 
 if TYPE_CHECKING:
-    from core.decide import DecisionResult
+    from phasewatch.core.decide import DecisionResult
 
 DECISIONS = ("continue", "review", "resume")
 

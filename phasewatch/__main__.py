@@ -1,0 +1,5 @@
+"""``python -m phasewatch``: the same command line as the ``phasewatch`` script."""
+
+from phasewatch.tui.cli import main
+
+raise SystemExit(main())

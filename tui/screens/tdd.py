@@ -1,0 +1,84 @@
+"""The TddScreen (one of the data screens; see :mod:`phasewatch.tui.screens.panels`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, ClassVar
+
+from phasewatch.core.session import SessionUpdate
+from phasewatch.core.tdd import plan_hook_view, true_remaining
+from phasewatch.widgets.tdd_board import TddBoard
+from textual.binding import Binding, BindingType
+from textual.widget import Widget
+from textual.widgets import DataTable
+
+from .panels import FINISHED, PanelScreen
+
+
+class TddScreen(PanelScreen):
+    """Key ``5``. The TDD plugin's plan: task header, approval state (and the legacy lock), the
+    true remaining slices next to what the plugin's stop hook would count (flagged when they
+    differ), the slices and the plan's findings. Data: ``update.tdd_plan`` (``core.tdd.TddPlan``,
+    which records the lines the hook's greps match) and ``tdd_findings``; re-set only when
+    ``tdd_changed``."""
+
+    NAME = "tdd"
+    TITLE = "TDD"
+    EMPTY = "No .tdd-progress.md in this project (the TDD plugin writes it at the project root)."
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("u", "next_unfinished", "Next unfinished slice"),
+    ]
+
+    def __init__(self, *, name: str | None = None, id: str | None = None) -> None:
+        super().__init__(name=name, id=id)
+        self.sets = 0  # set_plan calls (tests)
+
+    def compose_main(self) -> Iterable[Widget]:
+        yield TddBoard(id="tdd-board")
+
+    @property
+    def main_widget(self) -> Widget:
+        return self.board
+
+    @property
+    def board(self) -> TddBoard:
+        return self.query_one("#tdd-board", TddBoard)
+
+    def apply_update(self, update: SessionUpdate) -> None:
+        if self._rendered and not update.tdd_changed:
+            return
+        plan = update.tdd_plan
+        findings = update.tdd_findings
+        if plan is None:
+            self.board.set_plan(None, true_remaining=None, hook_remaining=None, findings=findings)
+        else:
+            # the hook's own number may be negative; it then lets the session stop, like 0
+            hook = max(0, plan_hook_view(plan).remaining)
+            self.board.set_plan(
+                plan,
+                true_remaining=true_remaining(plan),
+                hook_remaining=hook,
+                findings=findings,
+                lock_present=plan.lock_exists,
+            )
+        self.sets += 1
+        self.show_empty(self.EMPTY if plan is None and not findings else None)
+
+    def action_next_unfinished(self) -> None:
+        plan = self.board.plan
+        slices = list(getattr(plan, "slices", None) or [])
+        table: DataTable[Any] = self.board.table
+        if not slices or not table.row_count:
+            return
+        start = table.cursor_row
+        for step in range(1, len(slices) + 1):
+            i = (start + step) % len(slices)
+            if getattr(slices[i], "status", None) not in FINISHED:
+                table.move_cursor(row=i)
+                table.focus()
+                return
+        self.notify("Every slice is finished.", markup=False, timeout=3)
+
+
+# ---------------------------------------------------------------------------- 6 plugins
