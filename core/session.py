@@ -28,6 +28,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from .diff import capped_paths
 from .findings import Finding, Severity, get_rule, sort_findings
 from .hooklog import (
     HookLogBackfill,
@@ -350,40 +351,6 @@ def attention(snap: Snapshot | None) -> tuple[bool, int]:
     return gate, len(snap.state.pending_escalations)
 
 
-# ---------------------------------------------------------------------------- diff
-
-
-def diff_paths(a: Any, b: Any, limit: int = DIFF_LIMIT) -> tuple[list[str], bool]:
-    """Leaf paths that differ between two JSON values (``phases.06-x.status``, ``[3]`` for
-    list items); a list whose length changed is reported as a whole. Returns (paths, truncated)."""
-    out: list[str] = []
-
-    def walk(x: Any, y: Any, path: str) -> bool:
-        if len(out) >= limit:
-            return False
-        if isinstance(x, dict) and isinstance(y, dict):
-            for key in list(x) + [k for k in y if k not in x]:
-                sub = f"{path}.{key}" if path else str(key)
-                if key not in x or key not in y:
-                    out.append(sub)
-                elif x[key] != y[key] and not walk(x[key], y[key], sub):
-                    return False
-                if len(out) >= limit:
-                    return False
-            return True
-        if isinstance(x, list) and isinstance(y, list) and len(x) == len(y):
-            for i, (u, v) in enumerate(zip(x, y, strict=True)):
-                if u != v and not walk(u, v, f"{path}[{i}]"):
-                    return False
-            return True
-        if x != y or type(x) is not type(y):
-            out.append(path or "$")
-        return len(out) < limit
-
-    complete = walk(a, b, "")
-    return out, not complete and len(out) >= limit
-
-
 # ---------------------------------------------------------------------------- session
 
 
@@ -675,7 +642,7 @@ class ProjectSession:
         if previous is None or previous.raw is None:
             paths, truncated, first = [], False, True
         else:
-            paths, truncated = diff_paths(previous.raw, snap.raw)
+            paths, truncated = capped_paths(previous.raw, snap.raw, max_changes=DIFF_LIMIT)
             first = False
         entry = TimelineEntry(
             seq=self._obs,
