@@ -8,7 +8,7 @@ renders, never a widget. It runs in a worker thread; nothing here imports textua
 
 What the session remembers across refreshes (the files do not):
 
-* every distinct state content observed (:class:`TimelineEntry`, the last ``timeline_cap``), with
+* every distinct state content observed (:class:`Observation`, the last ``timeline_cap``), with
   the changed field paths and the transition findings of that step; the raw document is kept for
   the newest ``raw_cap`` entries only (older entries drop it to bound memory);
 * every transition finding seen (:class:`RecentEvent`): a transition finding exists only in the
@@ -97,7 +97,7 @@ class FileStatus:
 
 
 @dataclass(frozen=True, slots=True)
-class TimelineEntry:
+class Observation:
     """One distinct state content observed in this session."""
 
     seq: int  # session-wide observation number (monotonic)
@@ -194,7 +194,7 @@ class SessionUpdate:
     hook_progress: tuple[int, int] | None = None  # (bytes read, file size) while pending
     hook_unread: int = 0  # bytes of older lines never read: the log was rewritten first
     # timeline and recent events
-    timeline: list[TimelineEntry] = field(default_factory=list)
+    timeline: list[Observation] = field(default_factory=list)
     timeline_total: int = 0
     events: tuple[RecentEvent, ...] = ()
     new_events: list[RecentEvent] = field(default_factory=list)
@@ -315,7 +315,7 @@ def _size(path: Path) -> int:
         return 0
 
 
-def view_entry(entry: TimelineEntry) -> ViewEntry:
+def view_entry(entry: Observation) -> ViewEntry:
     """The session's record of one observed state as the timeline widget's entry
     (:class:`core.timeline.TimelineEntry`): same ``seq`` (the row key), time, version, changed
     paths, transition findings and document; the session's flags become the note."""
@@ -416,7 +416,7 @@ class ProjectSession:
             self.project.hook_log, self.project.rel(self.project.hook_log), "hook_log", "missing"
         )
         self._hook_existed = False
-        self.timeline: deque[TimelineEntry] = deque(maxlen=timeline_cap)
+        self.timeline: deque[Observation] = deque(maxlen=timeline_cap)
         self._timeline_total = 0
         self.events: deque[RecentEvent] = deque(maxlen=events_cap)
         self._tdd_plan: Any = None
@@ -490,7 +490,7 @@ class ProjectSession:
         # state files
         changed_projects: set[str] = set()
         new_versions: set[str] = set()
-        timeline: list[TimelineEntry] = []
+        timeline: list[Observation] = []
         new_events: list[RecentEvent] = []
         for pid, track in self._tracks.items():
             if not (full or track.source.path in changed or track.snapshot is None):
@@ -613,7 +613,7 @@ class ProjectSession:
 
     # ------------------------------------------------------------------ state files
 
-    def _observe(self, track: _StateTrack, now: datetime, *, own: bool) -> TimelineEntry | None:
+    def _observe(self, track: _StateTrack, now: datetime, *, own: bool) -> Observation | None:
         previous = track.snapshot
         snap = observe(track.reader, previous, track.source.project_id)
         result = snap.read
@@ -644,7 +644,7 @@ class ProjectSession:
         else:
             paths, truncated = capped_paths(previous.raw, snap.raw, max_changes=DIFF_LIMIT)
             first = False
-        entry = TimelineEntry(
+        entry = Observation(
             seq=self._obs,
             at=now,
             project_id=track.source.project_id,
