@@ -432,8 +432,7 @@ def test_timeline_malformed_entries(tmp_path):
     assert [(f.path.rsplit("[")[-1], f.severity) for f in fmt] == [
         ("4]", Severity.WARNING),  # no date at all
         ("5]", Severity.WARNING),  # not YYYY-MM-DD
-        ("6]", Severity.INFO),  # (v1.0.1) is not (Stage N)
-    ]
+    ]  # `(v1.0.1)` is the real NOTES.md template's version entry: no finding
     assert "PLG-TIMELINE-ORDER" not in ids(reg.findings)  # 13/11/2025 parsed, in order
 
 
@@ -467,18 +466,39 @@ def test_table_only_layout_with_notes_md(tmp_path):
     write(
         tmp_path,
         "plugins/TapeAge/NOTES.md",
-        "# TapeAge\n\n- **Status:** 🚧 Stage 1\n- **Last Updated:** 2025-11-13\n",
+        # the real NOTES.md shape: the system's template and its sed updater write the bullet
+        "# TapeAge Notes\n\n## Status\n- **Current Status:** 🚧 Stage 1\n- **Version:** 0.1.0\n",
     )
     reg = load_registry(Project(root=tmp_path))
     assert reg.layout == "table-only" and reg.numbering == "current-0-3"
     rec = reg.get("TapeAge")
     assert rec.entry.source == "plugins/TapeAge/NOTES.md" and rec.numbering == "current-0-3"
-    assert rec.stage_name == "Foundation"
-    bullet = only(reg.findings, "PLG-NOTES-BULLET")
-    assert bullet.source == "plugins/TapeAge/NOTES.md" and bullet.severity == Severity.INFO
+    assert rec.entry.status.display == "🚧 Stage 1" and rec.stage_name == "Foundation"
     # no handoff while a stage is in progress (current numbering keeps one until Working)
     assert only(reg.findings, "PLG-CH-ABSENT").source == "plugins/TapeAge/.continue-here.md"
-    assert ids(reg.findings) == ["PLG-CH-ABSENT", "PLG-NOTES-BULLET"]
+    assert ids(reg.findings) == ["PLG-CH-ABSENT"]
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["- **Current Status:** 🚧 Stage 1", "**Current Status:** 🚧 Stage 1", "**Status:** 🚧 Stage 1",
+     "- **Status:** 🚧 Stage 1"],
+)
+def test_notes_md_status_line_shapes(tmp_path, line):
+    write(tmp_path, "PLUGINS.md", TABLE.format(rows="| TapeAge | 🚧 Stage 1 | - | 2025-11-13 |"))
+    write(tmp_path, "plugins/TapeAge/NOTES.md", f"# TapeAge Notes\n\n## Status\n{line}\n")
+    write(tmp_path, "plugins/TapeAge/.continue-here.md", "")
+    reg = load_registry(Project(root=tmp_path))
+    assert reg.get("TapeAge").entry.status.display == "🚧 Stage 1"
+    assert not {"PLG-STATUS-UNKNOWN", "PLG-STATUS-DRIFT", "PLG-NOTES-BULLET"} & set(ids(reg.findings))
+
+
+def test_bulleted_status_in_plugins_md_entry_is_missed_by_the_system(tmp_path):
+    entry = "### TapeAge\n- **Status:** 🚧 Stage 1\n"
+    text = TABLE.format(rows="| TapeAge | 🚧 Stage 1 | - | 2025-11-13 |") + "\n" + entry
+    write(tmp_path, "PLUGINS.md", text)
+    bullet = only(load_registry(Project(root=tmp_path)).findings, "PLG-NOTES-BULLET")
+    assert bullet.severity == Severity.INFO and bullet.path == "### TapeAge.Status"
 
 
 def test_table_only_layout_drift_against_notes_md(tmp_path):
@@ -583,7 +603,7 @@ def test_rule2_plugin_matches_directory():
     )
 
 
-@pytest.mark.parametrize("stage", ["ideation", "7", "0o7", '"3.2"', "[3]", "-1"])
+@pytest.mark.parametrize("stage", ["ideate", "7", "0o7", '"3.2"', "[3]", "-1"])
 def test_rule3_stage_integer_0_to_6(stage):
     ch, findings = check(handoff(stage=stage, phase=None))
     f = only(findings, "PLG-CH-STAGE")
@@ -592,10 +612,24 @@ def test_rule3_stage_integer_0_to_6(stage):
         assert "phase" in f.hint
 
 
-@pytest.mark.parametrize("stage", ["0", "3", "6"])
+@pytest.mark.parametrize("stage", ["0", "3", "6", "ideation", "improvement_planning", "mockup"])
 def test_rule3_stage_in_range_passes(stage):
-    findings = check(handoff(stage=stage, phase="null", next_phase="null"))[1]
+    ch, findings = check(handoff(stage=stage, phase="null", next_phase="null"))
     assert "PLG-CH-STAGE" not in ids(findings)
+    assert ch.stage_label == stage
+
+
+def test_real_ideation_handoff_is_valid():
+    """The plugin-ideation skill's handoff (new-plugin-workflow.md), as the real system writes it."""
+    text = (
+        "---\nplugin: MinimalKick\nstage: ideation\nstatus: creative_brief_complete\n"
+        "last_updated: 2025-11-12 14:30:00\n---\n\n# Resume Point\n\n"
+        "## Current State: Creative Brief Complete\n\ntext\n\n## Completed So Far\n\n"
+        "**Ideation:** ✓ Complete\n\n## Next Steps\n\n1. Create UI mockup\n\n"
+        "## Context to Preserve\n\n**Key Decisions:**\n"
+    )
+    ch, findings = check(text)
+    assert findings == [] and ch.stage_marker == "ideation" and ch.last_updated.value is not None
 
 
 def test_rule4_phase_format_and_stage():
@@ -612,7 +646,8 @@ def test_rule4_phase_format_and_stage():
     [
         ("2025-11-13", True),
         ('"2025-11-13"', True),
-        ("2025-11-13T10:00:00Z", False),
+        ("2025-11-13T10:00:00Z", True),  # the real templates stamp a time
+        ("2025-11-13 10:00:00", True),
         ("13/11/2025", False),
         ("yesterday", False),
         ("2025-13-01", False),
@@ -666,12 +701,8 @@ def test_rule9_required_sections():
     sections = "## Current State: Stage 0 complete\n\n## Completed So Far\n\n## Next Steps\n"
     ch, findings = check(handoff(sections=sections))
     assert ch.missing_sections == ["Build Artifacts", "Testing Checklist", "Context to Preserve"]
-    missing = {f.path: f.severity for f in findings if f.rule_id == "PLG-CH-SECTION"}
-    assert missing == {
-        'sections["Build Artifacts"]': Severity.INFO,
-        'sections["Testing Checklist"]': Severity.INFO,
-        'sections["Context to Preserve"]': Severity.INFO,
-    }
+    # the real system's own templates have none of these three: not reported
+    assert "PLG-CH-SECTION" not in ids(findings)
     f = only(
         check(
             handoff(
@@ -685,8 +716,9 @@ def test_rule9_required_sections():
 
 
 def test_status_value_and_required_fields():
-    assert "PLG-CH-STATUS" not in ids(check(handoff(status="workflow_complete"))[1])
-    f = only(check(handoff(status="paused"))[1], "PLG-CH-STATUS")
+    for status in ("workflow_complete", "paused", "creative_brief_complete"):
+        assert "PLG-CH-STATUS" not in ids(check(handoff(status=status))[1])
+    f = only(check(handoff(status="mockup_v2_in_progress"))[1], "PLG-CH-STATUS")
     assert f.severity == Severity.WARNING
     ch, findings = check(handoff(status="in-progress"))
     assert only(findings, "PLG-CH-STATUS").severity == Severity.INFO
