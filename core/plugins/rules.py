@@ -72,7 +72,7 @@ R_UNREGISTERED = _plg(
 R_STATUS_DRIFT = _plg(
     "PLG-STATUS-DRIFT",
     Severity.ERROR,
-    "Registry table status differs from the full entry status (after normalisation).",
+    "Registry table status differs from the full entry status (in meaning, or in the words the system's own check compares).",
     f"{_S} 1.2 rule 1, 4.1 PLUGINS.md drift",
     "Update both locations together: set the table row to the full entry's status "
     "(the full entry is canonical).",
@@ -82,12 +82,12 @@ R_STATUS_UNKNOWN = _plg(
     Severity.WARNING,
     "A status is empty, not one of the valid values, or its emoji contradicts its words.",
     f"{_S} 1.2 Valid status emoji values",
-    "Use 💡 Ideated, 💡 Ideated (Draft Params), 🚧 Stage N[.M], ✅ Working or 📦 Installed.",
+    "Use 💡 Ideated, 💡 Ideated (Draft Params), 🚧 Stage N[.M], ✅ Working or 📦 Installed; NOTES.md writes `- **Current Status:** <status>`.",
 )
 R_VERSION_DRIFT = _plg(
     "PLG-VERSION-DRIFT",
     Severity.WARNING,
-    "Registry table version differs from the full entry version.",
+    "Registry table version differs from the full entry version (`-` and `N/A` both mean none).",
     f"{_S} 1.2 rule 2",
     "Update both locations together.",
 )
@@ -129,7 +129,7 @@ R_TIMELINE_FORMAT = _plg(
 R_NOTES_BULLET = _plg(
     "PLG-NOTES-BULLET",
     Severity.INFO,
-    "An entry writes `- **Status:**` as a bullet; the system's own drift check misses it.",
+    "A PLUGINS.md `### Name` entry writes `- **Status:**` as a bullet; the system's grep misses it.",
     "FORMATS 3 (NOTES.md bullet bug)",
     "Write `**Status:** ...` at the start of the line, without the `- ` bullet.",
 )
@@ -164,7 +164,7 @@ R_CH_PLUGIN = _plg(
 R_CH_STAGE = _plg(
     "PLG-CH-STAGE",
     Severity.ERROR,
-    "`stage` is not an integer 0-6.",
+    "`stage` is neither an integer 0-6 nor a stage marker (ideation, improvement_planning, mockup).",
     f"{_S} 1.1 rule 3",
     "Set `stage:` to the integer stage number (phases go in `phase:`).",
 )
@@ -178,9 +178,9 @@ R_CH_PHASE = _plg(
 R_CH_DATE = _plg(
     "PLG-CH-DATE",
     Severity.WARNING,
-    "`last_updated` is not an ISO date YYYY-MM-DD (date only, no time).",
+    "`last_updated` is not YYYY-MM-DD or an ISO timestamp (YYYY-MM-DD HH:MM:SS).",
     f"{_S} 1.1 rule 5",
-    "Write `last_updated: YYYY-MM-DD`.",
+    "Write `last_updated: YYYY-MM-DD HH:MM:SS` (the real templates' form) or YYYY-MM-DD.",
 )
 R_CH_COMPLEXITY = _plg(
     "PLG-CH-COMPLEXITY",
@@ -206,17 +206,16 @@ R_CH_CHECKSUM_FORMAT = _plg(
 R_CH_SECTION = _plg(
     "PLG-CH-SECTION",
     Severity.WARNING,
-    "A required Markdown section is missing from .continue-here.md.",
+    "A Markdown section a resuming agent needs is missing from .continue-here.md.",
     f"{_S} 1.1 rule 9",
-    "Add the section (## Current State, Completed So Far, Next Steps, Build Artifacts, "
-    "Testing Checklist, Context to Preserve).",
+    "Add the section (## Current State, ## Completed So Far, ## Next Steps).",
 )
 R_CH_STATUS = _plg(
     "PLG-CH-STATUS",
     Severity.WARNING,
-    "`status` is not in_progress, complete or workflow_complete.",
+    "`status` is not one the system writes or reads (in_progress, complete, workflow_complete, paused, blocked, ready, creative_brief_complete, improvement_brief_complete).",
     f"{_S} 1.1 Valid status values",
-    "Set `status:` to in_progress, complete or workflow_complete.",
+    "Set `status:` to in_progress, complete or workflow_complete (or paused/blocked/ready).",
 )
 R_STAGE_DRIFT = _plg(
     "PLG-STAGE-DRIFT",
