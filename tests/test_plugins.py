@@ -607,7 +607,9 @@ def test_rule2_plugin_matches_directory():
 def test_rule3_stage_integer_0_to_6(stage):
     ch, findings = check(handoff(stage=stage, phase=None))
     f = only(findings, "PLG-CH-STAGE")
-    assert f.severity == Severity.ERROR and ch.stage is None
+    # a word (an undocumented workflow marker like `ui_design`) is a warning, a number an error
+    word = stage == "ideate"
+    assert f.severity == (Severity.WARNING if word else Severity.ERROR) and ch.stage is None
     if stage == '"3.2"':
         assert "phase" in f.hint
 
@@ -712,13 +714,16 @@ def test_rule9_required_sections():
         )[1],
         "PLG-CH-SECTION",
     )
-    assert f.severity == Severity.WARNING and f.path == 'sections["Current State"]'
+    # the real handoffs are free-form Markdown: a missing section is information
+    assert f.severity == Severity.INFO and f.path == 'sections["Current State"]'
 
 
 def test_status_value_and_required_fields():
     for status in ("workflow_complete", "paused", "creative_brief_complete"):
         assert "PLG-CH-STATUS" not in ids(check(handoff(status=status))[1])
     f = only(check(handoff(status="mockup_v2_in_progress"))[1], "PLG-CH-STATUS")
+    assert f.severity == Severity.INFO and "coin" in f.message  # a word the real agents coin
+    f = only(check(handoff(status='"done, mostly"'))[1], "PLG-CH-STATUS")
     assert f.severity == Severity.WARNING
     ch, findings = check(handoff(status="in-progress"))
     assert only(findings, "PLG-CH-STATUS").severity == Severity.INFO
@@ -855,12 +860,13 @@ def test_numbering_inference(tmp_path):
     )
     mk = reg.get("MinimalKick")
     assert mk.numbering == "current-0-3" and mk.stage_name == "DSP"
-    assert any("Stage 1" in e for e in mk.numbering_evidence)
+    # a timeline's "(Stage 1)" is history (Planning in the system's 0-6 era): not evidence
+    assert not any("Stage 1" in e for e in mk.numbering_evidence)
     assert reg.findings == [], [(f.rule_id, f.message) for f in reg.findings]
 
 
 def test_mixed_numbering_is_reported(tmp_path):
-    timeline = MK_TIMELINE + "\n- **2025-11-13 (Stage 1):** migrated"
+    timeline = MK_TIMELINE + "\n- **2025-11-13 (Stage 2.1):** migrated"
     reg = load_registry(
         full_layout(
             tmp_path, timeline=timeline, ch=handoff(stage="4", phase="null", next_phase="null")

@@ -63,30 +63,39 @@ def check_timeline_format(em: Emitter, c: Ctx) -> None:
             )
 
 
-def check_timeline_order(em: Emitter, c: Ctx) -> None:
-    """Rule 4: the timeline is chronological (each entry compared with the latest before it)."""
-    entry = c.rec.entry
+def _out_of_order(timeline: list[TimelineEntry]) -> list[tuple[TimelineEntry, TimelineEntry]]:
+    """(entry, the latest earlier entry it precedes) for every entry dated too early."""
+    out = []
     latest: TimelineEntry | None = None
-    for t in entry.timeline if entry else ():
-        if t.date is None or t.date.value is None:
+    for t in timeline:
+        value = t.date.value if t.date else None
+        if value is None:
             continue
-        if (
-            latest is None
-            or latest.date is None
-            or latest.date.value is None
-            or latest.date.value <= t.date.value
-        ):
+        if latest is not None and latest.date and latest.date.value and latest.date.value > value:
+            out.append((t, latest))
+        else:
             latest = t
-            continue
-        em.add(
-            R_TIMELINE_ORDER,
-            entry.where(f"Lifecycle Timeline[{t.index}]"),
-            f"{entry.source} line {t.line}: {t.date.value.isoformat()} comes after "
-            f"{latest.date.value.isoformat()} (line {latest.line}).",
-            source=entry.source,
-            expected=f">= {latest.date.value.isoformat()}",
-            actual=t.date.value.isoformat(),
-        )
+    return out
+
+
+def check_timeline_order(em: Emitter, c: Ctx) -> None:
+    """Rule 4: the timeline is chronological. One finding per entry, at the first break (a
+    timeline pasted twice would otherwise give one per line)."""
+    entry = c.rec.entry
+    late = _out_of_order(entry.timeline) if entry else []
+    if entry is None or not late:
+        return
+    t, latest = late[0]
+    first, before = t.date.value.isoformat(), latest.date.value.isoformat()
+    more = f" ({len(late)} entries out of order)" if len(late) > 1 else ""
+    em.add(
+        R_TIMELINE_ORDER,
+        entry.where(f"Lifecycle Timeline[{t.index}]"),
+        f"{entry.source} line {t.line}: {first} comes after {before} (line {latest.line}){more}.",
+        source=entry.source,
+        expected=f">= {before}",
+        actual=first,
+    )
 
 
 DATE_CHECKS = (check_dates, check_timeline_format, check_timeline_order)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..findings import Severity
 from ._ctx import Ctx
 from ._emit import Emitter
+from .entry import label_stage
 from .handoff import ContinueHere
 from .model import registry_date
 from .rules import R_CH_ABSENT, R_CH_DATE_DRIFT, R_CH_STALE, R_STAGE_DRIFT
@@ -61,6 +62,8 @@ def _ideated_drift(em: Emitter, c: Ctx, ch: ContinueHere, status: Status) -> Non
     """Registry still Ideated: only an ideation handoff or a Stage 0 in progress agrees."""
     if ch.stage is None or (ch.stage == 0 and ch.status == "in_progress"):
         return
+    if status.label and label_stage(status.label) == str(ch.stage):
+        return  # "💡 Ideated (Paused at Stage 2)" with a stage-2 handoff: what the label says
     reg = status.display
     c.drift("stage", reg, f"stage: {ch.stage}", c.reg_src, ch.source, "registry still says Ideated")
     em.add(

@@ -92,7 +92,8 @@ def parse_field(line: str) -> tuple[str, str, bool] | None:
     return _ALIASES.get(key, key), fm.group(2).strip(), bulleted
 
 
-def _label_stage(words: str) -> str | None:
+def label_stage(words: str) -> str | None:
+    """``"Stage 5 Phase 5.1"`` -> ``"5.1"``, ``"Paused at Stage 2"`` -> ``"2"``; else None."""
     st = STAGE_RE.search(ascii_words(words))
     if st is None:
         return None
@@ -106,7 +107,7 @@ def _timeline_problem(head: str, parsed: ParsedDate, label: str | None, strict: 
         return f"date {head!r}: {parsed.note or parsed.form}"
     if not parsed.exact:
         return f"date {head!r} is not YYYY-MM-DD ({parsed.note})"
-    if label is not None and _label_stage(label) is None and not _VERSION_LABEL.fullmatch(label):
+    if label is not None and label_stage(label) is None and not _VERSION_LABEL.fullmatch(label):
         return f"({label}) is not `(Stage N)` or `(vX.Y.Z)`"
     if not strict:
         return "not written `- **YYYY-MM-DD (Stage N):** text`"
@@ -126,7 +127,7 @@ def timeline_entry(index: int, line_no: int, body: str) -> TimelineEntry:
         head = head[: lm.start()]
     head = head.rstrip(" :")
     parsed = parse_date(head)
-    stage = _label_stage(label) if label is not None else None
+    stage = label_stage(label) if label is not None else None
     problem = _timeline_problem(head, parsed, label, bool(_TL_STRICT.match(body)))
     return TimelineEntry(index, line_no, body, parsed, stage, text, problem)
 

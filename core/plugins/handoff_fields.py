@@ -50,6 +50,7 @@ VALID_CH_STATUS = (
 STAGE_MARKERS = ("ideation", "improvement_planning", "mockup")
 SHA = re.compile(r"sha256:([0-9a-fA-F]{64})")
 PHASE = re.compile(r"(\d+)\.(\d+)")
+_IDENTIFIER = re.compile(r"[a-z][a-z0-9_]{0,40}")
 _YAML11_BOOLS = ("yes", "no", "on", "off", "y", "n")
 
 
@@ -97,7 +98,11 @@ def check_stage(em: Emitter, ch: ContinueHere) -> None:
     hint = None
     if PHASE.fullmatch(text):
         hint = f'stage is the integer part: stage: {text.split(".")[0]}, phase: "{text}"'
+    # a word like `ui_design` is a workflow marker the system does not document: a warning
+    marker = _IDENTIFIER.fullmatch(text) is not None
     why = "out of range 0-6" if text.isdigit() else "not an integer 0-6"
+    if marker:
+        why = f"a stage marker the system does not document ({', '.join(STAGE_MARKERS)})"
     em.add(
         R_CH_STAGE,
         "front_matter.stage",
@@ -105,6 +110,7 @@ def check_stage(em: Emitter, ch: ContinueHere) -> None:
         expected="integer 0-6 or " + "/".join(STAGE_MARKERS),
         actual=raw,
         hint=hint,
+        severity=Severity.WARNING if marker else None,
     )
 
 
@@ -146,13 +152,17 @@ def check_status(em: Emitter, ch: ContinueHere) -> None:
         return
     guess = re.sub(r"[\s-]+", "_", (text or "").strip().lower())
     near = guess in VALID_CH_STATUS
+    # `ready_for_dsp`, `mockup_created`: the real agents coin status words and /continue reads
+    # them as text, so a coined word is information; anything else is a warning
+    coined = not near and _IDENTIFIER.fullmatch(text or "") is not None
+    note = " (a word the system's agents coin; /continue reads it as text)" if coined else ""
     em.add(
         R_CH_STATUS,
         "front_matter.status",
-        f"{ch.source}: status {raw!r} is not one of {', '.join(VALID_CH_STATUS)}.",
+        f"{ch.source}: status {raw!r} is not one of {', '.join(VALID_CH_STATUS)}{note}.",
         expected="|".join(VALID_CH_STATUS),
         actual=raw,
-        severity=Severity.INFO if near else None,
+        severity=Severity.INFO if near or coined else None,
     )
     if near:
         ch.status = guess

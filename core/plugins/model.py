@@ -178,8 +178,12 @@ class _Evidence:
         self.contract: list[str] = []
         self.current: list[str] = []
 
-    def judge(self, stage: int | None, phase: str | None, where: str) -> None:
-        if stage == 1:
+    def judge(
+        self, stage: int | None, phase: str | None, where: str, history: bool = False
+    ) -> None:
+        # Stage 1 was Planning in the system's own 0-6 era (its timelines say
+        # "(Stage 1): Planning"): in a timeline, history, it says nothing about the numbering
+        if stage == 1 and not history:
             self.current.append(f"Stage 1 in {where}")
         elif stage is not None and stage >= 4:
             self.contract.append(f"Stage {stage} in {where}")
@@ -200,7 +204,7 @@ def _registry_evidence(rec: PluginRecord, ev: _Evidence) -> None:
     for t in rec.entry.timeline if rec.entry else ():
         if t.stage:
             major, _, minor = t.stage.partition(".")
-            ev.judge(int(major), t.stage if minor else None, f"timeline[{t.index}]")
+            ev.judge(int(major), t.stage if minor else None, f"timeline[{t.index}]", history=True)
 
 
 def infer_numbering(rec: PluginRecord) -> None:

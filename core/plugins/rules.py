@@ -205,7 +205,7 @@ R_CH_CHECKSUM_FORMAT = _plg(
 )
 R_CH_SECTION = _plg(
     "PLG-CH-SECTION",
-    Severity.WARNING,
+    Severity.INFO,
     "A Markdown section a resuming agent needs is missing from .continue-here.md.",
     f"{_S} 1.1 rule 9",
     "Add the section (## Current State, ## Completed So Far, ## Next Steps).",
