@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from datetime import date
 from pathlib import Path
@@ -25,6 +26,7 @@ from phasewatch.core.plugins import (
     parse_plugins_md,
 )
 from phasewatch.core.sources import Project
+from phasewatch.core.text import clean
 
 # ---------------------------------------------------------------------------- fixtures
 
@@ -481,8 +483,12 @@ def test_table_only_layout_with_notes_md(tmp_path):
 
 @pytest.mark.parametrize(
     "line",
-    ["- **Current Status:** 🚧 Stage 1", "**Current Status:** 🚧 Stage 1", "**Status:** 🚧 Stage 1",
-     "- **Status:** 🚧 Stage 1"],
+    [
+        "- **Current Status:** 🚧 Stage 1",
+        "**Current Status:** 🚧 Stage 1",
+        "**Status:** 🚧 Stage 1",
+        "- **Status:** 🚧 Stage 1",
+    ],
 )
 def test_notes_md_status_line_shapes(tmp_path, line):
     write(tmp_path, "PLUGINS.md", TABLE.format(rows="| TapeAge | 🚧 Stage 1 | - | 2025-11-13 |"))
@@ -490,7 +496,9 @@ def test_notes_md_status_line_shapes(tmp_path, line):
     write(tmp_path, "plugins/TapeAge/.continue-here.md", "")
     reg = load_registry(Project(root=tmp_path))
     assert reg.get("TapeAge").entry.status.display == "🚧 Stage 1"
-    assert not {"PLG-STATUS-UNKNOWN", "PLG-STATUS-DRIFT", "PLG-NOTES-BULLET"} & set(ids(reg.findings))
+    assert not {"PLG-STATUS-UNKNOWN", "PLG-STATUS-DRIFT", "PLG-NOTES-BULLET"} & set(
+        ids(reg.findings)
+    )
 
 
 def test_bulleted_status_in_plugins_md_entry_is_missed_by_the_system(tmp_path):
@@ -1001,3 +1009,66 @@ def test_load_registry_never_raises(tmp_path_factory, md, ch, notes):
     reg = load_registry(Project(root=root))
     assert reg.layout in ("full-entries", "table-only", "none")
     assert not any("phasewatch bug" in f.message for f in reg.findings)
+
+
+# ---------------------------------------------------------------------------- hostile directory names
+
+HOSTILE_DIRS = (
+    "\x1b]52;c;aGVsbG8=\x07Clip",  # OSC 52: writes the clipboard
+    "[@click=app.quit]Click",  # Textual markup with an action (no '/' in a file name)
+    "[bold red]Loud",  # markup that would style the rest of a line
+    "Title\x1b]0;pwned\x07\x9b2J",  # window title + 8-bit CSI clear screen
+)
+
+
+def _hostile_project(root: Path) -> Project:
+    rows = "\n".join(f"| Ok{i} | 🚧 Stage 1 | - | 2025-11-13 |" for i in range(1))
+    write(root, "PLUGINS.md", TABLE.format(rows=rows))
+    for name in HOSTILE_DIRS:
+        base = root / "plugins" / name
+        base.mkdir(parents=True)
+        (base / "NOTES.md").write_text("## Status\n- **Current Status:** 🚧 Stage 2\n")
+        (base / ".continue-here.md").write_text(handoff(plugin=json.dumps(clean(name))))
+    return Project(root=root)
+
+
+def _all_text(reg) -> str:
+    parts = []
+    for f in reg.findings:
+        parts += [f.source, f.path, f.message, str(f.expected), str(f.actual), f.hint or ""]
+    for rec in reg.plugins:
+        parts += [rec.name, rec.directory or ""]
+        parts += [
+            x
+            for d in rec.drift
+            for x in (d.left or "", d.right or "", d.left_source, d.right_source)
+        ]
+        parts += [c.file for c in rec.checksums]
+    return "\n".join(parts)
+
+
+def test_hostile_directory_names_are_cleaned_everywhere(tmp_path):
+    reg = load_registry(_hostile_project(tmp_path))
+    text = _all_text(reg)
+    assert not any(ch in text for ch in "\x1b\x07\x9b")
+    names = {r.name for r in reg.plugins}
+    # escapes removed, markup kept as literal text (the UI never parses it)
+    assert {"Clip", "[@click=app.quit]Click", "[bold red]Loud", "Title"} <= names
+    clip = reg.get("Clip")
+    assert clip.directory == "Clip" and clip.entry.status.display == "🚧 Stage 2"
+    assert "AUDIT-INTERNAL" not in ids(reg.findings)
+    assert not [f for f in reg.findings if f.rule_id == "PLG-CH-PLUGIN"]  # cleaned name == plugin
+    assert any("plugins/[bold red]Loud/NOTES.md" in f.message for f in reg.findings)
+
+
+def test_hostile_directory_names_in_check_output(tmp_path, capsys):
+    from phasewatch.tui.cli import main
+
+    _hostile_project(tmp_path)
+    main(["check", str(tmp_path)])
+    out = capsys.readouterr().out
+    main(["check", "--json", str(tmp_path)])
+    doc = capsys.readouterr().out
+    for text in (out, doc):
+        assert not any(ch in text for ch in "\x1b\x07\x9b")
+        assert "[@click=app.quit]Click" in text and "[bold red]Loud" in text
