@@ -111,3 +111,34 @@ def test_label_suffix_is_drift_for_the_system_check(snapshot, plugin):
     assert f.severity == Severity.WARNING and "system's own check" in f.message
     assert rec.table.status.key == rec.entry.status.key  # same meaning
     assert rec.drift and "validateRegistryConsistency" in rec.drift[0].reason
+
+
+def test_check_json_has_a_plugin_summary(capsys):
+    """``phasewatch check --json`` on the real HEAD registry: one summary per plugin."""
+    from phasewatch.tui.cli import main
+
+    main(["check", "--json", str(CORPUS / HEAD)])
+    doc = json.loads(capsys.readouterr().out)
+    rows = {row["name"]: row for row in doc["plugins"]}
+    assert len(rows) == 16 and all(
+        set(row) == {"name", "table_status", "entry_status", "handoff_stage", "drift"}
+        for row in rows.values()
+    )
+    assert rows["Drum808"]["drift"] is True and rows["Scatter"]["drift"] is True
+    assert rows["GainKnob"] == {
+        "name": "GainKnob",
+        "table_status": "📦 Installed",
+        "entry_status": "📦 Installed",
+        "handoff_stage": "ideation",
+        "drift": True,  # the ideation handoff is still there (and dated before the registry)
+    }
+    assert rows["AngelGrain"]["entry_status"] is None  # no NOTES.md
+    assert rows["ClapMachine"]["drift"] is False
+
+
+def test_check_json_plugins_is_null_without_a_registry(tmp_path, capsys):
+    from phasewatch.tui.cli import main
+
+    (tmp_path / ".tdd-progress.md").write_text("# Plan\n")
+    main(["check", "--json", str(tmp_path)])
+    assert json.loads(capsys.readouterr().out)["plugins"] is None
