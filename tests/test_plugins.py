@@ -24,6 +24,7 @@ from phasewatch.core.plugins import (
     parse_date,
     parse_notes_md,
     parse_plugins_md,
+    system_words,
 )
 from phasewatch.core.sources import Project
 from phasewatch.core.text import clean
@@ -944,6 +945,10 @@ FRAGMENTS = [
     "### X\n",
     "**Status:** ✅ Working\n",
     "- **Status:** ðŸš§ Stage 1\n",
+    "- **Current Status:** 💡 Ideated (Paused at Stage 2)\n",
+    "- **Version:** N/A\n",
+    "- **2025-11-14 (v1.0.1):** release\n",
+    "- **2025-11-12 (Stage 5 Phase 5.1):** gui\n",
     "**Lifecycle Timeline:**\n",
     "- **2025-11-13 (Stage 2):** ok\n",
     "- **03/04/2025 (Stage 9.9.9):**\n",
@@ -1072,3 +1077,60 @@ def test_hostile_directory_names_in_check_output(tmp_path, capsys):
     for text in (out, doc):
         assert not any(ch in text for ch in "\x1b\x07\x9b")
         assert "[@click=app.quit]Click" in text and "[bold red]Loud" in text
+
+
+STATUSES = [
+    "💡 Ideated",
+    "💡 Ideated (Draft Params)",
+    "🚧 Stage 1",
+    "🚧 Stage 4.2",
+    "✅ Working",
+    "📦 Installed",
+]
+
+
+@given(st.sampled_from(STATUSES), st.text(alphabet="abcXYZ 12:", min_size=1, max_size=20))
+def test_label_suffix_keeps_meaning_but_not_the_system_words(status, label):
+    """``🚧 Stage 1 (Foundation)`` means ``🚧 Stage 1``; the system's own check sees drift."""
+    plain, labelled = normalise_status(status), normalise_status(f"{status} ({label})")
+    assert labelled.key == plain.key
+    if any(ch.isalnum() for ch in label):
+        assert labelled.system_words != plain.system_words
+
+
+@given(st.text(max_size=80))
+def test_system_words_is_what_the_sed_keeps(text):
+    words = system_words(text)
+    assert set(words) <= set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 ")
+    assert words == words.strip() and "  " not in words and system_words(words) == words
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    names=st.lists(
+        st.text(min_size=1, max_size=12).filter(
+            lambda n: "/" not in n and "\x00" not in n and n not in (".", "..")
+        ),
+        min_size=1,
+        max_size=4,
+        unique=True,
+    )
+)
+def test_plugin_directory_names_are_always_clean(tmp_path_factory, names):
+    root = tmp_path_factory.mktemp("names")
+    made = []
+    for name in names:
+        try:
+            (root / "plugins" / name).mkdir(parents=True)
+        except OSError:
+            continue  # a name the file system refuses
+        (root / "plugins" / name / "NOTES.md").write_text("- **Current Status:** 💡 Ideated\n")
+        made.append(name)
+    reg = load_registry(Project(root=root))
+    for rec in reg.plugins:
+        assert rec.name == clean(rec.name) and rec.directory == clean(rec.directory or "")
+    for f in reg.findings:
+        assert f.source == clean(f.source) and f.message == clean(f.message)
+    assert len(reg.plugins) <= len(made)
