@@ -7,6 +7,8 @@ Every error and warning on the real repository's registry layouts is listed in
 from __future__ import annotations
 
 import json
+import shutil
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -17,14 +19,33 @@ from phasewatch.core.sources import Project
 CORPUS = Path(__file__).parent / "conformance" / "plugins"
 VERDICTS = json.loads((CORPUS / "verdicts.json").read_text(encoding="utf-8"))
 HEAD = "e9af91e9419f"
+# A fork's tree is the upstream commit it started from plus the files it changed (README).
+FORK = "forks/topazh1-9eb93fac98ef"
+LAYERS = {FORK: (HEAD, FORK)}
 
 
-def _registry(snapshot: str):
-    return load_registry(Project(root=CORPUS / snapshot))
+@cache
+def _root(snapshot: str, tmp: Path) -> Path:
+    layers = LAYERS.get(snapshot)
+    if layers is None:
+        return CORPUS / snapshot
+    root = tmp / snapshot.replace("/", "-")
+    for layer in layers:
+        shutil.copytree(CORPUS / layer, root, dirs_exist_ok=True)
+    return root
 
 
-def _verdicts(snapshot: str) -> list[list[str]]:
-    reg = _registry(snapshot)
+@pytest.fixture(scope="module")
+def tmp(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("corpus")
+
+
+def _registry(snapshot: str, tmp: Path | None = None):
+    return load_registry(Project(root=_root(snapshot, tmp) if tmp else CORPUS / snapshot))
+
+
+def _verdicts(snapshot: str, tmp: Path) -> list[list[str]]:
+    reg = _registry(snapshot, tmp)
     return sorted(
         [f.rule_id, str(f.severity), f.source, f.path]
         for f in reg.findings
@@ -33,18 +54,19 @@ def _verdicts(snapshot: str) -> list[list[str]]:
 
 
 def test_the_corpus_is_complete():
-    dirs = sorted(p.name for p in CORPUS.iterdir() if p.is_dir())
-    assert dirs == sorted(VERDICTS) and len(dirs) == 7
+    dirs = sorted(p.name for p in CORPUS.iterdir() if p.is_dir() and p.name != "forks")
+    dirs += sorted(f"forks/{p.name}" for p in (CORPUS / "forks").iterdir())
+    assert sorted(dirs) == sorted(VERDICTS) and len(dirs) == 8
 
 
 @pytest.mark.parametrize("snapshot", sorted(VERDICTS))
-def test_exactly_the_reviewed_verdicts(snapshot):
-    assert _verdicts(snapshot) == VERDICTS[snapshot]
+def test_exactly_the_reviewed_verdicts(snapshot, tmp):
+    assert _verdicts(snapshot, tmp) == VERDICTS[snapshot]
 
 
 @pytest.mark.parametrize("snapshot", sorted(VERDICTS))
-def test_no_audit_crash_and_no_unread_status(snapshot):
-    ids = {f.rule_id for f in _registry(snapshot).findings}
+def test_no_audit_crash_and_no_unread_status(snapshot, tmp):
+    ids = {f.rule_id for f in _registry(snapshot, tmp).findings}
     assert "AUDIT-INTERNAL" not in ids and "PLG-STATUS-UNKNOWN" not in ids
 
 
@@ -142,3 +164,19 @@ def test_check_json_plugins_is_null_without_a_registry(tmp_path, capsys):
     (tmp_path / ".tdd-progress.md").write_text("# Plan\n")
     main(["check", "--json", str(tmp_path)])
     assert json.loads(capsys.readouterr().out)["plugins"] is None
+
+
+def test_fork_label_suffix_and_ideation_handoff(tmp):
+    """topazh1's fork: NOTES.md `🚧 Stage 1 (Foundation)` vs table `🚧 Stage 1`; an ideation
+    handoff stamped `2026-02-27 00:00:00` with extra ui_mockup_* fields."""
+    reg = _registry(FORK, tmp)
+    mix = reg.get("MixMentor")
+    f = next(f for f in mix.findings if f.rule_id == "PLG-STATUS-DRIFT")
+    assert f.severity == Severity.WARNING and "'Stage 1' with 'Stage 1 Foundation'" in f.message
+    assert (mix.table.version, mix.entry.version) == ("-", "-")
+    bugos = reg.get("BugosEQ")
+    assert (
+        bugos.handoff.stage_marker == "ideation"
+        and bugos.handoff.status == "creative_brief_complete"
+    )
+    assert not [f for f in bugos.findings if f.rule_id.startswith("PLG-CH-")]
