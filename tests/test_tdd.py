@@ -215,8 +215,7 @@ def test_every_status_spelling_in_a_file():
         "Approved: 2026-03-02T14:03:11Z",
         "**approved:** 2026-03-02T14:03:11Z",
         "APPROVED: 2026-03-02",
-        "**Approved**: 2026-03-02T14:03:11Z",
-        "- **Approved:** 2026-03-02",
+        "*Approved:* 2026-03-02",
     ],
 )
 def test_approved_marker_variants(marker):
@@ -224,6 +223,22 @@ def test_approved_marker_variants(marker):
     assert p.is_approved and p.approved_line_no == 6 and p.approved_in_header
     assert p.approved_at is not None
     assert p.notes == []
+
+
+@pytest.mark.parametrize(
+    "marker",
+    [
+        "**Approved**: 2026-03-02T14:03:11Z",
+        "- **Approved:** 2026-03-02",
+        "  **Approved:** 2026-03-02",
+        "***Approved:*** 2026-03-02",
+        "__Approved__: 2026-03-02",
+    ],
+)
+def test_marker_lookalikes_the_hook_rejects_are_not_approval(marker):
+    p = parse_progress(plan_text(sl(1), approved=marker))
+    assert not p.is_approved and p.approval_lookalike_line_no == 6
+    assert any("does not accept" in n for n in p.notes)
 
 
 def test_approved_marker_without_value_or_date_counts_but_is_noted():

@@ -18,10 +18,11 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from .findings import Finding, Severity, make, rule
-from .protocol import parse_iso
-from .sources import R_UNREADABLE, Project, read_bytes
-from .text import clean, decode, shorten
+from ..findings import Finding, Severity, make, rule
+from ..protocol import parse_iso
+from ..sources import R_UNREADABLE, Project, read_bytes
+from ..text import clean, shorten
+from .approval import find_approval, lookalike_line
 
 TDD_MAX_BYTES = 8 * 1024 * 1024  # a plan is a few KB; past this it is cut (and not hashed)
 
@@ -65,9 +66,6 @@ _SLICE_HEADING = re.compile(r"^(?:slice|step)\s+(\d{1,9})\b\s*[:.)\-—–]?\s*(
 _TEST_HEADING = re.compile(r"^test\s+(\d{1,9})\b\s*[:.)\-—–]?\s*(.*)$", re.I)
 _FIELD = re.compile(
     r"^\s*(?:[-*+]\s+)?\*{0,2}\s*([A-Za-z][A-Za-z /]{0,40}?)\s*\*{0,2}\s*:\s*\*{0,2}\s*(.*?)\s*$"
-)
-_APPROVED = re.compile(
-    r"^\s*(?:[-*+]\s+)?\*{0,2}\s*approved\s*\*{0,2}\s*:\s*\*{0,2}\s*(.*?)\s*$", re.I
 )
 _CHECKBOX = re.compile(r"^\s*[-*+]\s+\[([ xX])\]")
 _DEPENDS = re.compile(r"depends\s+on\s*\*{0,2}\s*:\s*\*{0,2}\s*([^|]*)", re.I)
@@ -148,6 +146,7 @@ class TddPlan:
     approved: str | None = None  # the marker's value ("" when the marker has no value)
     approved_line_no: int | None = None
     approved_in_header: bool = False
+    approval_lookalike_line_no: int | None = None  # a marker-like line the hook rejects
     slices: list[Slice] = field(default_factory=list)
     heading_style: str = "none"  # planner | template | mixed | none
     lock_exists: bool = False  # filled by the caller (load_tdd)
@@ -234,22 +233,52 @@ def _declared_tests(value: str, s: Slice) -> None:
 
 
 def parse_progress(text: str | bytes) -> TddPlan:
-    """Parse ``.tdd-progress.md``. Never raises: anything it cannot read becomes a note."""
+    """Parse ``.tdd-progress.md``. Never raises: anything it cannot read becomes a note.
+
+    Bytes are what the plugin's hook reads, so they are the truth: a ``str`` is encoded first.
+    Lines are split on the raw bytes and each is decoded and cleaned on its own, so line numbers
+    agree with the hook's (an unterminated escape sequence cannot swallow a newline).
+    """
     plan = TddPlan()
     try:
-        if isinstance(text, bytes | bytearray):
-            text = bytes(text).decode("utf-8", errors="replace")
-        if not isinstance(text, str):
+        if isinstance(text, str):
+            text = text.encode("utf-8", errors="replace")
+        if not isinstance(text, bytes | bytearray):
             plan.notes.append(f"not text: {type(text).__name__}")
             return plan
-        _parse(clean(text), plan)
+        _parse(bytes(text), plan)
     except Exception as exc:  # defensive: untrusted input must never take the dashboard down
         plan.notes.append(f"parse stopped: {type(exc).__name__}")
     return plan
 
 
-def _parse(text: str, plan: TddPlan) -> None:
-    lines = text.split("\n")  # like grep: only \n ends a line
+def _approval(raw: bytes, plan: TddPlan) -> int | None:
+    """Record the hook's approval marker (and a rejected lookalike); its 0-based line index."""
+    lookalike = lookalike_line(raw)
+    if lookalike is not None:
+        plan.approval_lookalike_line_no = lookalike + 1
+        plan.notes.append(
+            f"line {lookalike + 1}: looks like an Approved marker but the stop hook does not "
+            "accept it (it must start the line: no bullet, indentation or `**Approved**:`)"
+        )
+    found = find_approval(raw)
+    if found is None:
+        return None
+    index, value = found
+    plan.approved = clean(value.decode("utf-8", errors="replace")).strip("* \t\r")
+    plan.approved_line_no = index + 1
+    if parse_iso(plan.approved) is None:
+        plan.notes.append(f"line {index + 1}: Approved marker without a timestamp")
+    return index
+
+
+def _decode_line(line: bytes, first: bool) -> str:
+    return clean(line.decode("utf-8-sig" if first else "utf-8", errors="replace"))
+
+
+def _parse(raw: bytes, plan: TddPlan) -> None:
+    approved_index = _approval(raw, plan)
+    lines = [_decode_line(line, i == 0) for i, line in enumerate(raw.split(b"\n"))]
     plan.line_count = len(lines)
     in_fence = False
     in_header = True  # until the first level-2 heading
@@ -265,20 +294,15 @@ def _parse(text: str, plan: TddPlan) -> None:
             plan.hook_terminal_lines.append(n)
         if len(line) > 10_000:
             continue  # no real field is that long; skip the regexes on junk
+        if idx == approved_index:
+            plan.approved_in_header = in_header and not in_fence
+            if not plan.approved_in_header:
+                plan.notes.append(f"line {n}: Approved marker outside the header")
+            continue
         if _FENCE.match(line):
             in_fence = not in_fence
             continue
         if in_fence:
-            continue
-        approved = _APPROVED.match(line)
-        if approved and plan.approved_line_no is None:
-            plan.approved = approved.group(1).strip("* ")
-            plan.approved_line_no = n
-            plan.approved_in_header = in_header
-            if parse_iso(plan.approved) is None:
-                plan.notes.append(f"line {n}: Approved marker without a timestamp")
-            if not in_header:
-                plan.notes.append(f"line {n}: Approved marker outside the header")
             continue
         hm = _HEADING.match(line)
         if hm:
@@ -718,7 +742,7 @@ def load_tdd(project: Project) -> tuple[TddPlan | None, list[Finding]]:
                 message=f"{source}: unreadable ({error}).",
             )
         ]
-    plan = parse_progress(decode(raw))
+    plan = parse_progress(raw)
     if len(raw) < TDD_MAX_BYTES:
         plan.sha256 = hashlib.sha256(raw).hexdigest()
     try:
