@@ -24,7 +24,7 @@ from .model import (
 )
 from .reader import TDD_MAX_BYTES, load_tdd, parse_progress
 from .rules import audit_tdd
-from .summary import summary_json, true_remaining
+from .summary import summary_json, summary_line, true_remaining
 
 __all__ = [
     "FINISHED",
@@ -45,5 +45,6 @@ __all__ = [
     "slice_numbers",
     "stop_hook_view",
     "summary_json",
+    "summary_line",
     "true_remaining",
 ]

@@ -23,3 +23,13 @@ def summary_json(plan: TddPlan) -> dict[str, Any]:
         "remaining": true_remaining(plan),
         "stop_hook": {"decision": hook.decision, "remaining": hook.remaining},
     }
+
+
+def summary_line(summary: dict[str, Any]) -> str:
+    """:func:`summary_json`'s object as one line for ``check``'s text output."""
+    hook = summary["stop_hook"]
+    approval = "approved" if summary["approved"] else "NOT approved"
+    return (
+        f"{approval}, {summary['slices']} slices, {summary['remaining']} remaining; "
+        f"stop hook: {hook['decision']} (counts {hook['remaining']})"
+    )
