@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from dataclasses import dataclass, field
 
 from ..findings import Finding, make
 from ..protocol import parse_iso
@@ -97,18 +98,14 @@ def _parse(raw: bytes, plan: TddPlan) -> None:
     plan.hook = stop_hook_view(raw)
     lines = [_decode_line(line, i == 0) for i, line in enumerate(raw.split(b"\n"))]
     plan.line_count = len(lines)
+    walk = _Walk(plan)
     in_fence = False
-    in_header = True  # until the first level-2 heading
-    current: Slice | None = None
-    test: TestSpec | None = None
-    in_acceptance = False
-    seen_numbers: set[int] = set()
     for idx, line in enumerate(lines):
         n = idx + 1
         if len(line) > 10_000:
             continue  # no real field is that long; skip the regexes on junk
         if idx == approved_index:
-            plan.approved_in_header = in_header and not in_fence
+            plan.approved_in_header = walk.in_header and not in_fence
             if not plan.approved_in_header:
                 plan.notes.append(f"line {n}: Approved marker outside the header")
             continue
@@ -119,42 +116,58 @@ def _parse(raw: bytes, plan: TddPlan) -> None:
             continue
         hm = _HEADING.match(line)
         if hm:
-            level = len(hm.group(1))
-            title = hm.group(2)
-            if level >= 2:
-                in_header = False
-            if current is not None and level <= current.level:
-                current = None
-            test = None
-            in_acceptance = "acceptance criteria" in title.lower()
-            sm = _SLICE_HEADING.match(title) if level >= 2 else None
-            if sm:  # a slice never nests another: a slice heading at any level starts one
-                number = int(sm.group(1))
-                current = Slice(number, shorten(sm.group(2), 200), level, n)
-                if number in seen_numbers:
-                    plan.notes.append(f"line {n}: slice {number} appears twice")
-                seen_numbers.add(number)
-                plan.slices.append(current)
-                in_acceptance = False
-                continue
-            if level == 1 and plan.task is None:
-                plan.task = re.sub(r"^tdd\s+task\s*:\s*", "", title, flags=re.I) or title
-                continue
-            if current is not None:
-                tm = _TEST_HEADING.match(title)
-                if tm:
-                    test = TestSpec(int(tm.group(1)), shorten(tm.group(2), 200), n)
-                    current.test_specs.append(test)
-            continue
-        if current is None:
-            if in_header:
-                _header_field(line, n, plan)
-            continue
-        _slice_line(line, n, current, test, in_acceptance, plan)
-        if "acceptance criteria" in line.lower() and not _CHECKBOX.match(line):
-            in_acceptance = True
+            walk.heading(len(hm.group(1)), hm.group(2), n)
+        else:
+            walk.body(line, n)
     styles = {"planner" if s.level == 2 else "template" for s in plan.slices}
     plan.heading_style = "mixed" if len(styles) > 1 else (styles.pop() if styles else "none")
+
+
+@dataclass(slots=True)
+class _Walk:
+    """Where the parser is: the header, a slice, a test inside it, its acceptance criteria."""
+
+    plan: TddPlan
+    in_header: bool = True  # until the first level-2 heading
+    current: Slice | None = None
+    test: TestSpec | None = None
+    in_acceptance: bool = False
+    seen: set[int] = field(default_factory=set)
+
+    def heading(self, level: int, title: str, n: int) -> None:
+        if level >= 2:
+            self.in_header = False
+        if self.current is not None and level <= self.current.level:
+            self.current = None
+        self.test = None
+        self.in_acceptance = "acceptance criteria" in title.lower()
+        sm = _SLICE_HEADING.match(title) if level >= 2 else None
+        if sm:  # a slice never nests another: a slice heading at any level starts one
+            self._start_slice(int(sm.group(1)), sm.group(2), level, n)
+        elif level == 1 and self.plan.task is None:
+            self.plan.task = re.sub(r"^tdd\s+task\s*:\s*", "", title, flags=re.I) or title
+        elif self.current is not None:
+            tm = _TEST_HEADING.match(title)
+            if tm:
+                self.test = TestSpec(int(tm.group(1)), shorten(tm.group(2), 200), n)
+                self.current.test_specs.append(self.test)
+
+    def _start_slice(self, number: int, name: str, level: int, n: int) -> None:
+        self.current = Slice(number, shorten(name, 200), level, n)
+        if number in self.seen:
+            self.plan.notes.append(f"line {n}: slice {number} appears twice")
+        self.seen.add(number)
+        self.plan.slices.append(self.current)
+        self.in_acceptance = False
+
+    def body(self, line: str, n: int) -> None:
+        if self.current is None:
+            if self.in_header:
+                _header_field(line, n, self.plan)
+            return
+        _slice_line(line, n, self.current, self.test, self.in_acceptance, self.plan)
+        if "acceptance criteria" in line.lower() and not _CHECKBOX.match(line):
+            self.in_acceptance = True
 
 
 def _header_field(line: str, n: int, plan: TddPlan) -> None:
