@@ -21,6 +21,8 @@ from phasewatch.tui.screens.escalations import EscalationsScreen
 from phasewatch.tui.screens.plan import PlanScreen
 from phasewatch.tui.screens.review import GatePanel
 from phasewatch.widgets.header import OverviewHeader
+from textual.containers import Vertical
+from textual.widgets import Input
 
 from tests import factories as F
 from tests.test_app_helpers import frozen_clock, screen_text, wait_until, write_state
@@ -591,3 +593,155 @@ async def test_attention_queue_lists_everything_oldest_first(tmp_path: Path) -> 
         await wait_until(pilot, lambda: len(app.screen.items) == 3)
         await pilot.press("down", "enter")
         await wait_until(pilot, lambda: isinstance(app.screen, PlanScreen))
+
+
+# ---------------------------------------------------------------------------- no decision by accident
+
+
+def no_gate(state: dict[str, Any]) -> dict[str, Any]:
+    """``state`` before its gate was presented (the review block not written yet)."""
+    return F.setpath(F.bump(state, -1), "active_workflow.supervised_review", None)
+
+
+async def test_typing_into_the_hook_search_while_a_gate_arrives_decides_nothing(
+    tmp_path: Path,
+) -> None:
+    gated = F.build_state()
+    write_state(tmp_path / STATE, no_gate(gated))
+    app = make_app(tmp_path, arm_delay=0.5)
+    toasts, bells = record_calls(app)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.updates_applied > 0)
+        await pilot.press("2")
+        await wait_until(pilot, lambda: app.screen.name == "hooks")
+        hooks = app.screen
+        await pilot.press("slash")
+        search = hooks.query_one("#hooklog-search", Input)
+        await wait_until(pilot, lambda: search.has_focus)
+        await pilot.press("c", "a")
+        write_state(tmp_path / STATE, gated)  # the gate is presented while the user types
+        await wait_until(pilot, gate_waits(app, "06-implementation"))
+        await pilot.press("c", "h", "e")
+        await pilot.pause()
+        assert search.value == "cache" and search.has_focus
+        assert app.screen is hooks and len(app.screen_stack) == 1  # nothing pushed over it
+        assert bells and any("Review gate 06-implementation" in t["message"] for t in toasts)
+        # the deliberate path still works: leave the box, open the panel, wait, decide
+        await pilot.press("escape")
+        app.set_focus(None)
+        await pilot.press("g")
+        await wait_until(pilot, gate_open(app, "06-implementation"))
+        app.review.arm_delay = 0
+        await pilot.press("c")
+        await wait_until(pilot, lambda: bool(app.review.results))
+    assert [(e["action"], e["outcome"]) for e in journal(tmp_path)] == [
+        ("review continue", "applied")
+    ]
+
+
+async def test_a_key_right_after_the_panel_opens_does_nothing(tmp_path: Path) -> None:
+    write_state(tmp_path / STATE, F.build_state())
+    app = make_app(tmp_path, arm_delay=0.5)
+    ticks = [100.0]
+    app.review.monotonic = lambda: ticks[0]
+    async with app.run_test(size=SIZE) as pilot:
+        panel = await open_gate(pilot, app, "06-implementation")
+        await pilot.press("c", "r", "d")  # "gc..." typed in one go: too soon, ignored
+        await pilot.pause()
+        assert app.screen is panel and app.review.results == [] and journal(tmp_path) == []
+        ticks[0] += 0.6  # a deliberate press, after the panel has been seen
+        await pilot.press("r")
+        await wait_until(pilot, lambda: bool(app.review.results))
+        assert app.review.results[0].ok and review(read_state(tmp_path))["status"] == "reviewing"
+
+
+async def test_a_second_press_after_our_own_write_is_already_applied(tmp_path: Path) -> None:
+    write_state(tmp_path / STATE, F.build_state())
+    app = make_app(tmp_path, watch=False)  # the panel keeps showing the version it decided on
+    toasts, _bells = record_calls(app)
+    async with app.run_test(size=SIZE) as pilot:
+        panel = await open_gate(pilot, app, "06-implementation")
+        await pilot.press("r")
+        await wait_until(pilot, lambda: bool(app.review.results))
+        after = (tmp_path / STATE).read_bytes()
+        await pilot.press("r")  # the same look again: our own write, not a conflict
+        await pilot.pause()
+        assert app.screen is panel and not isinstance(app.screen, RefusalDialog)
+        assert any("already applied" in t["message"] for t in toasts)
+        assert (tmp_path / STATE).read_bytes() == after
+    assert [(e["action"], e["outcome"]) for e in journal(tmp_path)] == [
+        ("review review", "applied")
+    ]
+
+
+async def test_the_gate_panel_states_one_status_and_q_quits(tmp_path: Path) -> None:
+    state = F.build_state()
+    write_state(tmp_path / STATE, state)
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        panel = await open_gate(pilot, app, "06-implementation")
+        assert "gate_presented" in panel.text
+        decided = F.setpath(F.bump(state), "active_workflow.supervised_review", None)
+        write_state(tmp_path / STATE, decided)  # decided elsewhere
+        await wait_until(pilot, lambda: not panel.current)
+        assert "no longer waiting" in panel.text and "gate_presented" not in panel.text
+        assert "gate_presented" not in screen_text(app)
+        await pilot.press("q")
+        await wait_until(pilot, lambda: not app.is_running)
+
+
+# ---------------------------------------------------------------------------- markup and escapes
+
+HOSTILE = ("[/]", "[@click=app.quit]x[/]", "[@click=screen.dismiss('evil')]y[/]")
+
+
+async def test_hostile_phase_keys_in_titles_stay_text(tmp_path: Path) -> None:
+    """The Redo dialog's title carries the phase key: markup there ran an attacker's action
+    when clicked, ``[/]`` crashed. Every dialog title is literal text, escapes removed."""
+    key = "06-impl[@click=screen.dismiss('evil')]y[/][/]\x1b]52;c;ZXZpbA==\x07"
+    state = F.setpath(F.build_state(), "active_workflow.supervised_review.phase", key)
+    write_state(tmp_path / STATE, state)
+    app = make_app(tmp_path)
+    quits: list[int] = []
+
+    async def fake_quit() -> None:
+        quits.append(1)
+
+    app.action_quit = fake_quit  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.review.waiting_gate() is not None)
+        await pilot.press("g")
+        await wait_until(pilot, lambda: isinstance(app.screen, GatePanel))
+        await pilot.press("d")
+        await wait_until(pilot, lambda: isinstance(app.screen, TextPromptDialog))
+        dialog = app.screen
+        await pilot.pause()
+        svg = app.export_screenshot()
+        assert "\x1b" not in svg and "\x07" not in svg and "52;c" not in svg
+        shown = screen_text(app)
+        assert "Redo 06-impl[@click=screen.dismiss('evil')]y[/][/]" in shown
+        box = dialog.query_one(Vertical)
+        for x in range(0, box.size.width, 2):  # click along the title line
+            await pilot.click(Vertical, offset=(x, 0))
+        await pilot.pause()
+        assert app.screen is dialog and quits == [] and journal(tmp_path) == []
+
+
+async def test_every_console_dialog_title_is_literal(tmp_path: Path) -> None:
+    write_state(tmp_path / STATE, F.build_state())
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.updates_applied > 0)
+        for title in HOSTILE:
+            for dialog in (
+                ConfirmDialog(title, title, yes=title, no=title),
+                TextPromptDialog(title, title, title),
+                RefusalDialog(title, title, {title: [title, {title: title}]}, title),
+            ):
+                await app.push_screen(dialog)
+                await pilot.pause()
+                assert title in screen_text(app), (type(dialog).__name__, title)
+                assert "\x1b" not in app.export_screenshot()
+                await pilot.press("escape")
+                await pilot.pause()
+        assert app.is_running and len(app.screen_stack) == 1
