@@ -34,6 +34,7 @@ from textual.worker import Worker, WorkerState
 from .console import CONSOLE_BINDINGS, ReviewConsole
 from .screens import load
 from .screens.base import UpdateScreen
+from .screens.console_base import ConsoleScreen
 from .screens.help import HelpScreen, binding_rows
 from .screens.projects import ProjectSwitcher, project_lines
 
@@ -316,9 +317,16 @@ class PhasewatchApp(ReviewConsole, App[int]):
         return screen
 
     def action_show(self, name: str) -> None:
-        if name in self.MODES:
-            self.data_screen(name)
-            self.switch_mode(name)
+        """Show the data screen ``name`` from anywhere: the review console's screens (``w``,
+        ``e``, ``a``) are pushed over the current data screen, so they are closed first (else
+        ``1`` on the overview's own stack would leave them on top, and ``2`` then ``1`` would
+        come back to them)."""
+        if name not in self.MODES:
+            return
+        while len(self.screen_stack) > 1 and isinstance(self.screen, ConsoleScreen):
+            self.pop_screen()
+        self.data_screen(name)
+        self.switch_mode(name)
 
     def action_toggle_theme(self) -> None:
         self.theme = LIGHT if self.theme == DARK else DARK
