@@ -5,11 +5,14 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .findings import Finding, Severity, sort_findings, summarize
 from .snapshot import Snapshot, evaluate
 from .sources import Project, discover, read_finding, read_json
+
+if TYPE_CHECKING:
+    from .tdd import TddPlan
 
 # Read failures that mean "could not audit this file": exit code 2, not 1.
 UNREADABLE_RULES = frozenset(
@@ -23,6 +26,10 @@ class Report:
     snapshots: list[Snapshot] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     hook_records: int = 0
+    #: The TDD plan (``.tdd-progress.md``), when the project has one.
+    tdd_plan: TddPlan | None = None
+    #: How many plugins the registry lists (None: no plugin registry).
+    plugin_count: int | None = None
 
     @property
     def summary(self) -> dict[str, int]:
@@ -45,8 +52,20 @@ class Report:
             "systems": self.project.systems,
             "projects": [_snapshot_json(s) for s in self.snapshots],
             "findings": [f.to_json() for f in self.findings],
+            "tdd": None if self.tdd_plan is None else _plan_json(self.tdd_plan),
+            "plugins": None if self.plugin_count is None else {"count": self.plugin_count},
             "summary": self.summary,
         }
+
+
+def _plan_json(plan: TddPlan) -> dict[str, Any]:
+    return {
+        "task": plan.task,
+        "slices": len(plan.slices),
+        "approved": plan.is_approved,
+        "approved_at": plan.approved,
+        "locked": plan.lock_exists,
+    }
 
 
 def _snapshot_json(snap: Snapshot) -> dict[str, Any]:
@@ -81,8 +100,8 @@ def audit_project(path: str | os.PathLike[str] | None = None, *, retries: int = 
         report.snapshots.append(snap)
         findings += snap.findings
     findings += _hook_log(project, report)
-    findings += _tdd(project)
-    findings += _plugins(project)
+    findings += _tdd(project, report)
+    findings += _plugins(project, report)
     report.findings = sort_findings(findings)
     return report
 
@@ -102,21 +121,23 @@ def _hook_log(project: Project, report: Report) -> list[Finding]:
     return audit_hook_log(counted(), project.rel(project.hook_log), current_phase=current)
 
 
-def _tdd(project: Project) -> list[Finding]:
+def _tdd(project: Project, report: Report) -> list[Finding]:
     if "tdd" not in project.systems:
         return []
     from .tdd import load_tdd
 
-    _plan, findings = load_tdd(project)
+    report.tdd_plan, findings = load_tdd(project)
     return findings
 
 
-def _plugins(project: Project) -> list[Finding]:
+def _plugins(project: Project, report: Report) -> list[Finding]:
     if "plugins" not in project.systems:
         return []
-    from .plugins import audit_plugins
+    from .plugins import load_registry
 
-    return audit_plugins(project)
+    registry = load_registry(project)
+    report.plugin_count = len(registry.plugins)
+    return registry.findings
 
 
 def project_exists(path: str | os.PathLike[str]) -> bool:
