@@ -27,7 +27,7 @@ import yaml
 
 from .findings import Finding, Rule, Severity, make, rule
 from .sources import Project, read_text
-from .text import shorten
+from .text import clean, shorten
 
 # ---------------------------------------------------------------------------- rules
 
@@ -1426,7 +1426,7 @@ class Registry:
 
 def _children(directory: Path) -> dict[str, Path]:
     try:
-        return {p.name: p for p in sorted(directory.iterdir()) if p.is_dir()}
+        return {clean(p.name): p for p in sorted(directory.iterdir()) if p.is_dir()}
     except OSError:
         return {}
 

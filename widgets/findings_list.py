@@ -25,7 +25,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
-from ._style import SEVERITY_GLYPH, same_text, theme_styles
+from ._style import SEVERITY_GLYPH, plain, plain_content, same_text, theme_styles
 
 COLUMNS: tuple[tuple[str, str], ...] = (
     ("sev", "sev"),
@@ -102,7 +102,7 @@ def detail_content(item: Item | None) -> Content:
             f"bold ${'error' if sev == 'error' else 'warning' if sev == 'warning' else 'primary'}"
         )
         parts.append((f"{label:>9} ", style if label == "rule" else "bold"))
-        parts.append(Content(value))
+        parts.append(plain_content(value))
     return Content.assemble(*parts)
 
 
@@ -177,9 +177,9 @@ class FindingsList(Vertical):
         where = f.path if not f.source else f"{f.source}:{f.path}"
         return (
             Text(f"{mark} {sev}", style=sev_style),
-            Text(f.rule_id, style=rule_style),
-            Text(where, style=styles["muted"]),
-            Text(" ".join(message.split()), style=styles["new"] if new else ""),
+            plain(f.rule_id, rule_style),
+            plain(where, styles["muted"]),
+            plain(" ".join(message.split()), styles["new"] if new else ""),
         )
 
     def show(self, items: Sequence[Item], *, emphasise_new: bool = True) -> list[Item]:

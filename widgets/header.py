@@ -14,6 +14,8 @@ from phasewatch.core.snapshot import Snapshot
 from textual.content import Content
 from textual.widgets import Static
 
+from ._style import plain_content
+
 Part = Content | str | tuple[str, str]
 
 
@@ -69,16 +71,17 @@ def header_content(
     if snap is None:
         return Content.assemble(
             ("◆ ", "bold $primary"),
-            Content(fallback_name or "phasewatch"),
+            plain_content(fallback_name or "phasewatch"),
             ("  no state file found", "$text-muted"),
             *(["   ", *attention_parts(None, plan_waiting)] if plan_waiting else []),
         )
     state = snap.state
     wf = snap.workflow
     name = (state.project.name if state.project and state.project.name else None) or fallback_name
-    line1: list[Part] = [("◆ ", "bold $primary"), (name or "(unnamed project)", "bold")]
-    if snap.project_id:
-        line1 += [("  project ", "$text-muted"), Content(snap.project_id)]
+    name_part = plain_content(name or "(unnamed project)").stylize("bold")
+    line1: list[Part] = [("◆ ", "bold $primary"), name_part]
+    if snap.project_id:  # a directory name
+        line1 += [("  project ", "$text-muted"), plain_content(snap.project_id)]
     if wf is None:
         line1.append(("  no active workflow", "$text-muted"))
     else:
