@@ -72,3 +72,50 @@ async def test_a_screen_key_after_going_away_and_back_returns_to_the_data_screen
             await press(pilot, "1", "overview")
             await press(pilot, console_key, name)
             await press(pilot, "1", "overview")
+
+
+# ---------------------------------------------------------------------------- help (?)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)])
+async def test_help_lists_every_key_by_screen_decisions_first(waiting_project: Path, size) -> None:
+    from phasewatch.tui.screens.escalations import EscalationsScreen
+    from phasewatch.tui.screens.help import HelpScreen
+    from phasewatch.tui.screens.review import GatePanel
+
+    from tests.test_app_helpers import screen_text
+
+    app = PhasewatchApp(waiting_project, clock=frozen_clock, watch=False)
+    async with app.run_test(size=size) as pilot:
+        await wait_until(pilot, lambda: app.updates_applied > 0)
+        await press(pilot, "e", "escalations")
+        await pilot.press("question_mark")
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        await pilot.pause()
+        help_screen = app.screen
+        assert isinstance(help_screen, HelpScreen)
+        sections = list(dict.fromkeys(title for _k, _d, title in help_screen.rows))
+        assert sections[:4] == [
+            "Review gate panel (opens when a gate waits; g brings it back)",
+            "Escalations (e)",
+            "Plan approval (a)",
+            "Waiting for a human (w)",
+        ]
+        assert sections[4] == "Everywhere"
+        assert not any(name.endswith(("Screen", "Table", "Panel")) for name in sections)
+        for title in sections:  # each key once per screen
+            keys = [k for keys, _d, w in help_screen.rows if w == title for k in keys.split(", ")]
+            assert len(keys) == len(set(keys)), (title, keys)
+        listed = {(w, d) for _k, d, w in help_screen.rows}
+        for cls, title in ((GatePanel, sections[0]), (EscalationsScreen, sections[1])):
+            for binding in cls.BINDINGS:
+                if binding.show:  # type: ignore[union-attr]
+                    assert (title, binding.description) in listed  # type: ignore[union-attr]
+        # readable at 80x24: the gate's keys are on the first screen, the box inside the screen
+        shown = screen_text(app)
+        for words in ("Continue", "Redo", "Review gate panel"):
+            assert words in shown, shown
+        box = help_screen.query_one("#help").region
+        assert box.right <= size[0] and box.bottom <= size[1]
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: where(app) == "escalations")

@@ -31,11 +31,11 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
-from .console import CONSOLE_BINDINGS, ReviewConsole
+from .console import CONSOLE_BINDINGS, CONSOLE_SCREENS, ReviewConsole
 from .screens import load
 from .screens.base import UpdateScreen
 from .screens.console_base import ConsoleScreen
-from .screens.help import HelpScreen, binding_rows
+from .screens.help import HelpScreen, help_rows
 from .screens.projects import ProjectSwitcher, project_lines
 
 Clock = Callable[[], datetime]
@@ -334,8 +334,25 @@ class PhasewatchApp(ReviewConsole, App[int]):
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):
             return
-        classes = {name: screen_class(name) for name in DATA_SCREENS}
-        self.push_screen(HelpScreen(binding_rows(self, self.screen, classes)))
+        self.push_screen(HelpScreen(help_rows(self, self.help_sections())))
+
+    def help_sections(self) -> list[tuple[str, list[BindingType]]]:
+        """What ``?`` lists, in order: the decision keys (gate panel, escalations, plan
+        approval, the waiting list), the keys that work everywhere, each data screen's keys."""
+        console = {name: load(where) for name, where in CONSOLE_SCREENS.items()}
+        sections: list[tuple[str, list[BindingType]]] = [
+            ("Review gate panel (opens when a gate waits; g brings it back)",
+             load("phasewatch.tui.screens.review:GatePanel").BINDINGS),
+            ("Escalations (e)", console["escalations"].BINDINGS),
+            ("Plan approval (a)", console["plan"].BINDINGS),
+            ("Waiting for a human (w)", console["attention"].BINDINGS),
+            ("Everywhere", self.BINDINGS),
+        ]  # fmt: skip
+        for key, (name, (title, _where)) in enumerate(DATA_SCREENS.items(), start=1):
+            bindings = vars(screen_class(name)).get("BINDINGS")  # its own, not Screen's
+            if bindings:
+                sections.append((f"{title} ({key})", bindings))
+        return sections
 
     def action_switch_project(self) -> None:
         update = self.last_update
