@@ -119,3 +119,43 @@ async def test_help_lists_every_key_by_screen_decisions_first(waiting_project: P
         assert box.right <= size[0] and box.bottom <= size[1]
         await pilot.press("escape")
         await wait_until(pilot, lambda: where(app) == "escalations")
+
+
+# ---------------------------------------------------------------------------- first screen
+
+PLAN = """# TDD Task: Rate limit
+
+**Status:** pending
+**Created:** 2026-03-04T09:00:00.000Z
+**Last Updated:** 2026-03-04T09:05:00.000Z
+
+## Slice 1: Token bucket
+
+**Status:** pending
+"""
+REGISTRY = "| Plugin Name | Status | Version |\n|---|---|---|\n| GainKnob | 💡 Ideated | - |\n"
+
+
+@pytest.mark.parametrize(
+    ("files", "opens", "hint"),
+    [
+        ({".tdd-progress.md": PLAN}, "tdd", "the TDD plan (press 5)"),
+        ({"PLUGINS.md": REGISTRY}, "plugins", "the plugin registry (press 6)"),
+        ({}, "overview", "phasewatch demo"),
+    ],
+    ids=["tdd-only", "plugins-only", "empty"],
+)
+async def test_a_project_without_isdlc_opens_where_its_data_is(
+    tmp_path: Path, files: dict[str, str], opens: str, hint: str
+) -> None:
+    from phasewatch.widgets.header import OverviewHeader
+
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    app = PhasewatchApp(tmp_path, clock=frozen_clock, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.updates_applied > 0)
+        await wait_until(pilot, lambda: where(app) == opens)
+        await press(pilot, "1", "overview")
+        header = app.data_screens["overview"].query_one(OverviewHeader)
+        await wait_until(pilot, lambda: hint in header.text)

@@ -36,6 +36,7 @@ from .screens import load
 from .screens.base import UpdateScreen
 from .screens.console_base import ConsoleScreen
 from .screens.help import HelpScreen, help_rows
+from .screens.overview import other_screen
 from .screens.projects import ProjectSwitcher, project_lines
 
 Clock = Callable[[], datetime]
@@ -271,6 +272,14 @@ class PhasewatchApp(ReviewConsole, App[int]):
         self.updates_applied += 1
         if self.first_data_seconds is None:
             self.first_data_seconds = time.perf_counter() - self._t0
+            self._open_where_the_data_is(update)
+
+    def _open_where_the_data_is(self, update: SessionUpdate) -> None:
+        """A project without an iSDLC workflow opens on the screen that has its data (the TDD
+        plan, the plugin registry); the overview says which key shows it (1 comes back)."""
+        name = other_screen(update)
+        if name is not None and self.screen is self.data_screens.get("overview"):
+            self.action_show(name)
 
     def _keep_for_unbuilt(self, update: SessionUpdate) -> None:
         """Merge ``update`` into what the screens not built yet will get. Hook records are read

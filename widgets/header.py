@@ -66,14 +66,21 @@ def attention_parts(snap: Snapshot | None, plan_waiting: bool = False) -> list[P
 
 
 def header_content(
-    snap: Snapshot | None, now: datetime, fallback_name: str = "", plan_waiting: bool = False
+    snap: Snapshot | None,
+    now: datetime,
+    fallback_name: str = "",
+    plan_waiting: bool = False,
+    hint: str = "",
 ) -> Content:
+    """Two lines; without an iSDLC state (``snap`` None) the second is ``hint``: where the
+    project's other data is, or how to see phasewatch at work."""
     if snap is None:
         return Content.assemble(
             ("◆ ", "bold $primary"),
             plain_content(fallback_name or "phasewatch"),
-            ("  no state file found", "$text-muted"),
+            ("  no .isdlc/state.json", "$text-muted"),
             *(["   ", *attention_parts(None, plan_waiting)] if plan_waiting else []),
+            *(["\n", (hint, "$text-accent")] if hint else []),
         )
     state = snap.state
     wf = snap.workflow
@@ -130,6 +137,7 @@ class OverviewHeader(Static):
         self._now: datetime | None = None
         self._fallback = ""
         self._plan_waiting = False
+        self._hint = ""
         self._text = Content("")
 
     @property
@@ -142,9 +150,10 @@ class OverviewHeader(Static):
         now: datetime,
         fallback_name: str = "",
         plan_waiting: bool = False,
+        hint: str = "",
     ) -> None:
         self._snap, self._now, self._fallback = snap, now, fallback_name
-        self._plan_waiting = plan_waiting
+        self._plan_waiting, self._hint = plan_waiting, hint
         self._render_now()
 
     def tick(self, now: datetime) -> None:
@@ -154,7 +163,9 @@ class OverviewHeader(Static):
     def _render_now(self) -> None:
         if self._now is None:
             return
-        content = header_content(self._snap, self._now, self._fallback, self._plan_waiting)
+        content = header_content(
+            self._snap, self._now, self._fallback, self._plan_waiting, self._hint
+        )
         if content.plain != self._text.plain or content != self._text:
             self._text = content
             self.update(content)

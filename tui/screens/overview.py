@@ -25,6 +25,41 @@ MAX_EVENTS_SHOWN = 50
 MAX_NOTIFY = 3
 
 
+def other_screen(update: SessionUpdate) -> str | None:
+    """The data screen to open at start when the project has no iSDLC state but a TDD plan
+    (``tdd``) or a plugin registry (``plugins``); None otherwise."""
+    if update.project.states:
+        return None
+    if update.tdd_plan is not None:
+        return "tdd"
+    if _has_registry(update):
+        return "plugins"
+    return None
+
+
+def _has_registry(update: SessionUpdate) -> bool:
+    registry = update.registry
+    return registry is not None and bool(registry.plugins or registry.findings)
+
+
+def other_data_hint(update: SessionUpdate) -> str:
+    """What the overview says when there is no iSDLC state: which key shows the data there
+    is, or how to see phasewatch at work."""
+    if update.project.states:
+        return ""
+    found = []
+    if update.tdd_plan is not None:
+        found.append("the TDD plan (press 5)")
+    if _has_registry(update):
+        found.append("the plugin registry (press 6)")
+    if found:
+        return "No iSDLC workflow here. See " + " and ".join(found) + "."
+    return (
+        "No workflow files here (.isdlc/, .tdd-progress.md, PLUGINS.md). "
+        "To see phasewatch at work: phasewatch demo"
+    )
+
+
 class OverviewScreen(UpdateScreen):
     NAME = "overview"
     TITLE = "Overview"
@@ -67,7 +102,8 @@ class OverviewScreen(UpdateScreen):
         fallback = update.project.root.name
         plan = update.tdd_plan
         plan_waiting = plan is not None and not getattr(plan, "is_approved", True)
-        self.query_one("#header", OverviewHeader).show(snap, now, fallback, plan_waiting)
+        header = self.query_one("#header", OverviewHeader)
+        header.show(snap, now, fallback, plan_waiting, other_data_hint(update))
         self.query_one("#pipeline", Pipeline).show(snap, now)
         self.query_one("#matrix", LocationMatrix).show(snap.rows if snap is not None else [])
         findings = update.findings_for(pid)
