@@ -159,3 +159,39 @@ async def test_a_project_without_isdlc_opens_where_its_data_is(
         await press(pilot, "1", "overview")
         header = app.data_screens["overview"].query_one(OverviewHeader)
         await wait_until(pilot, lambda: hint in header.text)
+
+
+# ---------------------------------------------------------------------------- footer, toasts
+
+
+async def test_the_footer_keeps_help_and_quit_first_on_every_screen(waiting_project: Path) -> None:
+    from textual.widgets._footer import FooterKey
+
+    app = PhasewatchApp(waiting_project, clock=frozen_clock, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.updates_applied > 0)
+        for key, name in SOURCES.items():
+            await press(pilot, key, name)
+            await pilot.pause()
+            keys = [k.key for k in app.screen.query(FooterKey)]
+            assert keys[:2] == ["question_mark", "q"], (name, keys)
+
+
+async def test_new_findings_of_one_update_make_one_short_toast(tmp_path: Path) -> None:
+    state = F.feature_state()
+    write_state(tmp_path / ".isdlc" / "state.json", state)
+    app = PhasewatchApp(tmp_path, clock=frozen_clock, watcher_options={"reconcile_interval": 0.3})
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await wait_until(pilot, lambda: app.updates_applied > 0)
+        overview = app.data_screens["overview"]
+        key = state["active_workflow"]["current_phase"]
+        broken = F.setpath(F.bump(state), f"phases.{key}.status", "pending")
+        broken = F.setpath(broken, "current_phase", state["active_workflow"]["phases"][0])
+        write_state(tmp_path / ".isdlc" / "state.json", broken)
+        await wait_until(pilot, lambda: bool(overview.notified))  # type: ignore[attr-defined]
+        await pilot.pause(0.5)
+        assert len(overview.notified) == 1  # type: ignore[attr-defined]
+        toasts = list(app.screen.query("Toast"))
+        assert len(toasts) == 1
+        assert toasts[0].region.y <= 2  # at the top: the keys and the status bar stay clear
+        assert toasts[0].region.height <= 4

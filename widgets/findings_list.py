@@ -34,6 +34,8 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("message", "message"),
 )
 NEW_SECONDS = 4.0
+#: The "where" cell's widest (its end is kept: the key that differs); the detail pane has it whole.
+WHERE_WIDTH = 36
 _RANK = {"error": 0, "warning": 1, "info": 2}
 
 
@@ -71,15 +73,16 @@ def _value(value: Any) -> str:
 
 
 def detail_content(item: Item | None) -> Content:
-    """The detail pane for one row: every field of the finding and its rule's seed."""
+    """The detail pane for one row: every field of the finding, in plain words (where a rule
+    comes from is for ``check --rules --verbose`` and the docs, not the screen)."""
     if item is None:
         return Content("No finding selected.")
     f = item.finding
     try:
         rule = get_rule(f.rule_id)
-        title, seed, scope = rule.title, rule.seed, rule.scope
+        title, scope = rule.title, rule.scope
     except KeyError:
-        title, seed, scope = "", "", ""
+        title, scope = "", ""
     sev = str(f.severity)
     lines: list[tuple[str, str]] = [
         ("rule", f"{f.rule_id}" + (f" — {title}" if title else "")),
@@ -89,8 +92,7 @@ def detail_content(item: Item | None) -> Content:
         ("expected", _value(f.expected)),
         ("actual", _value(f.actual)),
         ("message", f.message),
-        ("hint", f.hint),
-        ("seed", seed),
+        ("what to do", f.hint),
     ]
     if item.event is not None:
         lines.insert(0, ("event", f"transition to v{item.version} (timeline #{item.event})"))
@@ -101,7 +103,7 @@ def detail_content(item: Item | None) -> Content:
         style = (
             f"bold ${'error' if sev == 'error' else 'warning' if sev == 'warning' else 'primary'}"
         )
-        parts.append((f"{label:>9} ", style if label == "rule" else "bold"))
+        parts.append((f"{label:>10} ", style if label == "rule" else "bold"))
         parts.append(plain_content(value))
     return Content.assemble(*parts)
 
@@ -175,6 +177,8 @@ class FindingsList(Vertical):
         rule_style = sev_style + styles["new"] if new else sev_style
         message = f.message if item.event is None else f"v{item.version}: {f.message}"
         where = f.path if not f.source else f"{f.source}:{f.path}"
+        if len(where) > WHERE_WIDTH:  # leave the message room at 120 columns
+            where = "…" + where[-(WHERE_WIDTH - 1) :]
         return (
             Text(f"{mark} {sev}", style=sev_style),
             plain(f.rule_id, rule_style),

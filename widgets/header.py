@@ -19,20 +19,38 @@ from ._style import plain_content
 Part = Content | str | tuple[str, str]
 
 
-def format_elapsed(seconds: float | None) -> str:
+def format_elapsed(seconds: float | None, *, short: bool = False) -> str:
+    """The one duration formatter (header, pipeline, history, console): days, hours, minutes,
+    seconds, the two largest units that matter. ``short`` drops the spaces and the seconds
+    past ten minutes, for narrow cells: ``45s``, ``2m30s``, ``12m``, ``3h07m``, ``270d12h``
+    (long: ``12m 05s``, ``3h 07m 05s``, ``270d 12h 03m``)."""
     if seconds is None:
         return "—"
-    seconds = int(seconds)
+    seconds = round(seconds)
     if seconds < 0:
-        return "-" + format_elapsed(-seconds)
+        return "-" + format_elapsed(-seconds, short=short)
     d, rest = divmod(seconds, 86400)
     h, rest = divmod(rest, 3600)
     m, s = divmod(rest, 60)
+    if short:
+        if d:
+            return f"{d}d{h:02d}h"
+        if h:
+            return f"{h}h{m:02d}m"
+        if m >= 10:
+            return f"{m}m"
+        return f"{m}m{s:02d}s" if m else f"{s}s"
     if d:
         return f"{d}d {h:02d}h {m:02d}m"
     if h:
         return f"{h}h {m:02d}m {s:02d}s"
     return f"{m}m {s:02d}s"
+
+
+def format_minutes(minutes: float | None) -> str:
+    """``minutes`` (a ``wall_clock_minutes``-like field) in :func:`format_elapsed`'s short form;
+    ``?`` when unknown."""
+    return "?" if minutes is None else format_elapsed(minutes * 60, short=True)
 
 
 def elapsed_since(started: str | None, now: datetime) -> float | None:

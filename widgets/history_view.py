@@ -23,6 +23,8 @@ from textual.widget import Widget
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from .header import format_minutes
+
 STATUS_STYLE = {
     "completed": "green",
     "cancelled": "bold red",
@@ -96,17 +98,6 @@ def phase_timings(entry: Any) -> list[PhaseTiming]:
         if key not in seen:
             out.append(PhaseTiming(key, None, None, ""))
     return out
-
-
-def format_minutes(minutes: float | None) -> str:
-    if minutes is None:
-        return "?"
-    if minutes < 1:
-        return f"{minutes * 60:.0f}s"
-    if minutes < 60:
-        return f"{minutes:.1f}m" if minutes < 10 else f"{minutes:.0f}m"
-    hours, rest = divmod(round(minutes), 60)
-    return f"{hours}h{rest:02d}m"
 
 
 def entry_end(entry: Any) -> str | None:

@@ -169,7 +169,7 @@ class TddBoard(Vertical):
             text.append("✓ Approved")
             text.append(f" at {value}" if value else " (marker without a timestamp)")
         else:
-            text.append("✗ NOT APPROVED — implementing this plan is the seed's failure mode")
+            text.append("✗ NOT APPROVED — read it and approve it (key a) before it is implemented")
         if self.lock_present:
             text.append("   .tdd-plan-locked present")
             if _approved(plan):
