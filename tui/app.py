@@ -84,12 +84,6 @@ class SessionUpdated(Message):
         return False
 
 
-class WatchFailed(Message):
-    def __init__(self, error: str) -> None:
-        super().__init__()
-        self.error = error
-
-
 class PhasewatchApp(ReviewConsole, App[int]):
     """``PhasewatchApp(path, read_only=False, project_id=None, demo=None)``.
 

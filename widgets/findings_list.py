@@ -22,8 +22,8 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
-from textual.message import Message
 from textual.widgets import DataTable, Static
+from textual.widgets.data_table import CellDoesNotExist, RowDoesNotExist
 
 from ._style import SEVERITY_GLYPH, plain, plain_content, same_text, theme_styles
 
@@ -132,11 +132,6 @@ class FindingsList(Vertical):
         border-top: solid $panel-lighten-2;
     }
     """
-
-    class Selected(Message):
-        def __init__(self, item: Item | None) -> None:
-            super().__init__()
-            self.item = item
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
@@ -258,13 +253,13 @@ class FindingsList(Vertical):
             return None
         try:
             return str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
-        except Exception:
+        except CellDoesNotExist:
             return None
 
     def _move_to(self, key: str) -> None:
         try:
             index = self.table.get_row_index(key)
-        except Exception:
+        except RowDoesNotExist:
             return
         self.table.move_cursor(row=index, animate=False)
 
@@ -287,7 +282,6 @@ class FindingsList(Vertical):
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         event.stop()
         self._update_detail()
-        self.post_message(self.Selected(self.selected))
 
 
 def count_by_severity(findings: Iterable[Finding]) -> dict[str, int]:
