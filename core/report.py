@@ -5,14 +5,11 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .findings import Finding, Severity, sort_findings, summarize
 from .snapshot import Snapshot, evaluate
 from .sources import Project, discover, read_finding, read_json
-
-if TYPE_CHECKING:
-    from .tdd import TddPlan
 
 # Read failures that mean "could not audit this file": exit code 2, not 1.
 UNREADABLE_RULES = frozenset(
@@ -26,10 +23,9 @@ class Report:
     snapshots: list[Snapshot] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     hook_records: int = 0
-    #: The TDD plan (``.tdd-progress.md``), when the project has one.
-    tdd_plan: TddPlan | None = None
-    #: How many plugins the registry lists (None: no plugin registry).
-    plugin_count: int | None = None
+    #: One summary per plugin (``core.plugins.summary_json``); None: no plugin registry.
+    plugins: list[dict[str, Any]] | None = None
+    tdd: dict[str, Any] | None = None  # core.tdd.summary_json of the plan; None without one
 
     @property
     def summary(self) -> dict[str, int]:
@@ -52,20 +48,10 @@ class Report:
             "systems": self.project.systems,
             "projects": [_snapshot_json(s) for s in self.snapshots],
             "findings": [f.to_json() for f in self.findings],
-            "tdd": None if self.tdd_plan is None else _plan_json(self.tdd_plan),
-            "plugins": None if self.plugin_count is None else {"count": self.plugin_count},
+            "plugins": self.plugins,
             "summary": self.summary,
+            "tdd": self.tdd,
         }
-
-
-def _plan_json(plan: TddPlan) -> dict[str, Any]:
-    return {
-        "task": plan.task,
-        "slices": len(plan.slices),
-        "approved": plan.is_approved,
-        "approved_at": plan.approved,
-        "locked": plan.lock_exists,
-    }
 
 
 def _snapshot_json(snap: Snapshot) -> dict[str, Any]:
@@ -124,19 +110,20 @@ def _hook_log(project: Project, report: Report) -> list[Finding]:
 def _tdd(project: Project, report: Report) -> list[Finding]:
     if "tdd" not in project.systems:
         return []
-    from .tdd import load_tdd
+    from .tdd import load_tdd, summary_json
 
-    report.tdd_plan, findings = load_tdd(project)
+    plan, findings = load_tdd(project)
+    report.tdd = None if plan is None else summary_json(plan)
     return findings
 
 
 def _plugins(project: Project, report: Report) -> list[Finding]:
     if "plugins" not in project.systems:
         return []
-    from .plugins import load_registry
+    from .plugins import load_registry, summary_json
 
     registry = load_registry(project)
-    report.plugin_count = len(registry.plugins)
+    report.plugins = summary_json(registry)
     return registry.findings
 
 

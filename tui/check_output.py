@@ -11,6 +11,7 @@ from typing import Any
 
 from phasewatch.core.findings import Finding, Rule, Severity
 from phasewatch.core.report import Report
+from phasewatch.core.tdd import summary_line
 from phasewatch.core.text import clean
 from rich.console import Console
 from rich.table import Table
@@ -101,26 +102,19 @@ def _print_head(console: Console, report: Report) -> None:
         console.print(line)
     if report.hook_records:
         console.print(Text(f"  .isdlc/hook-activity.log  {plural(report.hook_records, 'record')}"))
-    if report.tdd_plan is not None:
-        console.print(_plan_line(report))
-    if report.plugin_count is not None:
-        console.print(Text(f"  PLUGINS.md  {plural(report.plugin_count, 'plugin')}"))
+    if report.tdd is not None:
+        console.print(_plan_line(report.tdd))
+    if report.plugins is not None:
+        console.print(Text(f"  PLUGINS.md  {plural(len(report.plugins), 'plugin')}"))
 
 
-def _plan_line(report: Report) -> Text:
-    """The TDD plan and whether it is approved (implementing an unapproved plan is the mistake
-    the approval step exists to catch, so ``check`` says so even without a finding)."""
-    plan = report.tdd_plan
-    assert plan is not None
-    line = Text("  ")
-    line.append_text(plain(report.project.rel(report.project.tdd_progress), "bold"))
-    if plan.task:
-        line.append_text(plain(f"  {plan.task}"))
-    line.append(f"  {plural(len(plan.slices), 'slice')}  ")
-    if plan.is_approved:
-        line.append_text(plain(f"approved {plan.approved or ''}".rstrip(), "green"))
-    else:
-        line.append("NOT approved", style="bold yellow")
+def _plan_line(summary: dict[str, Any]) -> Text:
+    """The TDD plan's summary; unapproved, what to do about it (implementing an unapproved plan
+    is the mistake the approval step exists to catch, so ``check`` says so even without a
+    finding)."""
+    line = Text("  .tdd-progress.md  ", style="bold")
+    line.append(summary_line(summary), style="" if summary["approved"] else "yellow")
+    if not summary["approved"]:
         line.append(": read the plan, then `phasewatch approve` (or key a in the dashboard)")
     return line
 
