@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from phasewatch.core.files.read import ReadRefused, read_regular
 from phasewatch.core.sources import read_json
 
+
 def refused(path: Path, **kwargs) -> ReadRefused:
     with pytest.raises(ReadRefused) as err:
         read_regular(path, **kwargs)
