@@ -23,6 +23,8 @@ class Report:
     snapshots: list[Snapshot] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     hook_records: int = 0
+    #: One summary per plugin (``core.plugins.summary_json``); None: no plugin registry.
+    plugins: list[dict[str, Any]] | None = None
     tdd: dict[str, Any] | None = None  # core.tdd.summary_json of the plan; None without one
 
     @property
@@ -46,6 +48,7 @@ class Report:
             "systems": self.project.systems,
             "projects": [_snapshot_json(s) for s in self.snapshots],
             "findings": [f.to_json() for f in self.findings],
+            "plugins": self.plugins,
             "summary": self.summary,
             "tdd": self.tdd,
         }
@@ -84,7 +87,7 @@ def audit_project(path: str | os.PathLike[str] | None = None, *, retries: int = 
         findings += snap.findings
     findings += _hook_log(project, report)
     findings += _tdd(project, report)
-    findings += _plugins(project)
+    findings += _plugins(project, report)
     report.findings = sort_findings(findings)
     return report
 
@@ -114,12 +117,14 @@ def _tdd(project: Project, report: Report) -> list[Finding]:
     return findings
 
 
-def _plugins(project: Project) -> list[Finding]:
+def _plugins(project: Project, report: Report) -> list[Finding]:
     if "plugins" not in project.systems:
         return []
-    from .plugins import audit_plugins
+    from .plugins import load_registry, summary_json
 
-    return audit_plugins(project)
+    registry = load_registry(project)
+    report.plugins = summary_json(registry)
+    return registry.findings
 
 
 def project_exists(path: str | os.PathLike[str]) -> bool:
