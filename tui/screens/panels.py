@@ -33,7 +33,6 @@ from textual.widgets import Static
 from .base import UpdateScreen
 
 NO_STATE = "No .isdlc/state.json in this project."
-FINISHED = {"done", "pass", "skip"}
 
 
 class PanelScreen(UpdateScreen):
