@@ -25,6 +25,7 @@ class Report:
     hook_records: int = 0
     #: One summary per plugin (``core.plugins.summary_json``); None: no plugin registry.
     plugins: list[dict[str, Any]] | None = None
+    tdd: dict[str, Any] | None = None  # core.tdd.summary_json of the plan; None without one
 
     @property
     def summary(self) -> dict[str, int]:
@@ -49,6 +50,7 @@ class Report:
             "findings": [f.to_json() for f in self.findings],
             "plugins": self.plugins,
             "summary": self.summary,
+            "tdd": self.tdd,
         }
 
 
@@ -84,7 +86,7 @@ def audit_project(path: str | os.PathLike[str] | None = None, *, retries: int = 
         report.snapshots.append(snap)
         findings += snap.findings
     findings += _hook_log(project, report)
-    findings += _tdd(project)
+    findings += _tdd(project, report)
     findings += _plugins(project, report)
     report.findings = sort_findings(findings)
     return report
@@ -105,12 +107,13 @@ def _hook_log(project: Project, report: Report) -> list[Finding]:
     return audit_hook_log(counted(), project.rel(project.hook_log), current_phase=current)
 
 
-def _tdd(project: Project) -> list[Finding]:
+def _tdd(project: Project, report: Report) -> list[Finding]:
     if "tdd" not in project.systems:
         return []
-    from .tdd import load_tdd
+    from .tdd import load_tdd, summary_json
 
-    _plan, findings = load_tdd(project)
+    plan, findings = load_tdd(project)
+    report.tdd = None if plan is None else summary_json(plan)
     return findings
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from phasewatch.core.findings import Finding, Rule, Severity
 from phasewatch.core.report import Report
+from phasewatch.core.tdd import summary_line
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -57,6 +58,8 @@ def print_report(report: Report, *, quiet: bool = False) -> None:
             console.print(line)
         if report.hook_records:
             console.print(Text(f"  .isdlc/hook-activity.log  {report.hook_records} records"))
+        if report.tdd is not None:
+            console.print(Text(f"  .tdd-progress.md  {summary_line(report.tdd)}"))
         for severity in Severity:
             group = [f for f in report.findings if f.severity == severity]
             if group:

@@ -12,10 +12,16 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from phasewatch.core import __doc__ as _core_doc  # noqa: F401  (core is textual-free; importing it is cheap)
+from phasewatch.core.text import clean
 
-COMMANDS = ("check", "simulate", "demo", "review", "escalation", "approve", "dashboard")
+from phasewatch import __version__
+
+COMMANDS = (
+    "check", "simulate", "demo", "review", "escalation", "approve", "dashboard", "serve", "config"
+)
 
 EPILOG = """commands:
   phasewatch [PATH]                 open the live dashboard (default: current directory)
@@ -25,8 +31,20 @@ EPILOG = """commands:
   phasewatch review ACTION [PATH]   answer the supervised review gate (continue|review|resume|redo)
   phasewatch escalation ACTION      answer pending escalations (retry|skip|cancel)
   phasewatch approve [PATH]         approve the TDD plan (--discard removes the lock only)
+  phasewatch serve [PATH]           the dashboard in a browser (loopback, token; phasewatch[web])
+  phasewatch config --show          print the effective configuration
 
 Run `phasewatch COMMAND --help` for a command's options."""
+
+
+class _Version(argparse.Action):
+    """``--version`` (the version is read from the installed metadata only when asked)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[override]
+        import phasewatch
+
+        print(f"phasewatch {phasewatch.__version__}")
+        parser.exit()
 
 
 def _dashboard_parser() -> argparse.ArgumentParser:
@@ -39,7 +57,7 @@ def _dashboard_parser() -> argparse.ArgumentParser:
     p.add_argument("path", nargs="?", default=None, help="project directory (default: cwd)")
     p.add_argument("--project", help="monorepo project id to open first")
     p.add_argument("--read-only", action="store_true", help="hide every write action")
-    p.add_argument("--version", action="version", version="phasewatch 0.1.0")
+    p.add_argument("--version", action=_Version, nargs=0, help="print the version and exit")
     return p
 
 
@@ -51,6 +69,14 @@ def _check_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("path", nargs="?", default=None, help="project directory (default: cwd)")
     p.add_argument("--json", action="store_true", help="machine-readable output (schema 1)")
+    p.add_argument(
+        "--format",
+        choices=("text", "json", "sarif", "github"),
+        default=None,
+        help="text (default), json (= --json), sarif (SARIF 2.1.0 for code scanning), "
+        "github (workflow commands: annotations in GitHub Actions)",
+    )
+    p.add_argument("--config", type=Path, default=None, help="config file (rule overrides)")
     p.add_argument("--strict", action="store_true", help="warnings fail too (exit 1)")
     p.add_argument("--rules", action="store_true", help="list every rule and exit")
     p.add_argument("--markdown", action="store_true", help="with --rules: a Markdown table")
@@ -71,6 +97,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "review": lambda a: _decide("review", a),
         "escalation": lambda a: _decide("escalation", a),
         "approve": lambda a: _decide("approve", a),
+        "serve": cmd_serve,
+        "config": cmd_config,
     }
     try:
         return handlers[command](args)
@@ -86,6 +114,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def cmd_check(argv: list[str]) -> int:
     args = _check_parser().parse_args(argv)
+    args.json = args.json or args.format == "json"
     if args.rules:
         return print_rules(args.json, args.markdown)
     if args.path is not None and not os.path.isdir(args.path):
@@ -107,7 +136,16 @@ def cmd_check(argv: list[str]) -> int:
         else:
             print(msg, file=sys.stderr)
         return 2
-    if args.json:
+    overrides = _rule_overrides(args.config)
+    if overrides is None:
+        return 2
+    if overrides:
+        from phasewatch.core.config import apply_rule_overrides
+
+        report.findings = apply_rule_overrides(report.findings, overrides)
+    if args.format in ("sarif", "github"):
+        _print_ci_format(report, args.format)
+    elif args.json:
         doc = report.to_json()
         doc["exit_code"] = report.exit_code(args.strict)
         print(json.dumps(doc, ensure_ascii=False, indent=2, default=str))
@@ -200,6 +238,58 @@ def _decide(kind: str, argv: list[str]) -> int:
     add(p)
     args = p.parse_args(argv)
     return args.decide_runner(args)
+
+
+def _rule_overrides(path: Path | None) -> dict[str, str] | None:
+    """The config's per-rule severities ({} when none; None after printing why it is unusable)."""
+    from phasewatch.core.config import ConfigError, load
+
+    try:
+        config, _where = load(path)
+    except ConfigError as exc:
+        print(f"phasewatch check: {exc}", file=sys.stderr)
+        return None
+    return dict(config.rules)
+
+
+def _print_ci_format(report, kind: str) -> None:
+    from phasewatch.core.export import github_commands, to_sarif
+    from phasewatch.core.findings import all_rules
+
+    if kind == "sarif":
+        print(json.dumps(to_sarif(report, all_rules(), __version__), ensure_ascii=False, indent=2))
+    else:
+        for line in github_commands(report):
+            print(line)
+
+
+# ------------------------------------------------------------------------------ serve, config
+
+
+def cmd_serve(argv: list[str]) -> int:
+    from phasewatch.tui.serve import add_arguments, run
+
+    p = argparse.ArgumentParser(
+        prog="phasewatch serve", description="The dashboard in a browser (needs phasewatch[web])."
+    )
+    add_arguments(p)
+    return run(p.parse_args(argv))
+
+
+def cmd_config(argv: list[str]) -> int:
+    from phasewatch.core.config import ConfigError, load, show
+
+    p = argparse.ArgumentParser(prog="phasewatch config", description="The configuration file.")
+    p.add_argument("--show", action="store_true", help="print the effective configuration")
+    p.add_argument("--config", type=Path, default=None, help="a config file (default: XDG)")
+    args = p.parse_args(argv)
+    try:
+        config, where = load(args.config)
+    except ConfigError as exc:
+        print(f"phasewatch config: {exc}", file=sys.stderr)
+        return 2
+    print(show(config, where) if args.show else clean(str(where)))
+    return 0
 
 
 if __name__ == "__main__":
