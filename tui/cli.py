@@ -10,11 +10,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
-from phasewatch.core import __doc__ as _core_doc  # noqa: F401  (core is textual-free; importing it is cheap)
 from phasewatch.core.text import clean
 
 from phasewatch import __version__
@@ -80,6 +81,9 @@ def _check_parser() -> argparse.ArgumentParser:
     p.add_argument("--strict", action="store_true", help="warnings fail too (exit 1)")
     p.add_argument("--rules", action="store_true", help="list every rule and exit")
     p.add_argument("--markdown", action="store_true", help="with --rules: a Markdown table")
+    p.add_argument(
+        "--verbose", "-v", action="store_true", help="with --rules: where each rule comes from"
+    )
     p.add_argument("--quiet", "-q", action="store_true", help="only the summary line")
     return p
 
@@ -111,16 +115,28 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 # ------------------------------------------------------------------------------ check
 
+#: Characters ``json.dumps(ensure_ascii=False)`` leaves raw that a terminal may act on (C1
+#: controls such as the 8-bit CSI, bidirectional overrides); JSON spells them ``\\u00XX``.
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def dumps(doc: Any) -> str:
+    """``doc`` as indented JSON that is safe to print on a terminal: the data stay exact (names
+    with escapes included), every control character is a JSON escape (json does C0 itself)."""
+    text = json.dumps(doc, ensure_ascii=False, indent=2, default=str)
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
 
 def cmd_check(argv: list[str]) -> int:
     args = _check_parser().parse_args(argv)
     args.json = args.json or args.format == "json"
     if args.rules:
-        return print_rules(args.json, args.markdown)
-    if args.path is not None and not os.path.isdir(args.path):
-        msg = f"phasewatch check: {args.path}: no such directory"
+        return print_rules(args.json, args.markdown, references=args.verbose)
+    if args.path is not None and not os.path.exists(args.path):
+        # a directory or a file in the project (``PATH/.isdlc/state.json``, like ``review``)
+        msg = f"phasewatch check: {clean(args.path)}: no such file or directory"
         if args.json:
-            print(json.dumps({"schema": 1, "error": msg}))
+            print(dumps({"schema": 1, "error": msg}))
         else:
             print(msg, file=sys.stderr)
         return 2
@@ -128,11 +144,14 @@ def cmd_check(argv: list[str]) -> int:
 
     report = audit_project(args.path)
     if not report.project.systems:
-        msg = f"phasewatch check: no workflow files under {report.project.root} (.isdlc/, .tdd-progress.md, PLUGINS.md)"
+        msg = (
+            f"phasewatch check: no workflow files under {clean(str(report.project.root))} "
+            "(.isdlc/, .tdd-progress.md, PLUGINS.md). Try `phasewatch demo` to see one."
+        )
         if args.json:
             doc = report.to_json()
             doc["error"] = msg
-            print(json.dumps(doc, ensure_ascii=False, indent=2))
+            print(dumps(doc))
         else:
             print(msg, file=sys.stderr)
         return 2
@@ -148,15 +167,15 @@ def cmd_check(argv: list[str]) -> int:
     elif args.json:
         doc = report.to_json()
         doc["exit_code"] = report.exit_code(args.strict)
-        print(json.dumps(doc, ensure_ascii=False, indent=2, default=str))
+        print(dumps(doc))
     else:
         from phasewatch.tui.check_output import print_report
 
-        print_report(report, quiet=args.quiet)
+        print_report(report, quiet=args.quiet, strict=args.strict)
     return report.exit_code(args.strict)
 
 
-def print_rules(as_json: bool, markdown: bool) -> int:
+def print_rules(as_json: bool, markdown: bool, *, references: bool = False) -> int:
     from phasewatch.core.findings import all_rules
 
     rules = all_rules()
@@ -178,21 +197,27 @@ def print_rules(as_json: bool, markdown: bool) -> int:
             )
         )
     elif markdown:
-        print(rules_markdown(rules))
+        print(rules_markdown(rules, references=references))
     else:
         from phasewatch.tui.check_output import print_rules_table
 
-        print_rules_table(rules)
+        print_rules_table(rules, references=references)
     return 0
 
 
-def rules_markdown(rules) -> str:
+def rules_markdown(rules, *, references: bool = True) -> str:
+    """The rule table in Markdown; ``references``: with the "from" column (the README keeps it:
+    docs may cite the format sections; the terminal shows it only with ``--verbose``)."""
+
     def esc(text: str) -> str:
         return text.replace("|", "\\|")
 
-    lines = ["| id | severity | what it means | from | how to fix |", "|---|---|---|---|---|"]
+    head = ["id", "severity", "what it means", *(["from"] if references else []), "how to fix"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rules:
-        lines.append(f"| `{r.id}` | {r.severity} | {esc(r.title)} | {esc(r.seed)} | {esc(r.fix)} |")
+        cells = [f"`{r.id}`", str(r.severity), esc(r.title)]
+        cells += [*([esc(r.seed)] if references else []), esc(r.fix)]
+        lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -247,7 +272,7 @@ def _rule_overrides(path: Path | None) -> dict[str, str] | None:
     try:
         config, _where = load(path)
     except ConfigError as exc:
-        print(f"phasewatch check: {exc}", file=sys.stderr)
+        print(f"phasewatch check: {clean(str(exc))}", file=sys.stderr)
         return None
     return dict(config.rules)
 
@@ -257,7 +282,7 @@ def _print_ci_format(report, kind: str) -> None:
     from phasewatch.core.findings import all_rules
 
     if kind == "sarif":
-        print(json.dumps(to_sarif(report, all_rules(), __version__), ensure_ascii=False, indent=2))
+        print(dumps(to_sarif(report, all_rules(), __version__)))
     else:
         for line in github_commands(report):
             print(line)
