@@ -22,10 +22,10 @@ from ..findings import Finding
 from ..models import State
 from ._util import Emitter, run_checks
 from .rules import RULES
-from .state import SNAPSHOT_CHECKS, awaiting_first_activation
+from .state import SNAPSHOT_CHECKS
 from .transition import TRANSITION_CHECKS, Pair
 
-__all__ = ["RULES", "audit_state", "audit_transition", "awaiting_first_activation"]
+__all__ = ["RULES", "audit_state", "audit_transition"]
 
 
 def _state(value: Any) -> State:

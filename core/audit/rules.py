@@ -41,9 +41,18 @@ SYNC_STATUS = _r(
     "Re-run the step that wrote this phase (3c-prime or 3e) so both locations get the same value; "
     "hooks disagree on which one they read.",
 )
+SYNC_INIT_WINDOW = _r(
+    "SYNC-INIT-WINDOW",
+    I,
+    "Just initialised: phase_status says the first phase is in_progress, its phases[k] record "
+    "still pending. Legal until the phase is activated.",
+    "isdlc.md STEP 3c-prime; orchestrator init; state-write-validator V9-A",
+    "Nothing to do: STEP 3c-prime writes both locations when it activates the phase. If the "
+    "workflow never starts, re-run the controller.",
+)
 SYNC_DETAIL_MISSING = _r(
     "SYNC-DETAIL-MISSING",
-    W,
+    I,
     "A phase the workflow runs has no phases[k] record.",
     "003 IR-008 (init skeleton), IR-004 (hooks read phases[current])",
     "Add the skeleton {status: pending, started: null, completed: null, gate_passed: null, "
@@ -476,7 +485,7 @@ TR_VERSION_JUMP = _t(
 )
 TR_VERSION_LOST = _t(
     "TR-VERSION-LOST",
-    W,
+    E,
     "state_version disappeared: a writer without optimistic locking wrote the file.",
     "001 FR-04, 003 IR-011 AC-011e",
     "Find the legacy writer; its writes are not protected against stale reads.",

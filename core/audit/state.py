@@ -13,7 +13,15 @@ from datetime import datetime
 from itertools import pairwise
 from typing import Any
 
-from ..locations import AGENT, DETAIL, POINTERS, SUMMARY, PhaseLocations, location_rows
+from ..locations import (
+    AGENT,
+    DETAIL,
+    POINTERS,
+    SUMMARY,
+    PhaseLocations,
+    init_window,
+    location_rows,
+)
 from ..models import PhaseRecord, State
 from ..protocol import (
     ESCALATION_DEDUP_SECONDS,
@@ -66,22 +74,6 @@ SUMMARY_MAX = 150
 # ----------------------------------------------------------------------------- helpers
 
 
-def awaiting_first_activation(state: State) -> bool:
-    """Just initialised: phase 0 is in_progress in the summary map but 3c-prime has not run yet
-    (the same window ``core.locations`` tolerates)."""
-    aw = state.active_workflow
-    if aw is None or not aw.phases or aw.current_phase_index != 0:
-        return False
-    first = aw.phases[0]
-    rec = state.phases.get(first)
-    return (
-        rec is not None
-        and rec.status == "pending"
-        and rec.started is None
-        and aw.phase_status.get(first) == "in_progress"
-    )
-
-
 def workflow_records(state: State) -> list[tuple[str, PhaseRecord]]:
     """``(key, record)`` for phases the active workflow runs (alias-aware), in workflow order."""
     aw = state.active_workflow
@@ -102,92 +94,129 @@ def workflow_records(state: State) -> list[tuple[str, PhaseRecord]]:
 # ----------------------------------------------------------------------------- SYNC
 
 
+def _both(key: str, row: PhaseLocations) -> str:
+    return (
+        f"phases[{key}].status = {q(row.detail)}, "
+        f"active_workflow.phase_status[{key}] = {q(row.summary)}"
+    )
+
+
+def _status_finding(em: Emitter, row: PhaseLocations, column: str) -> None:
+    """One disagreement between the detailed record and the summary map of one phase."""
+    key = row.key
+    if column == DETAIL and not row.has_record:
+        em.add(
+            R.SYNC_DETAIL_MISSING,
+            ppath(key),
+            f"The workflow runs {q(key)} but phases[{key}] has no record yet (phase_status says "
+            f"{q(row.summary)}); the framework creates it when a step first writes the phase.",
+            expected="a phases[k] record once the phase is activated",
+            actual="no record",
+        )
+    elif column == SUMMARY and row.summary is None:
+        em.add(
+            R.SYNC_SUMMARY_MISSING,
+            awpath("phase_status", key),
+            f"The workflow runs {q(key)} but active_workflow.phase_status has no entry for it "
+            f"(phases[{key}].status is {q(row.detail)}).",
+            expected=f"an entry equal to phases[{key}].status",
+            actual="no entry",
+        )
+    else:
+        em.add(
+            R.SYNC_STATUS,
+            ppath(key, "status"),
+            f"The two status maps disagree on {q(key)}: phases[{key}].status says "
+            f"{q(row.detail)}, active_workflow.phase_status[{key}] says {q(row.summary)}.",
+            expected=f"phases[{key}].status and active_workflow.phase_status[{key}] equal",
+            actual=_both(key, row),
+        )
+
+
+def _pending_current(em: Emitter, row: PhaseLocations) -> None:
+    em.add(
+        R.SYNC_PENDING_CURRENT,
+        awpath("current_phase"),
+        f"active_workflow.current_phase names {q(row.key)}, but that phase is still pending "
+        f"({_both(row.key, row)}): its activation (STEP 3c-prime) was written only in part, and "
+        "hooks will block the phase agent.",
+        expected=f"{row.key} activated (in_progress in both maps) or current_phase unchanged",
+        actual=_both(row.key, row),
+    )
+
+
+def _agent_finding(em: Emitter, state: State, row: PhaseLocations) -> None:
+    """A wrong agent is a warning once the phase is activated; before (no workflow, or the init
+    window, where 3c-prime has not written active_agent yet) it is a leftover: info."""
+    names = " or ".join(sorted(agents_for(row.key)))
+    leftover = state.active_workflow is None or bool(init_window(state))
+    em.add(
+        R.SYNC_AGENT,
+        "active_agent",
+        f"active_agent is {q(row.agent)}, but the current phase {q(row.key)} is run by {names}"
+        + (" (left from before: STEP 3c-prime has not run yet)" if leftover else "")
+        + ".",
+        expected=names,
+        actual=row.agent,
+        severity=R.I if leftover else None,
+    )
+
+
 def check_locations(em: Emitter, state: State, raw: dict[str, Any]) -> None:
     """Findings from exactly the disagreements the location matrix highlights."""
-    rows = location_rows(state)
-    aw = state.active_workflow
-    awaiting = awaiting_first_activation(state)
     current_rows: list[PhaseLocations] = []
     index_rows: list[PhaseLocations] = []
-    for row in rows:
+    for row in location_rows(state):
+        if row.legal:
+            em.add(
+                R.SYNC_INIT_WINDOW,
+                ppath(row.key, "status"),
+                f"{_both(row.key, row)}: {row.legal}",
+                expected="no action",
+                actual=_both(row.key, row),
+            )
         for column, text in row.disagree:
             if column == AGENT:
-                quiet = aw is None or awaiting
-                em.add(
-                    R.SYNC_AGENT,
-                    "active_agent",
-                    f"active_agent is {q(row.agent)}; the current phase {q(row.key)} is run by "
-                    f"{' or '.join(sorted(agents_for(row.key)))}"
-                    + (" (not activated yet)" if awaiting else "")
-                    + (" (no active workflow)" if aw is None else ""),
-                    expected=sorted(agents_for(row.key)),
-                    actual=row.agent,
-                    severity=R.I if quiet else None,
-                )
-            elif column == POINTERS:
-                if text.startswith("only"):
-                    if row.aw_current != row.top_current:
-                        current_rows.append(row)
-                    if row.aw_current != row.index_current:
-                        index_rows.append(row)
-                else:  # current_phase points at a phase still pending (AC-001e)
-                    em.add(
-                        R.SYNC_PENDING_CURRENT,
-                        ppath(row.key, "status"),
-                        f"active_workflow.current_phase is {q(row.key)} but the phase is still "
-                        f"pending (phases[{row.key}].status={q(row.detail)}, "
-                        f"phase_status[{row.key}]={q(row.summary)}): hooks will block its "
-                        "delegation.",
-                        expected="in_progress",
-                        actual={"detail": row.detail, "summary": row.summary},
-                    )
-            elif column == DETAIL and not row.has_record:
-                em.add(
-                    R.SYNC_DETAIL_MISSING,
-                    ppath(row.key),
-                    f"phases[{row.key}] is missing although the workflow runs {q(row.key)} "
-                    f"(phase_status says {q(row.summary)}).",
-                    expected="phase record",
-                    actual=None,
-                )
-            elif column == SUMMARY and row.summary is None:
-                em.add(
-                    R.SYNC_SUMMARY_MISSING,
-                    awpath("phase_status", row.key),
-                    f"active_workflow.phase_status[{row.key}] is missing although the workflow "
-                    f"runs {q(row.key)} (phases[{row.key}].status is {q(row.detail)}).",
-                    expected=row.detail,
-                    actual=None,
-                )
-            else:  # detail and summary both present and different
-                em.add(
-                    R.SYNC_STATUS,
-                    ppath(row.key, "status"),
-                    f"phases[{row.key}].status is {q(row.detail)} but "
-                    f"active_workflow.phase_status[{row.key}] is {q(row.summary)}.",
-                    expected=row.summary,
-                    actual=row.detail,
-                )
+                _agent_finding(em, state, row)
+            elif column != POINTERS:
+                _status_finding(em, row, column)
+            elif not text.startswith("only"):
+                _pending_current(em, row)
+            else:
+                if state.current_phase is not None and row.aw_current != row.top_current:
+                    current_rows.append(row)
+                if row.aw_current != row.index_current:
+                    index_rows.append(row)
+    _pointer_findings(em, state, current_rows, index_rows)
+
+
+def _pointer_findings(
+    em: Emitter, state: State, current_rows: list[PhaseLocations], index_rows: list[PhaseLocations]
+) -> None:
+    aw = state.active_workflow
     if aw is None:
         return
     if current_rows:
         em.add(
             R.SYNC_CURRENT,
             "current_phase",
-            f"top-level current_phase is {q(state.current_phase)} but "
-            f"active_workflow.current_phase is {q(aw.current_phase)}.",
-            expected=aw.current_phase,
+            f"The top-level current_phase says {q(state.current_phase)} while "
+            f"active_workflow.current_phase says {q(aw.current_phase)}; hooks that read the "
+            "top-level copy act on the wrong phase.",
+            expected=f"equal to active_workflow.current_phase ({aw.current_phase})",
             actual=state.current_phase,
         )
     if index_rows:
         idx = aw.current_phase_index
         idx_key = aw.phases[idx] if isinstance(idx, int) and 0 <= idx < len(aw.phases) else None
+        pos = position(aw, aw.current_phase)
         em.add(
             R.SYNC_INDEX,
             awpath("current_phase_index"),
-            f"current_phase_index {q(idx)} points at {q(idx_key)} but "
-            f"active_workflow.current_phase is {q(aw.current_phase)}.",
-            expected=position(aw, aw.current_phase),
+            f"current_phase_index {q(idx)} points at {q(idx_key)} while "
+            f"active_workflow.current_phase names {q(aw.current_phase)} (position {q(pos)}); "
+            "only the position itself or one past it (after STEP 3e) is legal.",
+            expected=f"{pos} or {pos + 1}" if isinstance(pos, int) else "a position in phases",
             actual=idx,
         )
 
@@ -196,8 +225,12 @@ def check_locations(em: Emitter, state: State, raw: dict[str, Any]) -> None:
 
 
 def check_activation(em: Emitter, state: State, raw: dict[str, Any]) -> None:
+    """STEP 3c-prime's fields on records the orchestrator created (the init skeleton has a
+    ``started`` key). Records the antigravity CLIs write (no ``started`` at all) are legal."""
     for key, rec in workflow_records(state):
         if rec.status not in ("in_progress", "completed"):
+            continue
+        if "started" not in raw_dict(raw, "phases", key):
             continue
         if rec.started is None:
             em.add(
@@ -255,13 +288,15 @@ def check_init(em: Emitter, state: State, raw: dict[str, Any]) -> None:
         value = aw.phase_status.get(key)
         if value is None:
             continue  # SYNC-SUMMARY-MISSING
-        want = ("in_progress",) if i == 0 else ("pending", "skipped")
+        # phase 0: in_progress (full init) or pending (init-only mode)
+        want = ("in_progress", "pending") if i == 0 else ("pending", "skipped")
         if value not in want:
             em.add(
                 R.INIT_STATUS,
                 awpath("phase_status", key),
-                f"At init phase_status[{key}] should be {q(want[0])}, not {q(value)}.",
-                expected=want[0],
+                f"No phase has started yet, but phase_status[{key}] is {q(value)}; init writes "
+                f"{' or '.join(want)}.",
+                expected=" or ".join(want),
                 actual=value,
             )
     for key in aw.phases:
@@ -387,7 +422,8 @@ def check_bounds(em: Emitter, state: State, raw: dict[str, Any]) -> None:
                     expected=n,
                     actual=idx,
                 )
-    if isinstance(idx, int) and 0 <= idx < n and same_key(aw.current_phase, aw.phases[idx]):
+    # idx == n - 1 with the last phase completed is what workflow-finalize.cjs accepts
+    if isinstance(idx, int) and 0 <= idx < n - 1 and same_key(aw.current_phase, aw.phases[idx]):
         key = aw.phases[idx]
         rec = state.phases.get(key)
         status = rec.status if rec is not None and rec.status else aw.phase_status.get(key)
@@ -459,6 +495,8 @@ def check_history(em: Emitter, state: State, raw: dict[str, Any]) -> None:
             if not h.completed_at:
                 missing.append("completed_at")
         if missing:
+            if set(missing) <= {"phase_snapshots", "metrics"}:
+                sev = R.I  # finalize leaves them to the completion enforcer
             em.add(
                 R.FINAL_HISTORY,
                 path,
@@ -520,6 +558,19 @@ def check_fields(em: Emitter, state: State, raw: dict[str, Any]) -> None:
             actual=None,
             severity=R.I,
         )
+    elif not isinstance(raw.get("state_version"), int | float) or isinstance(
+        raw.get("state_version"), bool
+    ):
+        em.add(
+            R.FIELD_VERSION,
+            "state_version",
+            f"state_version is {q(raw.get('state_version'))}, not a number: validate-state.cjs "
+            "rejects the file and the next writeState() restarts the counter at 1, so stale "
+            "writes are no longer caught.",
+            expected="an integer >= 1",
+            actual=raw.get("state_version"),
+            severity=R.E,
+        )
     elif isinstance(version, int) and version < 1:
         em.add(
             R.FIELD_VERSION,
@@ -536,10 +587,11 @@ def check_fields(em: Emitter, state: State, raw: dict[str, Any]) -> None:
                 em.add(
                     R.FIELD_STATUS,
                     ppath(key, "status"),
-                    f"phases[{key}] has no status.",
+                    f"phases[{key}] has no status yet (a step wrote other fields of the phase "
+                    "first; the status follows when the phase is activated or completed).",
                     expected=sorted(PHASE_STATUSES),
                     actual=None,
-                    severity=R.W,
+                    severity=R.I,
                 )
         elif rec.status not in PHASE_STATUSES:
             em.add(

@@ -108,7 +108,8 @@ def check_version(em: Emitter, p: Pair) -> None:
         em.add(
             R.TR_VERSION_LOST,
             "state_version",
-            f"state_version was {pv} and is now missing.",
+            f"state_version was {pv} and is now missing: the framework's validator rejects such a "
+            "write (V7), so a writer bypassed it.",
             expected=pv + 1,
             actual=None,
         )
