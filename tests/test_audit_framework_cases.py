@@ -6,6 +6,7 @@ these tests pin each case on the factories' documents so a regression names the 
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -156,3 +157,28 @@ def test_state_version_not_a_number_is_an_error(value: Any) -> None:
 def test_missing_record_is_only_info() -> None:
     doc = delpath(F.feature_state(), "phases.08-code-review")
     assert loud(doc) == []
+
+
+def _documents() -> list[dict[str, Any]]:
+    docs = [state for kind in ("feature", "build") for _, state in F.walk(kind, supervised=True)]
+    docs += [
+        setpath(F.feature_state(), "active_workflow.phase_status.04-design", "in_progress"),
+        setpath(
+            setpath(F.feature_state(), "active_workflow.current_phase", "06-implementation"),
+            "current_phase",
+            "06-implementation",
+        ),
+        delpath(F.finalized_state(), "workflow_history[0].metrics"),
+    ]
+    return docs
+
+
+def test_findings_are_advice_not_conflicting_orders() -> None:
+    """Never two rules asking for different values at one path; never internal dicts."""
+    for doc in _documents():
+        found = run(doc)
+        by_path: dict[str, set[str]] = {}
+        for f in found:
+            by_path.setdefault(f.path, set()).add(json.dumps(f.expected, sort_keys=True))
+            assert not isinstance(f.actual, dict) and not isinstance(f.expected, dict), f
+        assert all(len(v) == 1 for v in by_path.values()), by_path

@@ -411,7 +411,7 @@ def check_bounds(em: Emitter, state: State, raw: dict[str, Any]) -> None:
                     f"{', '.join(unfinished)} {'is' if len(unfinished) == 1 else 'are'} not "
                     "completed.",
                     expected="all phases completed",
-                    actual={k: phase_status_any(state, k) for k in unfinished},
+                    actual=", ".join(f"{k}: {phase_status_any(state, k)}" for k in unfinished),
                 )
             else:
                 em.add(
@@ -502,7 +502,7 @@ def check_history(em: Emitter, state: State, raw: dict[str, Any]) -> None:
                 path,
                 f"workflow_history entry {q(name)} lacks {', '.join(missing)}.",
                 expected=["phases", "phase_snapshots", "metrics", "started_at", "completed_at"],
-                actual={"missing": missing},
+                actual="missing: " + ", ".join(missing),
                 severity=sev,
             )
         if h.status == "cancelled":
@@ -513,7 +513,7 @@ def check_history(em: Emitter, state: State, raw: dict[str, Any]) -> None:
                     path,
                     f"cancelled workflow {q(name)} lacks {', '.join(lacking)}.",
                     expected=["cancelled_at", "cancellation_reason"],
-                    actual={"missing": lacking},
+                    actual="missing: " + ", ".join(lacking),
                     severity=sev,
                 )
         snapshots = h.phase_snapshots
