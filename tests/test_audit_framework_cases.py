@@ -182,3 +182,11 @@ def test_findings_are_advice_not_conflicting_orders() -> None:
             by_path.setdefault(f.path, set()).add(json.dumps(f.expected, sort_keys=True))
             assert not isinstance(f.actual, dict) and not isinstance(f.expected, dict), f
         assert all(len(v) == 1 for v in by_path.values()), by_path
+
+
+def test_matrix_explains_the_legal_init_window() -> None:
+    from phasewatch.widgets.location_matrix import explain
+
+    state, _ = parse_state(F.fresh_state())
+    text = explain(location_rows(state)[0]).plain
+    assert "agree" not in text and "legal init window" in text
