@@ -806,10 +806,7 @@ def test_messages_carry_the_values() -> None:
     assert "'completed'" not in f.message  # JSON spelling, not Python repr
     assert '"completed"' in f.message and '"in_progress"' in f.message
     # advice, not an order: which location says what, never one value to copy over the other
-    assert f.actual == (
-        'phases[04-design].status = "completed", '
-        'active_workflow.phase_status[04-design] = "in_progress"'
-    )
+    assert f.actual == 'phases: "completed", phase_status: "in_progress"'
     assert "equal" in f.expected
 
 

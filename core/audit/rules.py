@@ -36,13 +36,10 @@ def _t(id: str, sev: Severity, title: str, seed: str, fix: str) -> Rule:
 SYNC_STATUS = _r(
     "SYNC-STATUS",
     E,
-    "The detailed record phases[k].status and the summary active_workflow.phase_status[k] "
-    "name different statuses.",
+    "phases[k].status and active_workflow.phase_status[k] name different statuses.",
     "003 IR-001 AC-001a/AC-001b; FORMATS 1 three places (V9)",
-    "Do not copy one value over the other by hand. Find the last write that touched this "
-    "phase on the Timeline: if STEP 3c-prime or 3e stopped half-way, let the controller re-"
-    "run that step (it writes both); hooks read phases[k], so that value is what they act "
-    "on meanwhile.",
+    "Do not copy one over the other by hand: find on the Timeline the step (3c-prime or 3e) "
+    "that stopped half-way and let the controller re-run it. Hooks act on phases[k].",
 )
 SYNC_INIT_WINDOW = _r(
     "SYNC-INIT-WINDOW",
@@ -90,8 +87,7 @@ SYNC_INDEX = _r(
 SYNC_PENDING_CURRENT = _r(
     "SYNC-PENDING-CURRENT",
     E,
-    "active_workflow.current_phase names a phase that is still pending in both maps after "
-    "work began.",
+    "active_workflow.current_phase names a phase still marked pending.",
     "003 IR-001 AC-001e, IR-002 (BUG-0006)",
     "STEP 3c-prime was written only in part: hooks will block the phase agent. Let the "
     "controller re-run 3c-prime for this phase (it sets the status, start time and agent in"

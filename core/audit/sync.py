@@ -16,10 +16,7 @@ from ._util import Emitter, awpath, position, ppath, q, raw_dict, workflow_recor
 
 
 def _both(key: str, row: PhaseLocations) -> str:
-    return (
-        f"phases[{key}].status = {q(row.detail)}, "
-        f"active_workflow.phase_status[{key}] = {q(row.summary)}"
-    )
+    return f"phases: {q(row.detail)}, phase_status: {q(row.summary)}"
 
 
 def _status_finding(em: Emitter, row: PhaseLocations, column: str) -> None:
@@ -49,18 +46,23 @@ def _status_finding(em: Emitter, row: PhaseLocations, column: str) -> None:
             ppath(key, "status"),
             f"The two status maps disagree on {q(key)}: phases[{key}].status says "
             f"{q(row.detail)}, active_workflow.phase_status[{key}] says {q(row.summary)}.",
-            expected=f"phases[{key}].status and active_workflow.phase_status[{key}] equal",
+            expected="both maps equal",
             actual=_both(key, row),
         )
 
 
 def _pending_current(em: Emitter, row: PhaseLocations) -> None:
+    pending = [
+        name
+        for name, value in (("phases[k]", row.detail), ("phase_status[k]", row.summary))
+        if value == "pending"
+    ]
     em.add(
         R.SYNC_PENDING_CURRENT,
         awpath("current_phase"),
-        f"active_workflow.current_phase names {q(row.key)}, but that phase is still pending "
-        f"({_both(row.key, row)}): its activation (STEP 3c-prime) was written only in part, and "
-        "hooks will block the phase agent.",
+        f"active_workflow.current_phase names {q(row.key)}, but {' and '.join(pending)} still "
+        f"say pending ({_both(row.key, row)}): its activation (STEP 3c-prime) was written only in "
+        "part, and hooks will block the phase agent.",
         expected=f"{row.key} activated (in_progress in both maps) or current_phase unchanged",
         actual=_both(row.key, row),
     )
