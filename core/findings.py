@@ -130,6 +130,15 @@ def make(
     )
 
 
+def is_transition(finding: Finding) -> bool:
+    """Whether ``finding`` comes from a transition rule (previous -> current state) rather than
+    from one snapshot; unknown rule ids are not transitions."""
+    try:
+        return _REGISTRY[finding.rule_id].scope == "transition"
+    except KeyError:
+        return False
+
+
 def summarize(findings: list[Finding]) -> dict[str, int]:
     out = {"error": 0, "warning": 0, "info": 0}
     for f in findings:

@@ -190,3 +190,16 @@ def test_matrix_explains_the_legal_init_window() -> None:
     state, _ = parse_state(F.fresh_state())
     text = explain(location_rows(state)[0]).plain
     assert "agree" not in text and "legal init window" in text
+
+
+def test_is_transition_is_the_rule_scope() -> None:
+    from phasewatch.core.findings import get_rule as rule_of
+    from phasewatch.core.findings import is_transition, make
+
+    def finding(rule_id: str) -> Finding:
+        return make(rule_of(rule_id), source=SRC, path="$", message="m")
+
+    assert is_transition(finding("TR-STATUS-DOWN"))
+    assert not is_transition(finding("SYNC-STATUS"))
+    unknown = Finding("TR-NOT-A-RULE", Severity.INFO, SRC, "$", None, None, "m", "h")
+    assert not is_transition(unknown)

@@ -47,8 +47,5 @@ def audit_transition(
 ) -> list[Finding]:
     """Transition rules from ``prev`` to ``cur`` (see :mod:`core.audit.transition`)."""
     em = Emitter(str(source))
-    try:
-        pair = Pair(_state(prev), _raw(prev_raw), _state(cur), _raw(cur_raw))
-    except Exception:  # pragma: no cover - Pair only reads validated models
-        return []
+    pair = Pair(_state(prev), _raw(prev_raw), _state(cur), _raw(cur_raw))
     return run_checks(em, TRANSITION_CHECKS, pair)
