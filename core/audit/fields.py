@@ -50,7 +50,8 @@ _REQUIRED_AW = (
 )
 
 
-def check_fields(em: Emitter, state: State, raw: dict[str, Any]) -> None:
+def check_version(em: Emitter, state: State, raw: dict[str, Any]) -> None:
+    """state_version: present, a number (JavaScript's sense), at least 1."""
     version = state.state_version
     if version is None and raw.get("state_version") is None:
         em.add(
@@ -84,6 +85,9 @@ def check_fields(em: Emitter, state: State, raw: dict[str, Any]) -> None:
             actual=version,
         )
 
+
+def check_statuses(em: Emitter, state: State, raw: dict[str, Any]) -> None:
+    """Every status in both maps is in the protocol's vocabulary."""
     raw_phases = raw_dict(raw, "phases")
     for key, rec in state.phases.items():
         if rec.status is None:
@@ -119,6 +123,13 @@ def check_fields(em: Emitter, state: State, raw: dict[str, Any]) -> None:
                 expected=sorted(SUMMARY_STATUSES),
                 actual=value,
             )
+
+
+def check_workflow_fields(em: Emitter, state: State, raw: dict[str, Any]) -> None:
+    """The fields the phase loop reads exist; the type is known."""
+    aw = state.active_workflow
+    if aw is None:
+        return
     if aw.type is not None and aw.type not in WORKFLOW_TYPES:
         em.add(
             R.FIELD_WORKFLOW_TYPE,
@@ -138,6 +149,10 @@ def check_fields(em: Emitter, state: State, raw: dict[str, Any]) -> None:
                 expected="present",
                 actual=None,
             )
+
+
+def check_summaries(em: Emitter, state: State, raw: dict[str, Any]) -> None:
+    """STEP 3e's summary of each completed phase: present, at most 150 characters."""
     for key, rec in workflow_records(state):
         if rec.status != "completed":
             continue
@@ -157,7 +172,6 @@ def check_fields(em: Emitter, state: State, raw: dict[str, Any]) -> None:
                 expected=f"<= {SUMMARY_MAX} characters",
                 actual=len(rec.summary),
             )
-    _check_enums(em, state)
 
 
 def _enum(em: Emitter, path: str, value: Any, allowed: frozenset[str]) -> None:
@@ -171,7 +185,8 @@ def _enum(em: Emitter, path: str, value: Any, allowed: frozenset[str]) -> None:
         )
 
 
-def _check_enums(em: Emitter, state: State) -> None:
+def check_enums(em: Emitter, state: State, raw: dict[str, Any]) -> None:
+    """Documented vocabularies of the smaller fields."""
     aw = state.active_workflow
     if aw is not None:
         _enum(em, awpath("budget_status"), aw.budget_status, ENUMS["budget_status"])

@@ -112,6 +112,7 @@ def _check_definition(em: Emitter, state: State) -> None:
 
 
 def check_bounds(em: Emitter, state: State, raw: dict[str, Any]) -> None:
+    """The phase list is non-empty and unique, the index within ``0..len``."""
     aw = state.active_workflow
     if aw is None:
         return
@@ -140,61 +141,82 @@ def check_bounds(em: Emitter, state: State, raw: dict[str, Any]) -> None:
         else:
             seen[ck] = i
     idx = aw.current_phase_index
-    if isinstance(idx, int):
-        if idx < 0 or idx > n:
-            em.add(
-                R.BOUNDS_INDEX,
-                awpath("current_phase_index"),
-                f"current_phase_index is {idx} but the workflow has {n} phases (0..{n}).",
-                expected=f"0..{n}",
-                actual=idx,
-            )
-        elif idx == n:
-            rv = aw.supervised_review
-            unfinished = [
-                k
-                for k in aw.phases
-                if phase_status_any(state, k) not in ("completed", "skipped")
-                and not (  # a supervised redo of the last phase re-runs it at index == len
-                    rv is not None
-                    and same_key(rv.phase, k)
-                    and (rv.status == "redo_pending" or (rv.redo_count or 0) > 0)
-                    and phase_status_any(state, k) == "in_progress"
-                )
-            ]
-            if unfinished:
-                em.add(
-                    R.FINAL_INCOMPLETE,
-                    awpath("current_phase_index"),
-                    f"current_phase_index is {idx} (= len(phases)) but "
-                    f"{', '.join(unfinished)} {'is' if len(unfinished) == 1 else 'are'} not "
-                    "completed.",
-                    expected="all phases completed",
-                    actual=", ".join(f"{k}: {phase_status_any(state, k)}" for k in unfinished),
-                )
-            else:
-                em.add(
-                    R.FINAL_PENDING,
-                    awpath("current_phase_index"),
-                    f"All {n} phases are completed (index {idx} = len(phases)): finalize is "
-                    "pending.",
-                    expected=n,
-                    actual=idx,
-                )
-    # idx == n - 1 with the last phase completed is what workflow-finalize.cjs accepts
-    if isinstance(idx, int) and 0 <= idx < n - 1 and same_key(aw.current_phase, aw.phases[idx]):
-        key = aw.phases[idx]
-        rec = state.phases.get(key)
-        status = rec.status if rec is not None and rec.status else aw.phase_status.get(key)
-        if status == "completed":
-            em.add(
-                R.BOUNDS_INDEX_BEHIND,
-                awpath("current_phase_index"),
-                f"{q(key)} is completed but current_phase_index is still {idx} (its own "
-                f"position); STEP 3e sets it to {idx + 1}.",
-                expected=idx + 1,
-                actual=idx,
-            )
+    if isinstance(idx, int) and (idx < 0 or idx > n):
+        em.add(
+            R.BOUNDS_INDEX,
+            awpath("current_phase_index"),
+            f"current_phase_index is {idx} but the workflow has {n} phases (0..{n}).",
+            expected=f"0..{n}",
+            actual=idx,
+        )
+
+
+def check_final(em: Emitter, state: State, raw: dict[str, Any]) -> None:
+    """Index == len(phases): every phase must be done (finalize pending), else it ran past one."""
+    aw = state.active_workflow
+    if aw is None or not aw.phases or aw.current_phase_index != len(aw.phases):
+        return
+    n = idx = len(aw.phases)
+    rv = aw.supervised_review
+    unfinished = [
+        k
+        for k in aw.phases
+        if phase_status_any(state, k) not in ("completed", "skipped")
+        and not (  # a supervised redo of the last phase re-runs it at index == len
+            rv is not None
+            and same_key(rv.phase, k)
+            and (rv.status == "redo_pending" or (rv.redo_count or 0) > 0)
+            and phase_status_any(state, k) == "in_progress"
+        )
+    ]
+    if unfinished:
+        em.add(
+            R.FINAL_INCOMPLETE,
+            awpath("current_phase_index"),
+            f"current_phase_index is {idx} (= len(phases)) but "
+            f"{', '.join(unfinished)} {'is' if len(unfinished) == 1 else 'are'} not "
+            "completed.",
+            expected="all phases completed",
+            actual=", ".join(f"{k}: {phase_status_any(state, k)}" for k in unfinished),
+        )
+    else:
+        em.add(
+            R.FINAL_PENDING,
+            awpath("current_phase_index"),
+            f"All {n} phases are completed (index {idx} = len(phases)): finalize is pending.",
+            expected=n,
+            actual=idx,
+        )
+
+
+def check_index_behind(em: Emitter, state: State, raw: dict[str, Any]) -> None:
+    """current_phase completed while the index still points at it and a later phase remains
+    (idx == n - 1 with the last phase completed is what workflow-finalize.cjs accepts)."""
+    aw = state.active_workflow
+    idx = aw.current_phase_index if aw is not None else None
+    if aw is None or not isinstance(idx, int) or not 0 <= idx < len(aw.phases) - 1:
+        return
+    if not same_key(aw.current_phase, aw.phases[idx]):
+        return
+    key = aw.phases[idx]
+    rec = state.phases.get(key)
+    status = rec.status if rec is not None and rec.status else aw.phase_status.get(key)
+    if status == "completed":
+        em.add(
+            R.BOUNDS_INDEX_BEHIND,
+            awpath("current_phase_index"),
+            f"{q(key)} is completed but current_phase_index is still {idx} (its own "
+            f"position); STEP 3e sets it to {idx + 1}.",
+            expected=idx + 1,
+            actual=idx,
+        )
+
+
+def check_stale_keys(em: Emitter, state: State, raw: dict[str, Any]) -> None:
+    """current_phase and every phases / phase_status key belong to the workflow."""
+    aw = state.active_workflow
+    if aw is None or not aw.phases:
+        return
     if aw.current_phase is not None and position(aw, aw.current_phase) is None:
         em.add(
             R.BOUNDS_CURRENT,

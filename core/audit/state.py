@@ -12,9 +12,24 @@ produces no error findings at any step.
 
 from __future__ import annotations
 
-from .fields import check_aliases, check_evidence, check_fields
+from .fields import (
+    check_aliases,
+    check_enums,
+    check_evidence,
+    check_statuses,
+    check_summaries,
+    check_version,
+    check_workflow_fields,
+)
 from .gates import check_escalations, check_review
-from .lifecycle import check_bounds, check_history, check_init
+from .lifecycle import (
+    check_bounds,
+    check_final,
+    check_history,
+    check_index_behind,
+    check_init,
+    check_stale_keys,
+)
 from .sync import check_activation, check_locations
 from .times import check_times
 
@@ -23,8 +38,15 @@ SNAPSHOT_CHECKS = (
     check_activation,
     check_init,
     check_bounds,
+    check_final,
+    check_index_behind,
+    check_stale_keys,
     check_history,
-    check_fields,
+    check_version,
+    check_statuses,
+    check_workflow_fields,
+    check_summaries,
+    check_enums,
     check_evidence,
     check_escalations,
     check_review,
