@@ -56,8 +56,9 @@ def _key_match(a: str | None, b: str) -> bool:
     return a is not None and (a == b or canonical_phase(a) == canonical_phase(b))
 
 
-def _no_phase_started(state: State) -> bool:
-    """No phase of the workflow has been activated yet (only skeleton records, if any)."""
+def no_phase_started(state: State) -> bool:
+    """No phase of the workflow has been activated yet: only pending skeleton records (if any)
+    and no completed summary (skipped phases are set at init by a process.json)."""
     aw = state.active_workflow
     if aw is None:
         return False
@@ -81,7 +82,7 @@ def init_window(state: State) -> str:
     if aw is None or not aw.phases or aw.current_phase_index not in (0, None):
         return ""
     first = aw.phases[0]
-    if not _key_match(aw.current_phase, first) or not _no_phase_started(state):
+    if not _key_match(aw.current_phase, first) or not no_phase_started(state):
         return ""
     summary = aw.phase_status.get(first)
     rec = state.phases.get(first)

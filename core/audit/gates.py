@@ -32,7 +32,6 @@ def check_escalations(em: Emitter, state: State, raw: dict[str, Any]) -> None:
     escs = state.pending_escalations
     if not escs:
         return
-    aw = state.active_workflow
     first = escs[0]
     em.add(
         R.ESC_PENDING,
@@ -50,7 +49,12 @@ def check_escalations(em: Emitter, state: State, raw: dict[str, Any]) -> None:
             expected=f"<= {MAX_ESCALATIONS}",
             actual=len(escs),
         )
-    groups: dict[tuple[Any, Any, Any], list[tuple[datetime, int]]] = defaultdict(list)
+
+
+def check_escalation_entries(em: Emitter, state: State, raw: dict[str, Any]) -> None:
+    """Each escalation's type, hook and phase."""
+    escs = state.pending_escalations
+    aw = state.active_workflow
     for i, e in enumerate(escs):
         path = f"pending_escalations[{i}]"
         expected_hook = ESCALATION_TYPES.get(e.type) if e.type is not None else None
@@ -88,6 +92,12 @@ def check_escalations(em: Emitter, state: State, raw: dict[str, Any]) -> None:
                 expected=list(aw.phases),
                 actual=e.phase,
             )
+
+
+def check_escalation_duplicates(em: Emitter, state: State, raw: dict[str, Any]) -> None:
+    """Repeats the framework's 60 s dedup window should have dropped."""
+    groups: dict[tuple[Any, Any, Any], list[tuple[datetime, int]]] = defaultdict(list)
+    for i, e in enumerate(state.pending_escalations):
         when = parse_iso(e.timestamp)
         if when is not None:
             groups[(e.hook, canon(e.phase), e.type)].append((when, i))
@@ -142,6 +152,17 @@ def check_review(em: Emitter, state: State, raw: dict[str, Any]) -> None:
             expected=f"<= {MAX_REDOS}",
             actual=rv.redo_count,
         )
+
+
+def check_review_phase(em: Emitter, state: State, raw: dict[str, Any]) -> None:
+    """The reviewed phase: in the workflow, completed, selected by review_phases, still current."""
+    aw = state.active_workflow
+    rv = aw.supervised_review if aw is not None else None
+    if aw is None or rv is None:
+        return
+    base = awpath("supervised_review")
+    mode = raw.get("supervised_mode")
+    enabled = isinstance(mode, dict) and mode.get("enabled") is True
     if rv.phase is None or position(aw, rv.phase) is None:
         em.add(
             R.REV_PHASE,

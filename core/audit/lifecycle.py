@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..models import State
+from ..locations import no_phase_started
+from ..models import HistoryEntry, State
 from ..protocol import WORKFLOWS, canonical_phase
 from . import rules as R
 from ._util import Emitter, awpath, phase_status_any, position, ppath, q, raw_dict, same_key
@@ -21,11 +22,7 @@ def check_init(em: Emitter, state: State, raw: dict[str, Any]) -> None:
     if aw is None or not aw.phases:
         return
     _check_definition(em, state)
-    records = [state.phases.get(k) for k in aw.phases]
-    fresh = all(
-        rec is None or (rec.status in (None, "pending") and rec.started is None) for rec in records
-    ) and not any(v in ("completed", "skipped") for v in aw.phase_status.values())
-    if not fresh:
+    if not no_phase_started(state):
         return
     first = aw.phases[0]
     idx = aw.current_phase_index
@@ -61,6 +58,13 @@ def check_init(em: Emitter, state: State, raw: dict[str, Any]) -> None:
                 expected=" or ".join(want),
                 actual=value,
             )
+
+
+def check_init_skeleton(em: Emitter, state: State, raw: dict[str, Any]) -> None:
+    """Right after init, phases[k] are skeletons (resetPhasesForWorkflow)."""
+    aw = state.active_workflow
+    if aw is None or not aw.phases or not no_phase_started(state):
+        return
     for key in aw.phases:
         rec = state.phases.get(key)
         if rec is None:
@@ -247,6 +251,18 @@ def check_stale_keys(em: Emitter, state: State, raw: dict[str, Any]) -> None:
             )
 
 
+def _history_missing(h: HistoryEntry) -> list[str]:
+    """The fields finalize writes that the entry lacks."""
+    wanted = [("phases", h.phases), ("started_at", h.started_at)]
+    if h.status != "cancelled":
+        wanted += [
+            ("phase_snapshots", h.phase_snapshots is not None),
+            ("metrics", h.metrics is not None),
+            ("completed_at", h.completed_at),
+        ]
+    return [name for name, present in wanted if not present]
+
+
 def check_history(em: Emitter, state: State, raw: dict[str, Any]) -> None:
     history = state.workflow_history
     for i, h in enumerate(history):
@@ -263,18 +279,7 @@ def check_history(em: Emitter, state: State, raw: dict[str, Any]) -> None:
                 expected=sorted(HISTORY_STATUSES),
                 actual=h.status,
             )
-        missing = []
-        if not h.phases:
-            missing.append("phases")
-        if not h.started_at:
-            missing.append("started_at")
-        if h.status != "cancelled":
-            if h.phase_snapshots is None:
-                missing.append("phase_snapshots")
-            if h.metrics is None:
-                missing.append("metrics")
-            if not h.completed_at:
-                missing.append("completed_at")
+        missing = _history_missing(h)
         if missing:
             if set(missing) <= {"phase_snapshots", "metrics"}:
                 sev = R.I  # finalize leaves them to the completion enforcer

@@ -21,22 +21,30 @@ from .fields import (
     check_version,
     check_workflow_fields,
 )
-from .gates import check_escalations, check_review
+from .gates import (
+    check_escalation_duplicates,
+    check_escalation_entries,
+    check_escalations,
+    check_review,
+    check_review_phase,
+)
 from .lifecycle import (
     check_bounds,
     check_final,
     check_history,
     check_index_behind,
     check_init,
+    check_init_skeleton,
     check_stale_keys,
 )
 from .sync import check_activation, check_locations
-from .times import check_times
+from .times import check_other_times, check_phase_times
 
 SNAPSHOT_CHECKS = (
     check_locations,
     check_activation,
     check_init,
+    check_init_skeleton,
     check_bounds,
     check_final,
     check_index_behind,
@@ -49,7 +57,11 @@ SNAPSHOT_CHECKS = (
     check_enums,
     check_evidence,
     check_escalations,
+    check_escalation_entries,
+    check_escalation_duplicates,
     check_review,
-    check_times,
+    check_review_phase,
+    check_phase_times,
+    check_other_times,
     check_aliases,
 )

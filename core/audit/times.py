@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from ..models import State
+from ..models import PhaseRecord, State
 from ..protocol import parse_iso
 from . import rules as R
 from ._util import Emitter, awpath, ppath, q, workflow_records
@@ -46,60 +46,67 @@ def _order(em: Emitter, start_path: str, start: Any, end_path: str, end: Any) ->
         )
 
 
-def check_times(em: Emitter, state: State, raw: dict[str, Any]) -> None:
+def check_phase_times(em: Emitter, state: State, raw: dict[str, Any]) -> None:
+    """Every timestamp of every phase record parses and comes in order."""
     in_workflow = {k for k, _ in workflow_records(state)}
     for key, rec in state.phases.items():
-        started = _stamp(em, ppath(key, "started"), rec.started)
-        completed = _stamp(em, ppath(key, "completed"), rec.completed)
-        completed_at = _stamp(em, ppath(key, "completed_at"), rec.completed_at)
-        _order(em, ppath(key, "started"), started, ppath(key, "completed"), completed)
-        _order(em, ppath(key, "started"), started, ppath(key, "completed_at"), completed_at)
-        _stamp(em, ppath(key, "gate_passed"), rec.gate_passed)
-        t = rec.timing
-        if t is not None:
-            t0 = _stamp(em, ppath(key, "timing", "started_at"), t.started_at)
-            t1 = _stamp(em, ppath(key, "timing", "completed_at"), t.completed_at)
-            _order(
-                em, ppath(key, "timing", "started_at"), t0, ppath(key, "timing", "completed_at"), t1
-            )
-            if isinstance(t.wall_clock_minutes, int | float) and t.wall_clock_minutes < 0:
-                em.add(
-                    R.TIME_NEGATIVE,
-                    ppath(key, "timing", "wall_clock_minutes"),
-                    f"phases[{key}].timing.wall_clock_minutes is {t.wall_clock_minutes}.",
-                    expected=">= 0",
-                    actual=t.wall_clock_minutes,
-                )
-        if rec.gate_validation is not None:
-            _stamp(em, ppath(key, "gate_validation", "blocked_at"), rec.gate_validation.blocked_at)
-        ir = rec.iteration_requirements
-        if ir is not None and ir.test_iteration is not None:
-            for j, entry in enumerate(ir.test_iteration.history):
-                _stamp(
-                    em,
-                    ppath(
-                        key,
-                        "iteration_requirements",
-                        "test_iteration",
-                        f"history[{j}]",
-                        "timestamp",
-                    ),
-                    entry.timestamp,
-                )
-        if (
-            key in in_workflow
-            and rec.status == "completed"
-            and rec.completed_time is None
-            and (t is None or not t.completed_at)
-        ):
+        _phase_times(em, key, rec, key in in_workflow)
+
+
+def _phase_times(em: Emitter, key: str, rec: PhaseRecord, in_workflow: bool) -> None:
+    started = _stamp(em, ppath(key, "started"), rec.started)
+    completed = _stamp(em, ppath(key, "completed"), rec.completed)
+    completed_at = _stamp(em, ppath(key, "completed_at"), rec.completed_at)
+    _order(em, ppath(key, "started"), started, ppath(key, "completed"), completed)
+    _order(em, ppath(key, "started"), started, ppath(key, "completed_at"), completed_at)
+    _stamp(em, ppath(key, "gate_passed"), rec.gate_passed)
+    t = rec.timing
+    if t is not None:
+        t0 = _stamp(em, ppath(key, "timing", "started_at"), t.started_at)
+        t1 = _stamp(em, ppath(key, "timing", "completed_at"), t.completed_at)
+        _order(em, ppath(key, "timing", "started_at"), t0, ppath(key, "timing", "completed_at"), t1)
+        if isinstance(t.wall_clock_minutes, int | float) and t.wall_clock_minutes < 0:
             em.add(
-                R.TIME_COMPLETED_MISSING,
-                ppath(key, "timing", "completed_at"),
-                f"phases[{key}] is completed but has no completion time (timing.completed_at, "
-                "completed).",
-                expected="ISO timestamp",
-                actual=None,
+                R.TIME_NEGATIVE,
+                ppath(key, "timing", "wall_clock_minutes"),
+                f"phases[{key}].timing.wall_clock_minutes is {t.wall_clock_minutes}.",
+                expected=">= 0",
+                actual=t.wall_clock_minutes,
             )
+    if rec.gate_validation is not None:
+        _stamp(em, ppath(key, "gate_validation", "blocked_at"), rec.gate_validation.blocked_at)
+    ir = rec.iteration_requirements
+    if ir is not None and ir.test_iteration is not None:
+        for j, entry in enumerate(ir.test_iteration.history):
+            _stamp(
+                em,
+                ppath(
+                    key,
+                    "iteration_requirements",
+                    "test_iteration",
+                    f"history[{j}]",
+                    "timestamp",
+                ),
+                entry.timestamp,
+            )
+    if (
+        in_workflow
+        and rec.status == "completed"
+        and rec.completed_time is None
+        and (t is None or not t.completed_at)
+    ):
+        em.add(
+            R.TIME_COMPLETED_MISSING,
+            ppath(key, "timing", "completed_at"),
+            f"phases[{key}] is completed but has no completion time (timing.completed_at, "
+            "completed).",
+            expected="ISO timestamp",
+            actual=None,
+        )
+
+
+def check_other_times(em: Emitter, state: State, raw: dict[str, Any]) -> None:
+    """Timestamps outside the phase records: workflow, review, escalations, history, project."""
     aw = state.active_workflow
     if aw is not None:
         _stamp(em, awpath("started_at"), aw.started_at)

@@ -166,6 +166,12 @@ def check_workflow(em: Emitter, p: Pair) -> None:
                 actual=describe_workflow(identity(ca)),
             )
         return
+    _lost_or_replaced(em, p, pid)
+
+
+def _lost_or_replaced(em: Emitter, p: Pair, pid: dict[str, str]) -> None:
+    """The workflow ``pid`` vanished (null) or was replaced without being archived."""
+    ca = p.cur.active_workflow
     if ca is None:
         message = (
             f"active_workflow {describe_workflow(pid)} was set to null without a "
