@@ -11,7 +11,7 @@ from datetime import datetime
 from itertools import pairwise
 from typing import Any
 
-from ..models import State
+from ..models import ActiveWorkflow, State, SupervisedReview
 from ..protocol import (
     ESCALATION_DEDUP_SECONDS,
     ESCALATION_TYPES,
@@ -117,18 +117,31 @@ def check_escalation_duplicates(em: Emitter, state: State, raw: dict[str, Any]) 
                 )
 
 
-def check_review(em: Emitter, state: State, raw: dict[str, Any]) -> None:
+BASE = awpath("supervised_review")
+
+
+def _open_review(
+    state: State, raw: dict[str, Any]
+) -> tuple[ActiveWorkflow, SupervisedReview, Any, bool] | None:
+    """The workflow, its recorded review, the raw supervised_mode and whether it is enabled."""
     aw = state.active_workflow
     rv = aw.supervised_review if aw is not None else None
     if aw is None or rv is None:
-        return
-    base = awpath("supervised_review")
+        return None
     mode = raw.get("supervised_mode")
-    enabled = isinstance(mode, dict) and mode.get("enabled") is True
+    return aw, rv, mode, isinstance(mode, dict) and mode.get("enabled") is True
+
+
+def check_review(em: Emitter, state: State, raw: dict[str, Any]) -> None:
+    """The review record itself: supervised mode on, a known status, the redo limit."""
+    gate = _open_review(state, raw)
+    if gate is None:
+        return
+    rv, mode, enabled = gate[1:]
     if not enabled:
         em.add(
             R.REV_MODE_OFF,
-            base,
+            BASE,
             f"A review of {q(rv.phase)} is recorded ({q(rv.status)}) but supervised_mode is not "
             f"enabled (enabled={q(mode.get('enabled') if isinstance(mode, dict) else mode)}).",
             expected=True,
@@ -137,7 +150,7 @@ def check_review(em: Emitter, state: State, raw: dict[str, Any]) -> None:
     if rv.status not in REVIEW_STATUSES:
         em.add(
             R.REV_STATUS,
-            f"{base}.status",
+            f"{BASE}.status",
             f"supervised_review.status is {q(rv.status)}; known: "
             f"{', '.join(sorted(REVIEW_STATUSES))}.",
             expected=sorted(REVIEW_STATUSES),
@@ -146,7 +159,7 @@ def check_review(em: Emitter, state: State, raw: dict[str, Any]) -> None:
     if isinstance(rv.redo_count, int) and rv.redo_count > MAX_REDOS:
         em.add(
             R.REV_REDO_LIMIT,
-            f"{base}.redo_count",
+            f"{BASE}.redo_count",
             f"redo_count is {rv.redo_count}; redo is offered only while redo_count < "
             f"{MAX_REDOS}, so it can reach at most {MAX_REDOS}.",
             expected=f"<= {MAX_REDOS}",
@@ -156,17 +169,14 @@ def check_review(em: Emitter, state: State, raw: dict[str, Any]) -> None:
 
 def check_review_phase(em: Emitter, state: State, raw: dict[str, Any]) -> None:
     """The reviewed phase: in the workflow, completed, selected by review_phases, still current."""
-    aw = state.active_workflow
-    rv = aw.supervised_review if aw is not None else None
-    if aw is None or rv is None:
+    gate = _open_review(state, raw)
+    if gate is None:
         return
-    base = awpath("supervised_review")
-    mode = raw.get("supervised_mode")
-    enabled = isinstance(mode, dict) and mode.get("enabled") is True
+    aw, rv, mode, enabled = gate
     if rv.phase is None or position(aw, rv.phase) is None:
         em.add(
             R.REV_PHASE,
-            f"{base}.phase",
+            f"{BASE}.phase",
             f"supervised_review.phase is {q(rv.phase)}, not a phase of the workflow.",
             expected=list(aw.phases),
             actual=rv.phase,
@@ -189,7 +199,7 @@ def check_review_phase(em: Emitter, state: State, raw: dict[str, Any]) -> None:
     if enabled and not review_selected(mode, rv.phase):
         em.add(
             R.REV_NOT_SELECTED,
-            f"{base}.phase",
+            f"{BASE}.phase",
             f"A review gate is recorded for {q(rv.phase)} but supervised_mode.review_phases "
             f"{q(mode.get('review_phases') if isinstance(mode, dict) else None)} does not "
             f"select prefix {q(phase_prefix(rv.phase))}.",
