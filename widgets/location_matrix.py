@@ -75,6 +75,8 @@ def row_cells(row: PhaseLocations, styles: dict[str, Style]) -> tuple[Text, ...]
 def explain(row: PhaseLocations | None) -> Text:
     if row is None:
         return Text("No phase selected.")
+    if not row.disagree and row.legal:  # the cells differ, legally (core.locations says why)
+        return Text.assemble((row.key, "bold"), ": the locations differ; ", row.legal)
     if not row.disagree:
         return Text.assemble((row.key, "bold"), ": all three locations agree.")
     parts: list[str | tuple[str, str]] = [(row.key, "bold"), " disagrees:"]
