@@ -827,8 +827,19 @@ R_TS_ORDER = rule(
 TS_TOLERANCE = timedelta(seconds=1)  # parallel hooks append a few ms out of order: not news
 FIRST_LINES = 5
 _TS_MS = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z\Z")
-_V7 = re.compile(r"\bV7:\s*state_version\s+(-?\d+)\s*<\s*disk\s+(-?\d+)", re.I)
+# The real state-write-validator's V7 blocks (isdlc-framework, lib/state-logic.cjs at dc219669 and
+# state-write-validator.cjs before it): "V7: state_version 41 < disk 43", an unversioned write
+# "V7: incoming no version, disk 43" (current) or "V7: incoming has no state_version, disk has 43"
+# (older). Group 1 is the incoming version (None: the write had none), group 2 the disk's.
+_V7 = re.compile(
+    r"\bV7:\s*(?:state_version\s+(-?\d+)\s*<\s*disk"
+    r"|incoming\s+(?:no\s+version|has\s+no\s+state_version),\s*disk(?:\s+has)?)\s+(-?\d+)",
+    re.I,
+)
 _V8 = re.compile(r"\bV8:\s*(.*)", re.I)
+# V8 logged with event "allow" is the validator letting a write through: its supervised redo
+# exception ("V8: supervised redo phase_status '06-x' completed -> in_progress"), not a regression.
+_ALLOWED = "allow"
 
 
 def _lines(nums: list[int]) -> str:
@@ -867,7 +878,7 @@ def audit_hook_log(
         elif r.event == "block" and (current_phase is None or r.phase == current_phase):
             blocks[(r.phase or "(none)", r.hook or "(none)")] += 1
             block_lines.append(r.line_no)
-        if r.reason and ("7:" in r.reason or "8:" in r.reason):
+        if r.reason and r.event != _ALLOWED and ("7:" in r.reason or "8:" in r.reason):
             if m := _V7.search(r.reason):
                 stale.append((r, m))
             elif m := _V8.search(r.reason):
@@ -971,7 +982,7 @@ def audit_hook_log(
                 source=source,
                 path=f"line {r.line_no}",
                 expected=f"state_version >= {m.group(2)}",
-                actual=int(m.group(1)),
+                actual=None if m.group(1) is None else int(m.group(1)),
                 message=f"{len(stale)} stale write(s) caught (lines "
                 f"{_lines([x.line_no for x, _ in stale])}); last: {shorten(r.reason or '', 80)}",
             )

@@ -918,3 +918,35 @@ def test_tail_result_is_its_batch_of_records(tmp_path):
     path.write_text(line(1) + "\n" + line(2) + "\n")
     res = read_hook_log(path)
     assert len(res) == 2 and [r.line_no for r in res] == [1, 2]
+
+
+def test_real_validator_v7_v8_lines():
+    """The real state-write-validator's lines (tests/fixtures/hooklog/README.md): both unversioned
+    V7 blocks count as stale writes; V8 supervised-redo allows are not regressions."""
+    path = Path(__file__).parent / "fixtures" / "hooklog" / "validator-v7-v8.log"
+    by = {f.rule_id: f for f in audit_hook_log(read_hook_log(path).records, "log")}
+    stale = by["HOOK-STALE-WRITE"]
+    assert stale.message.startswith("3 stale write(s) caught (lines 1, 2, 3)")
+    assert (stale.actual, stale.expected) == (41, "state_version >= 43")
+    regression = by["HOOK-REGRESSION"]
+    assert regression.message.startswith("1 regression(s) caught (lines 6)")
+    assert regression.actual == "phase_status '05-test-strategy' completed -> in_progress"
+
+
+@pytest.mark.parametrize(
+    ("reason", "actual", "disk"),
+    [
+        ("V7: incoming no version, disk 43", None, "43"),
+        ("V7: incoming has no state_version, disk has 12", None, "12"),
+    ],
+)
+def test_unversioned_v7_block_is_a_stale_write(reason, actual, disk):
+    by = {f.rule_id: f for f in audit_hook_log(_recs(line(1, event="block", reason=reason)), "x")}
+    assert by["HOOK-STALE-WRITE"].actual is actual
+    assert by["HOOK-STALE-WRITE"].expected == f"state_version >= {disk}"
+
+
+def test_v8_allowed_redo_is_not_a_regression():
+    reason = "V8: supervised redo phase_status '06-implementation' completed -> in_progress"
+    findings = audit_hook_log(_recs(line(1, event="allow", reason=reason)), "x")
+    assert "HOOK-REGRESSION" not in _ids(findings)
