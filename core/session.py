@@ -29,15 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from .findings import Finding, Severity, get_rule, sort_findings
-from .hooklog import (
-    HookLogBackfill,
-    HookLogTailer,
-    HookRecord,
-    TailResult,
-    audit_hook_log,
-    count_lines,
-    hook_stats,
-)
+from .hooklog import HookAudit, HookCounts, HookLogTailer, TailResult, count_lines, line_starts
+from .hooklog.store import KEEP_BYTES, HookStore, rotation_notice
 from .snapshot import Snapshot, observe
 from .sources import FileStamp, Project, StateReader, StateSource, discover
 from .timeline import TimelineEntry as ViewEntry
@@ -45,15 +38,10 @@ from .timeline import TimelineEntry as ViewEntry
 TIMELINE_CAP = 2000
 RAW_CAP = 200
 EVENTS_CAP = 500
-HOOK_WINDOW = 20_000  # newest hook records kept for the log audit and stats
-MERGE_RECORDS_CAP = 200_000  # hook records kept when updates are merged for an unseen screen
-# Bytes of the hook log parsed per refresh at most (~12k lines, ~0.15 s): a huge log is read
-# over several refreshes (``SessionUpdate.hook_pending``), so state changes are never stuck
-# behind it and the first screen does not wait for it. A log larger than this when first seen
-# is read from its end: new lines are followed at once and the older ones come after, newest
-# part first (``SessionUpdate.hook_older``), so the newest lines show first.
+# Bytes of the hook log parsed per refresh at most (~12k lines, ~25 ms): a huge log is read over
+# several refreshes (``SessionUpdate.hook_pending``), so state changes are never stuck behind it.
+# Its lines are indexed first (a newline scan), so they show at once, parsed when on screen.
 HOOK_READ_BYTES = 2 * 1024 * 1024
-HOOK_FIRST_PART = 256 * 1024  # the newest lines of such a log: a small first part, shown soonest
 DIFF_LIMIT = 200  # changed field paths recorded per timeline entry
 
 Clock = Callable[[], datetime]
@@ -163,11 +151,12 @@ class SessionUpdate:
 
     Current-state fields (full picture, the newest wins when merging): ``project``,
     ``snapshots``, ``files``, ``events``, ``tdd_plan``/``tdd_findings``, ``registry``/
-    ``plugin_findings``, ``hook_findings``/``hook_stats``, ``timeline_total``, ``watch_*``.
+    ``plugin_findings``, ``hook_findings``/``hook_stats`` (the whole log), ``timeline_total``,
+    ``watch_*``. The hook log's records are not carried: they are in ``hooks`` (the session's
+    :class:`~core.hooklog.store.HookStore`), which viewers read.
 
-    Delta fields (appended when merging): ``hook_records`` (new lines since the previous
-    update), ``hook_older`` (lines older than any delivered before: a large log's back-fill,
-    to put before them), ``timeline`` (entries appended), ``new_events``; flags are OR-ed.
+    Delta fields (appended when merging): ``timeline`` (entries appended), ``new_events``;
+    flags are OR-ed.
     """
 
     seq: int
@@ -179,19 +168,17 @@ class SessionUpdate:
     rediscovered: bool = False
     files: dict[str, FileStatus] = field(default_factory=dict)  # by path relative to the root
     # hook log
-    hook_records: list[HookRecord] = field(default_factory=list)
-    hook_older: list[HookRecord] = field(default_factory=list)
+    hooks: HookStore | None = None  # the records (rows), read by the hook screen
+    hook_rows: int = 0  # rows the store held at this update (a viewer compares)
     hook_tail: HookTail = field(default_factory=HookTail)
     hook_changed: bool = False
-    hook_findings: list[Finding] = field(default_factory=list)
-    hook_stats: dict[str, Any] = field(default_factory=dict)
-    hook_total: int = 0  # records read this session
+    hook_findings: list[Finding] = field(default_factory=list)  # over every line read
+    hook_stats: dict[str, Any] = field(default_factory=dict)  # over every line read
+    hook_total: int = 0  # lines read (parsed, counted) this session
     hook_rotations: int = 0  # rotations/rewrites of the log seen this session
     hook_rotated_at: datetime | None = None  # when the last one was seen
-    hook_dropped: int = 0  # records dropped by merging (screen never shown, cap hit)
     hook_pending: bool = False  # more of the log waits: refresh again with the log "changed"
     hook_progress: tuple[int, int] | None = None  # (bytes read, file size) while pending
-    hook_unread: int = 0  # bytes of older lines never read: the log was rewritten first
     # timeline and recent events
     timeline: list[TimelineEntry] = field(default_factory=list)
     timeline_total: int = 0
@@ -237,8 +224,6 @@ class SessionUpdate:
         return bool(
             self.new_versions
             or self.rediscovered
-            or self.hook_records
-            or self.hook_older
             or self.hook_changed
             or self.timeline
             or self.new_events
@@ -274,15 +259,6 @@ class SessionUpdate:
     def merged_after(self, older: SessionUpdate) -> SessionUpdate:
         """This update with ``older``'s deltas folded in (``older`` came first): what the UI
         must apply when it skipped ``older`` (message coalescing, a screen not shown yet)."""
-        records = older.hook_records + self.hook_records
-        back = self.hook_older + older.hook_older  # this update's back-fill part is the older
-        dropped = older.hook_dropped + self.hook_dropped
-        over = len(records) + len(back) - MERGE_RECORDS_CAP
-        if over > 0:  # the oldest go first
-            dropped += over
-            cut = min(over, len(back))
-            back = back[cut:]
-            records = records[over - cut :]
         timeline = older.timeline + self.timeline
         if len(timeline) > TIMELINE_CAP:
             timeline = timeline[-TIMELINE_CAP:]
@@ -291,11 +267,8 @@ class SessionUpdate:
             changed_projects=older.changed_projects | self.changed_projects,
             new_versions=older.new_versions | self.new_versions,
             rediscovered=older.rediscovered or self.rediscovered,
-            hook_records=records,
-            hook_older=back,
             hook_tail=older.hook_tail.merged(self.hook_tail),
             hook_changed=older.hook_changed or self.hook_changed,
-            hook_dropped=dropped,
             timeline=timeline,
             new_events=(older.new_events + self.new_events)[-EVENTS_CAP:],
             tdd_changed=older.tdd_changed or self.tdd_changed,
@@ -418,7 +391,6 @@ class ProjectSession:
         timeline_cap: int = TIMELINE_CAP,
         raw_cap: int = RAW_CAP,
         events_cap: int = EVENTS_CAP,
-        hook_window: int = HOOK_WINDOW,
         hook_read_bytes: int = HOOK_READ_BYTES,
         env: dict[str, str] | None = None,
     ) -> None:
@@ -434,12 +406,13 @@ class ProjectSession:
         self._sync_tracks()
         self.tailer = HookLogTailer(self.project.hook_log, max_read=hook_read_bytes)
         self._hook_read_bytes = hook_read_bytes
-        self._hook_started = False  # the log was looked at (read, or its end found)
-        self._backfill: HookLogBackfill | None = None  # a large log's older lines, newest first
-        self._hook_unread = 0
+        self.hooks = HookStore(self.project.hook_log, max_line=self.tailer.max_line)
+        self._hook_audit = HookAudit()
+        self._hook_counts = HookCounts()
+        self._hook_indexed = 0  # byte offset up to which the store holds rows (parsed or not)
+        self._hook_started = False  # the log was looked at
         self._hook_pending = False
-        self._hook_audit_due = False  # records arrived while the log was read in parts
-        self._hook_window: deque[HookRecord] = deque(maxlen=hook_window)
+        self._hook_audit_key: tuple[int, str | None] | None = None  # what the findings cover
         self._hook_total = 0
         self._hook_rotations = 0
         self._hook_rotated_at: datetime | None = None
@@ -541,12 +514,11 @@ class ProjectSession:
 
         # hook log
         p = self.project
-        hook_records: list[HookRecord] = []
-        hook_older: list[HookRecord] = []
         tail = HookTail()
         hook_changed = False
         if full or p.hook_log in changed:
-            hook_records, hook_older, tail, hook_changed = self._read_hooks(now, initial)
+            tail, hook_changed = self._read_hooks(now, initial)
+        self._audit_hooks()
 
         # TDD plan
         tdd_changed = False
@@ -572,8 +544,8 @@ class ProjectSession:
             new_versions=frozenset(new_versions),
             rediscovered=rediscovered,
             files=self._file_statuses(),
-            hook_records=hook_records,
-            hook_older=hook_older,
+            hooks=self.hooks,
+            hook_rows=self.hooks.count,
             hook_tail=tail,
             hook_changed=hook_changed,
             hook_findings=self._hook_findings,
@@ -583,7 +555,6 @@ class ProjectSession:
             hook_rotated_at=self._hook_rotated_at,
             hook_pending=self._hook_pending,
             hook_progress=self._hook_progress() if self._hook_pending else None,
-            hook_unread=self._hook_unread,
             timeline=timeline,
             timeline_total=self._timeline_total,
             events=tuple(self.events),
@@ -706,38 +677,73 @@ class ProjectSession:
 
     # ------------------------------------------------------------------ hook log
 
-    def _read_hooks(
-        self, now: datetime, initial: bool
-    ) -> tuple[list[HookRecord], list[HookRecord], HookTail, bool]:
-        """New lines (the tailer: at most hook_read_bytes, the rest at the next refresh), then,
-        once caught up, one part of a large log's older lines (the back-fill)."""
+    def _read_hooks(self, now: datetime, initial: bool) -> tuple[HookTail, bool]:
+        """New lines into the store (at most hook_read_bytes parsed; the rest at the next
+        refresh), each counted and audited once. A large log is first indexed whole, so its
+        newest lines show at once, and then parsed from its start, part by part."""
         p = self.project
-        older: list[HookRecord] = []
         if not self._hook_started and initial and _size(p.hook_log) > self._hook_read_bytes:
-            # a large log: the first refresh shows the state; its newest lines come next
-            res = TailResult(pending=True)
+            res = TailResult(pending=True)  # a large log: the first refresh shows the state
         else:
-            if not self._hook_started:  # (until the log exists: it may appear whole, large)
-                self._backfill = self.tailer.start_at_end(
-                    min_skip=self._hook_read_bytes, first_part=HOOK_FIRST_PART
-                )
-                self._hook_started = self._backfill is not None or _size(p.hook_log) > 0
+            self._hook_started = self._hook_started or _size(p.hook_log) > 0
             res = self.tailer.poll()
-            back = self._backfill
-            if back is not None:
-                if res.truncated or res.reset:
-                    back.close()  # rewritten in place: the older lines are gone
-                elif not res.pending:  # new lines first, then one older part
-                    older = back.poll().records
-                if back.done:
-                    self._hook_unread += back.remaining
-                    self._backfill = None
-        self._hook_pending = res.pending or self._backfill is not None
+            self._store_hooks(res, now)
+        self._hook_pending = res.pending
         lines = count_lines(p.hook_log) if res.rotated or res.reset else None
         tail = HookTail(
             res.rotated, res.truncated, res.reset, res.missing, res.replaced, res.error, lines
         )
-        rel = p.rel(p.hook_log)
+        rewritten = bool(res.rotated or res.truncated or res.reset)
+        if rewritten:
+            self._hook_rotations += 1
+            self._hook_rotated_at = now
+        flags_changed = self._hook_file_status(res, now) or rewritten
+        return tail, bool(res.records) or flags_changed
+
+    def _store_hooks(self, res: TailResult, now: datetime) -> None:
+        """Put a poll's records in the store (after a rotation marker), then index what the
+        tailer has not parsed yet, so the newest lines show before they are counted."""
+        store = self.hooks
+        if res.rotated or res.truncated or res.reset or res.replaced:
+            store.retire_file()
+            if (res.rotated or res.reset) and store.count:
+                lines = count_lines(self.project.hook_log) or 0
+                store.add_marker(rotation_notice(now, lines), now, lines)
+        ident = self.tailer.ident
+        gen = 0
+        if ident is not None and self.tailer.size > KEEP_BYTES:
+            gen = store.file_generation(ident)
+        store.fill(res.records, res.blocks, gen=gen)
+        if res.records:
+            self._hook_audit.add(res.records)
+            self._hook_counts.add(res.records)
+        if not store.pending:
+            self._hook_indexed = self.tailer.offset
+        if res.pending and ident is not None:
+            start = max(self._hook_indexed, self.tailer.offset)
+            starts, end = line_starts(self.project.hook_log, start)
+            first = self.tailer.lines_consumed + store.pending + 1
+            store.add_pending(starts, end, first, store.file_generation(ident))
+            self._hook_indexed = max(start, end)
+
+    def _audit_hooks(self) -> None:
+        """The findings over every line read (cheap: the audit keeps only what they need);
+        rebuilt when lines arrived or the current phase may have moved."""
+        current = None
+        snap = self._default_snapshot()
+        if snap is not None and snap.workflow is not None:
+            current = snap.workflow.current_phase
+        key = (self._hook_audit.records, current)
+        if key != self._hook_audit_key:
+            self._hook_audit_key = key
+            rel = self.project.rel(self.project.hook_log)
+            self._hook_findings = self._hook_audit.findings(rel, current_phase=current)
+            self._hook_stats = self._hook_counts.as_dict()
+            self._hook_total = self._hook_audit.records
+
+    def _hook_file_status(self, res: TailResult, now: datetime) -> bool:
+        """Record the log file's status; whether it changed."""
+        p = self.project
         if res.missing:
             status = "vanished" if self._hook_existed else "missing"
         elif res.error:
@@ -746,49 +752,23 @@ class ProjectSession:
             status = "ok"
             self._hook_existed = True
         old = self._hook_status
-        rewritten = bool(res.rotated or res.truncated or res.reset)
-        if rewritten:
-            self._hook_rotations += 1
-            self._hook_rotated_at = now
-        flags_changed = status != old.status or rewritten or bool(older)
         self._hook_status = FileStatus(
             p.hook_log,
-            rel,
+            p.rel(p.hook_log),
             "hook_log",
             status,
             res.error,
             stamp=FileStamp.of(p.hook_log),
             checked_at=now,
-            changed_at=now if res.records or flags_changed else old.changed_at,
+            changed_at=now if res.records or status != old.status else old.changed_at,
             last_ok_at=now if status == "ok" else old.last_ok_at,
         )
-        window = self._hook_window
-        if res.records:
-            window.extend(res.records)
-            self._hook_total += len(res.records)
-            self._hook_audit_due = True
-        if older:
-            self._hook_total += len(older)
-            room = (window.maxlen or 0) - len(window)
-            if room > 0:  # the window keeps the newest: older lines fill it from the left
-                window.extendleft(reversed(older[-room:]))
-                self._hook_audit_due = True
-        if self._hook_audit_due and not res.pending:  # once caught up, not at every part
-            self._hook_audit_due = False
-            current = None
-            snap = self._default_snapshot()
-            if snap is not None and snap.workflow is not None:
-                current = snap.workflow.current_phase
-            records = list(self._hook_window)
-            self._hook_findings = audit_hook_log(records, rel, current_phase=current)
-            self._hook_stats = hook_stats(records)
-        return list(res.records), older, tail, bool(res.records) or flags_changed
+        return status != old.status
 
     def _hook_progress(self) -> tuple[int, int]:
         """(bytes read, file size) of the hook log while parts of it wait."""
         size = self.tailer.size or _size(self.project.hook_log)
-        back = self._backfill  # it read from the tailer's start backwards
-        return self.tailer.offset - (back.remaining if back is not None else 0), size
+        return self.tailer.offset, size
 
     def _default_snapshot(self) -> Snapshot | None:
         source = self.project.state_for(None)

@@ -132,21 +132,27 @@ def test_invalid_json_is_not_torn(repo: Path) -> None:
     assert u.files[".isdlc/state.json"].status == "invalid"
 
 
-def test_hook_log_records_are_deltas(repo: Path) -> None:
+def rows(u: SessionUpdate) -> list:
+    """The hook log's rows as the hook screen shows them (parsed from the store)."""
+    assert u.hooks is not None
+    return [u.hooks.record(i) for i in range(u.hook_rows)]
+
+
+def test_hook_log_lines_go_to_the_store(repo: Path) -> None:
     log = HookLog(repo / ".isdlc" / "hook-activity.log")
     log.append(F.ts(1), "gate-blocker", "allow", "05-test-strategy", "x", None)
     s = ProjectSession(repo, clock=Tick())
     u = s.refresh()
-    assert [r.event for r in u.hook_records] == ["allow"]
+    assert [r.event for r in rows(u)] == ["allow"] and u.hook_changed
     assert u.files[".isdlc/hook-activity.log"].status == "ok"
     log.append(
         F.ts(2), "gate-blocker", "block", "05-test-strategy", "x", "V7: state_version 41 < disk 43"
     )
     u = s.refresh({log.path})
-    assert [r.event for r in u.hook_records] == ["block"]
+    assert [r.event for r in rows(u)] == ["allow", "block"] and u.hooks.filled == 2
     assert u.hook_total == 2 and u.hook_stats["total"] == 2
     u = s.refresh({log.path})
-    assert u.hook_records == []
+    assert u.hook_rows == 2 and not u.hook_changed
 
 
 def test_monorepo_discovers_new_project(tmp_path: Path) -> None:
@@ -180,29 +186,9 @@ def test_merged_after_concatenates_deltas(repo: Path) -> None:
     write_state(state_path(repo), F.bump(F.feature_state()))
     c = s.refresh({state_path(repo)})
     merged = c.merged_after(b.merged_after(a))
-    assert [r.event for r in merged.hook_records] == ["allow"]
+    assert merged.hook_changed and merged.hooks is s.hooks and merged.hook_rows == 1
     assert len(merged.timeline) == 2 and merged.initial
     assert merged.snapshots is c.snapshots
-
-
-def test_merged_back_fill_parts_keep_their_order_and_the_cap_drops_the_oldest(
-    repo: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import phasewatch.core.session as session_mod
-
-    log = _big_log(repo)
-    s = ProjectSession(repo, clock=Tick(), hook_read_bytes=4096)
-    s.refresh()
-    a = s.refresh({log.path})
-    log.append(F.ts(400), "gate-blocker", "allow", "05-test-strategy", "x", "appended")
-    b = s.refresh({log.path})
-    merged = b.merged_after(a)
-    assert merged.hook_older == b.hook_older + a.hook_older  # b's part is the older one
-    assert [r.reason for r in merged.hook_records] == ["appended"]
-    monkeypatch.setattr(session_mod, "MERGE_RECORDS_CAP", len(a.hook_older) + 1)
-    capped = b.merged_after(a)
-    assert capped.hook_older == a.hook_older and capped.hook_records == b.hook_records
-    assert capped.hook_dropped == len(b.hook_older)
 
 
 def test_timeline_cap_and_raw_trimming(repo: Path) -> None:
@@ -277,85 +263,72 @@ def _big_log(repo: Path, n: int = 300) -> HookLog:
     return log
 
 
-def test_a_large_hook_log_is_read_newest_first_in_parts(repo: Path) -> None:
+def test_a_large_hook_log_shows_at_once_and_is_counted_in_parts(repo: Path) -> None:
     """A log larger than one part when first seen: the first refresh shows the state only; the
-    next ones bring its older lines newest part first (``hook_older``), each part at most
-    ``hook_read_bytes``, while lines appended meanwhile arrive as usual (``hook_records``)."""
+    next indexes every line (shown at once, parsed when shown) and parses the first part; the
+    following ones parse the rest from the start, each part at most ``hook_read_bytes``, while
+    lines appended meanwhile show at once. Counts and findings cover the whole log."""
     log = _big_log(repo)
     size = log.path.stat().st_size
     s = ProjectSession(repo, clock=Tick(), hook_read_bytes=4096)
     u = s.refresh()
-    assert u.snapshots and u.hook_pending and u.hook_records == [] and u.hook_older == []
+    assert u.snapshots and u.hook_pending and u.hook_rows == 0
     assert u.hook_progress == (0, size)
     u = s.refresh({log.path})
-    assert u.hook_records == [] and u.hook_pending
-    parts = [[r.reason for r in u.hook_older]]
-    assert parts[0][-1] == "reason 0299" and sum(len(r) for r in parts[0]) < 4096
-    assert [r.line_no for r in u.hook_older][-1] == 300  # true line numbers
+    assert u.hook_rows == 300 and u.hook_pending and 0 < u.hooks.filled < 300
+    assert u.hooks.record(299).reason == "reason 0299" and u.hooks.record(299).line_no == 300
     done, total = u.hook_progress
     assert total == size and 0 < done <= 4096
-    assert u.hook_stats["total"] == len(parts[0])  # the audit runs on what is held
+    assert u.hook_stats["total"] == u.hooks.filled  # counted: what was parsed
     log.append(F.ts(400), "gate-blocker", "allow", "05-test-strategy", "x", "appended")
     u = s.refresh({log.path})
-    assert [(r.reason, r.line_no) for r in u.hook_records] == [("appended", 301)]
-    parts.append([r.reason for r in u.hook_older])
+    assert u.hook_rows == 301 and u.hooks.record(300).reason == "appended"
+    refreshes = 0
     while u.hook_pending:
         u = s.refresh({log.path})
-        assert all(r.valid for r in u.hook_older)  # parts end at line boundaries
-        parts.append([r.reason for r in u.hook_older])
-        assert len(parts) < 100
-    assert len(parts) >= size // 4096
-    seen = [reason for part in reversed(parts) for reason in part]
-    assert seen == [f"reason {i:04d}" for i in range(300)]  # every line once
-    assert u.hook_progress is None and u.hook_total == 301 and u.hook_unread == 0
+        refreshes += 1
+        assert refreshes < 100
+    assert refreshes >= size // 4096 - 2
+    assert [r.reason for r in rows(u)] == [f"reason {i:04d}" for i in range(300)] + ["appended"]
+    assert [r.line_no for r in rows(u)] == list(range(1, 302))
+    assert u.hook_progress is None and u.hook_total == 301 and u.hooks.filled == 301
     assert u.hook_stats["total"] == 301 and u.hook_findings
     block = next(f for f in u.hook_findings if f.rule_id == "HOOK-BLOCK")
     assert block.path == "line 251" and "6 block(s)" in block.message  # blocks at 0, 50 .. 250
-    assert s.refresh({log.path}).hook_older == []
 
 
 def test_a_large_append_is_read_forward_in_parts(repo: Path) -> None:
-    """Lines appended after the start are read from the tailer's place, in parts, oldest first;
-    the audit runs once, when the reader has caught up."""
+    """Lines appended after the start show at once and are parsed from the tailer's place, in
+    parts, oldest first; each is counted once."""
     log = HookLog(repo / ".isdlc" / "hook-activity.log")
     log.append(F.ts(0), "gate-blocker", "allow", "05-test-strategy", "x", "first")
     s = ProjectSession(repo, clock=Tick(), hook_read_bytes=4096)
-    assert [r.reason for r in s.refresh().hook_records] == ["first"]
+    assert [r.reason for r in rows(s.refresh())] == ["first"]
     before = log.path.stat().st_size
     log = _big_log(repo)
     size = log.path.stat().st_size
     u = s.refresh({log.path})
-    assert u.hook_records and u.hook_pending and u.hook_older == []
+    assert u.hook_pending and u.hook_rows == 301
     done, total = u.hook_progress
     assert total == size and before < done <= before + 4096
-    seen = [r.reason for r in u.hook_records]
     while u.hook_pending:
         u = s.refresh({log.path})
-        seen += [r.reason for r in u.hook_records]
-        assert len(seen) <= 300
-    assert seen == [f"reason {i:04d}" for i in range(300)]  # every line once, in order
-    assert u.hook_stats["total"] == 301 and u.hook_findings  # audited once complete
+    assert [r.reason for r in rows(u)] == ["first"] + [f"reason {i:04d}" for i in range(300)]
+    assert u.hook_stats["total"] == 301 and u.hook_findings
 
 
-def test_a_large_log_that_appears_later_is_read_from_its_end(repo: Path) -> None:
-    s = ProjectSession(repo, clock=Tick(), hook_read_bytes=4096)
-    assert s.refresh().hook_pending is False  # no log yet
-    log = _big_log(repo)  # e.g. copied in whole
-    u = s.refresh({log.path})
-    assert u.hook_records == [] and u.hook_older and u.hook_pending
-    assert u.hook_older[-1].reason == "reason 0299" and u.hook_older[-1].line_no == 300
-
-
-def test_a_rewrite_during_the_backfill_is_reported_not_misread(repo: Path) -> None:
+def test_a_rewrite_while_reading_in_parts_drops_the_unread_rows(repo: Path) -> None:
     log = _big_log(repo)
     s = ProjectSession(repo, clock=Tick(), hook_read_bytes=4096)
     s.refresh()
     u = s.refresh({log.path})
-    held = [r.reason for r in u.hook_older]
+    filled = u.hooks.filled
     kept = log.path.read_text().splitlines()[-20:]
     log.path.write_text("\n".join(kept) + "\n")  # the owner's in-place rotation
     u = s.refresh({log.path})
-    assert u.hook_tail.rotation and not u.hook_pending
-    assert u.hook_older == [] and u.hook_records == []  # the kept lines were seen already
-    assert 0 < u.hook_unread < log.path.stat().st_size + 300 * 200
-    assert held[-1] == "reason 0299"
+    while u.hook_pending:
+        u = s.refresh({log.path})
+    assert u.hook_rotations == 1
+    got = rows(u)
+    assert all(r.valid for r in got[:filled])  # copied as read: still shown
+    assert u.hooks.markers <= 1 and u.hook_rows <= filled + 1 + 20

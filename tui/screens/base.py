@@ -120,8 +120,6 @@ class UpdateScreen(Screen[None]):
         others = [f for f in update.files.values() if f.kind != "state"]
         notes: list[str] = []
         tail = update.hook_tail
-        if update.hook_unread:  # first: lines are missing from the view
-            notes.append(f"older hook lines not read ({_mb(update.hook_unread)}): log rewritten")
         if update.hook_rotations and update.hook_rotated_at is not None:
             # a session fact, not only this update's: the next append must not make it vanish
             when = update.hook_rotated_at.astimezone().strftime("%H:%M:%S")
