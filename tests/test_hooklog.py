@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 from datetime import timedelta
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 from phasewatch.core.findings import get_rule
 from phasewatch.core.hooklog import (
     KEYS,
+    HookAudit,
     HookLogTailer,
     HookRecord,
     audit_hook_log,
@@ -23,7 +25,7 @@ from phasewatch.core.hooklog import (
     parse_line,
     read_hook_log,
 )
-from phasewatch.core.hooklog.parse import _overlong
+from phasewatch.core.hooklog.parse import _overlong, _parse_owner
 from phasewatch.core.hooklog.store import HookStore
 from phasewatch.core.text import clean
 
@@ -693,7 +695,7 @@ _any_line = st.one_of(
 @given(raw=st.one_of(_any_line.map(str.encode), st.binary(max_size=80)))
 def test_property_fast_parser_equals_the_reference(raw):
     raw = raw.replace(b"\n", b" ")
-    assert parse_fast(raw, 3, 7) == parse_line(raw, 3, 7)
+    assert _parse_owner(raw, 3, 7) == parse_fast(raw, 3, 7) == parse_line(raw, 3, 7)
 
 
 @settings(
@@ -729,6 +731,55 @@ def test_property_lazy_rows_equal_the_eager_parser(tmp_path_factory, lines_, par
     assert store.filled == store.count == len(eager)
     store._cache.clear()
     assert [store.record(i) for i in range(store.count)] == eager
+
+
+_stamp = st.builds(
+    lambda h, m, s, ms: f"2026-03-04T{h:02d}:{m:02d}:{s:02d}.{ms:03d}Z",
+    st.integers(9, 10), st.integers(0, 1), st.integers(0, 2), st.integers(0, 999),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    items=st.lists(
+        st.tuples(
+            _stamp | st.sampled_from([None, "soon", "2026-03-04T09:00:01+00:00"]),
+            st.sampled_from(["allow", "block", "error", "teleport"]),
+            st.sampled_from([None, "V7: state_version 1 < disk 2", "V8: phase_index 1 < disk 2",
+                             "V7: incoming no version, disk 4"]),
+            st.sampled_from([None, "05-x", "06-y"]),
+        ),
+        max_size=60,
+    ),
+    cuts=st.lists(st.integers(0, 60), max_size=5),
+    phase=st.sampled_from([None, "05-x", "06-y"]),
+)
+def test_property_audit_in_parts_equals_the_whole(items, cuts, phase):
+    """Each record seen once, in parts of any size, gives the findings of one pass; the
+    string fast path for timestamps finds what parsing every one finds."""
+    records = [
+        parse_line(line(i, ts=ts, event=ev, reason=reason, phase=ph) if ts else
+                   line(i, event=ev, reason=reason, phase=ph).replace(f'"ts":"{_ts(i)}"', '"ts":null'), i + 1)
+        for i, (ts, ev, reason, ph) in enumerate(items)
+    ]
+    whole = HookAudit().add(records).findings("log", current_phase=phase)
+    audit = HookAudit()
+    bounds = sorted({0, len(records), *(min(c, len(records)) for c in cuts)})
+    for a, b in pairwise(bounds):
+        audit.add(records[a:b])
+    assert audit.findings("log", current_phase=phase) == whole
+    # the same times written so that each one is parsed (no string comparison possible)
+    slow = [r._replace(ts=r.ts.replace("Z", "+00:00")) if r.ts and r.ts.endswith("Z") else r
+            for r in records]
+    by = {f.rule_id: f for f in HookAudit().add(slow).findings("log", current_phase=phase)}
+    fast = {f.rule_id: f for f in whole}
+    assert ("HOOK-TS-ORDER" in by) == ("HOOK-TS-ORDER" in fast)
+    if "HOOK-TS-ORDER" in by:
+        assert by["HOOK-TS-ORDER"].message == fast["HOOK-TS-ORDER"].message
+
+
+def _ts(i: int) -> str:
+    return f"2026-03-04T09:{(i // 60000) % 60:02d}:{(i // 1000) % 60:02d}.{i % 1000:03d}Z"
 
 
 def test_store_rows_survive_the_owners_rotation(tmp_path):

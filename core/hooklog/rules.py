@@ -153,6 +153,7 @@ class HookAudit:
         self._block_last: dict[str | None, int] = {}  # phase -> last block line
         self._latest: datetime | None = None
         self._latest_s: str | None = None  # the latest ts in the owner's format (fast compare)
+        self._floor_s: str | None = None  # _latest_s minus the tolerance, same format
 
     def add(self, records: Iterable[HookRecord]) -> HookAudit:
         for r in records:
@@ -198,13 +199,26 @@ class HookAudit:
         assert ts is not None
         latest_s = self._latest_s
         # same fixed format: string order is time order (no datetime needed)
-        if latest_s is not None and len(ts) == 24 and ts >= latest_s and _TS_MS.match(ts):
-            self._latest_s, self._latest = ts, None
-            return
+        if latest_s is not None and len(ts) == 24 and _TS_MS.match(ts):
+            if ts >= latest_s:
+                if ts != latest_s:
+                    self._latest_s, self._latest, self._floor_s = ts, None, None
+                return
+            if self._floor_s is None:  # the latest minus the tolerance, as such a string
+                floor = parse_iso(latest_s) - TS_TOLERANCE  # type: ignore[operator]
+                self._floor_s = floor.strftime("%Y-%m-%dT%H:%M:%S.") + f"{floor:%f}"[:3] + "Z"
+            if ts >= self._floor_s:
+                return
+            if self._backwards.count:  # only the first one's times are shown
+                self._backwards.add(r.line_no, None)
+                return
+        self._order_slow(r, ts)
+
+    def _order_slow(self, r: HookRecord, ts: str) -> None:
         t = parse_iso(ts)
         if t is None:
             return
-        latest = self._latest
+        latest, latest_s = self._latest, self._latest_s
         if latest is None and latest_s is not None:
             latest = parse_iso(latest_s)
         if latest is not None and t < latest - TS_TOLERANCE:
@@ -212,6 +226,7 @@ class HookAudit:
         if latest is None or t > latest:
             self._latest = t
             self._latest_s = ts if len(ts) == 24 and _TS_MS.match(ts) else None
+            self._floor_s = None
         else:
             self._latest = latest
 

@@ -26,23 +26,23 @@ class HookCounts:
         self.last_ts: str | None = None
 
     def add(self, records: Iterable[HookRecord]) -> HookCounts:
-        for r in records:
-            self.total += 1
-            if not r.valid:
-                self.invalid += 1
-                continue
-            hook = r.hook or "(none)"
-            event = r.event or "(none)"
-            self.by_hook[hook] += 1
-            self.by_event[event] += 1
+        records = list(records)
+        valid = [r for r in records if r.valid]
+        self.total += len(records)
+        self.invalid += len(records) - len(valid)
+        pairs = Counter((r.hook or "(none)", r.event or "(none)") for r in valid)
+        for (hook, event), n in pairs.items():  # a few distinct pairs: counted in C above
+            self.by_hook[hook] += n
+            self.by_event[event] += n
             per_hook = self.by_hook_event.get(hook)
             if per_hook is None:
                 per_hook = self.by_hook_event[hook] = Counter()
-            per_hook[event] += 1
-            if event == "block":
-                self.blocks_by_phase[r.phase or "(none)"] += 1
+            per_hook[event] += n
+        self.blocks_by_phase.update(r.phase or "(none)" for r in valid if r.event == "block")
+        for r in reversed(valid):
             if r.ts:
                 self.last_ts = r.ts
+                break
         return self
 
     def as_dict(self) -> dict[str, Any]:

@@ -309,6 +309,7 @@ class HookStore:
         self._kind = bytearray()
         self._line_no = array("q")
         self._where = array("q")  # byte offset in the row's file generation or in the copy
+        self._offset = array("q")  # byte offset in the file when it was read
         self._length = array("I")  # bytes of the line, without its newline
         self._gen = array("H")  # 0: the in-memory copy; k: file generation k
         self._plain = bytearray()  # per filled row: 1 when its bytes are plain printable ASCII
@@ -385,21 +386,22 @@ class HookStore:
 
     def _read(self, row: int) -> HookRecord:
         kind, line_no, where = self._kind[row], self._line_no[row], self._where[row]
+        offset = self._offset[row]
         if kind == KIND_MARKER:
             return HookRecord(None, None, None, None, None, None, 0, 0)
         if kind == KIND_INVALID:
             error, raw = self._invalid.get(row, ("invalid line", ""))
-            return HookRecord(None, None, None, None, None, None, line_no, where, False, error, raw)
+            return HookRecord(None, None, None, None, None, None, line_no, offset, False, error, raw)
         length = self._length[row]
         if length >= self.max_line:
             head = self._bytes(self._gen[row], where, RAW_KEEP)
-            return _overlong(head or b"", self.max_line, line_no, where)
+            return _overlong(head or b"", self.max_line, line_no, offset)
         data = self._bytes(self._gen[row], where, length)
         if data is None:
-            return _gone(line_no, where)
-        record = parse_fast(data, line_no, where)
+            return _gone(line_no, offset)
+        record = parse_fast(data, line_no, offset)
         if row < self._filled and record.event != self._columns["event"].value(row):
-            return _gone(line_no, where)  # rewritten before the tailer noticed
+            return _gone(line_no, offset)  # rewritten before the tailer noticed
         return record
 
     def _bytes(self, gen: int, where: int, length: int) -> bytes | None:
@@ -476,6 +478,7 @@ class HookStore:
             self._kind += bytes([KIND_PENDING]) * n
             self._line_no.frombytes(np.arange(first_line, first_line + n, dtype=np.int64).tobytes())
             self._where.frombytes(starts.astype(np.int64).tobytes())
+            self._offset.frombytes(starts.astype(np.int64).tobytes())
             self._length.frombytes(np.minimum(lengths, 2**32 - 1).astype(np.uint32).tobytes())
             self._gen.frombytes(np.full(n, gen, np.uint16).tobytes())
             self.max_length = max(self.max_length, int(lengths.max()))
@@ -486,7 +489,7 @@ class HookStore:
             if self._count == self._filled:
                 return
             keep = self._filled
-            for arr in (self._kind, self._line_no, self._where, self._length, self._gen):
+            for arr in (self._kind, self._line_no, self._where, self._offset, self._length, self._gen):
                 del arr[keep:]
             self._count = keep
             self._cache.clear()
@@ -550,6 +553,7 @@ class HookStore:
             "kind": (self._kind, kinds),
             "line_no": (self._line_no, array("q", [r.line_no for r in records])),
             "where": (self._where, array("q", where.tobytes())),
+            "offset": (self._offset, array("q", [r.offset for r in records])),
             "length": (self._length, array("I", lengths.astype(np.uint32).tobytes())),
             "gen": (self._gen, array("H", [gen]) * n),
         }
@@ -572,7 +576,7 @@ class HookStore:
             self.drop_pending()
             row = self._filled
             self._kind.append(KIND_MARKER)
-            for arr in (self._line_no, self._where):
+            for arr in (self._line_no, self._where, self._offset):
                 arr.append(0)
             self._length.append(0)
             self._gen.append(0)
@@ -714,10 +718,12 @@ def _locate(
         nl = np.flatnonzero(arr == 10)
         starts = np.concatenate(([0], nl + 1))
         ends = np.concatenate((nl, [len(data)]))
-        special = np.concatenate(([0], np.cumsum(_SPECIAL[arr], dtype=np.int64)))
+        plain_line = np.ones(len(starts), np.bool_)
+        special = np.flatnonzero(_SPECIAL[arr])  # rare: escapes, controls, non-ASCII
+        plain_line[np.searchsorted(starts, special, "right") - 1] = False
         starts_parts.append(starts + at)
         lengths_parts.append(ends - starts)
-        plain_parts.append(special[ends] == special[starts])
+        plain_parts.append(plain_line)
         block_parts.append(np.full(len(starts), k, np.int64))
     n = len(offsets)
     lengths = np.zeros(n, np.int64)
