@@ -288,7 +288,10 @@ async def test_a_100k_batch_is_accepted_and_scrolls():
         await pilot.pause()
         assert not view.follow
         assert "reason 0" in screen_text(view)[0]
-        view.set_filter(events={"block"}, text="reason 9999")
+        view.set_filter(events={"block"}, text="reason 9999")  # large: run in a thread
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert view.filter.text == "reason 9999"
         assert view.visible_records() == [
             i for i, r in enumerate(records) if r.event == "block" and "reason 9999" in r.reason
         ]

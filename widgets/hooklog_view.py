@@ -42,6 +42,7 @@ from textual.widgets import Input, Select, Static
 BLOCK_EVENTS = frozenset({"block", "error"})
 WARN_EVENTS = frozenset({"warn", "timeout_warning", "format-validation-warning"})
 MAX_REASON_CELLS = 1000  # longer reasons are cut (the horizontal scroll stops there)
+BACKGROUND_ROWS = 50_000  # a text filter over more parsed rows runs in a thread
 
 
 class _Layout(NamedTuple):
@@ -167,7 +168,8 @@ class HookLogView(ScrollView, can_focus=True):
         super().__init__(name=name, id=id, classes=classes, disabled=disabled)
         self.store = store if store is not None else HookStore()
         self._synced = (0, 0, self.store.generation)  # (rows, filled rows, generation) taken in
-        self._filter = HookFilter()
+        self._filter = HookFilter()  # the filter shown
+        self._wanted = HookFilter()  # the filter asked for (a text filter runs in a thread)
         self._visible: _Visible | None = None  # filled rows passing the filter; None = all rows
         self._cache: LRUCache[tuple[int, _Layout], Strip] = LRUCache(cache_size)
         self._layout: _Layout | None = None
@@ -288,6 +290,8 @@ class HookLogView(ScrollView, can_focus=True):
         self.store = HookStore()
         self._synced = (0, 0, self.store.generation)
         self._visible = _Visible() if self._filter.active else None
+        if self._filter.active:
+            self._visible.set_from(0, b"")
         self._cache.clear()
         self._layout = None
         self._content_changed()
@@ -308,12 +312,37 @@ class HookLogView(ScrollView, can_focus=True):
             None if phases is None else frozenset(phases),
             text or None,
         )
-        if new == self._filter:
+        if new == self._wanted:
             return
+        self._wanted = new
+        stop = self._synced[1]
+        if new.text and stop > BACKGROUND_ROWS and self.is_mounted:
+            # a text filter reads the log's bytes: off the UI thread (typing stays fluid; a
+            # newer filter makes this one's result moot)
+            self.run_worker(
+                lambda: self._mask_in_thread(new, stop),
+                thread=True,
+                exclusive=True,
+                group="hooklog-filter",
+            )
+            return
+        self._apply_filter(new, self.store.mask(new, 0, stop), stop)
+
+    def _mask_in_thread(self, wanted: HookFilter, stop: int) -> None:
+        mask = self.store.mask(wanted, 0, stop)
+        self.app.call_from_thread(self._apply_filter, wanted, mask, stop)
+
+    def _apply_filter(self, new: HookFilter, mask: bytes | None, stop: int) -> None:
+        """Show the rows ``mask`` (over the first ``stop`` parsed rows) lets through."""
+        if new != self._wanted:
+            return  # a newer filter was asked for meanwhile
         anchor = self._top_record()
         self._filter = new
         self._visible = None
-        self._filter_from(0)
+        if mask is not None:
+            self._visible = _Visible()
+            self._visible.set_from(0, mask)
+        self._filter_from(stop)  # rows parsed meanwhile
         self._cache.clear()
         self._content_changed(anchor=anchor)
         self.post_message(self.FilterChanged(self, self.shown, self.total))
@@ -321,6 +350,8 @@ class HookLogView(ScrollView, can_focus=True):
     def _filter_from(self, start: int) -> None:
         """Apply the filter to the parsed rows from ``start`` on."""
         stop = self._synced[1]
+        if start >= stop and (self._visible is not None or not self._filter.active):
+            return
         mask = self.store.mask(self._filter, start, stop)
         if mask is None:
             self._visible = None
