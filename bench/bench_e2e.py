@@ -77,31 +77,31 @@ def make_log(root: Path, n: int) -> Path:
 # ---------------------------------------------------------------------------- tmux
 
 
+SOCKET = f"pwbench-{os.getpid()}"  # a tmux server of our own, kept up by one idle session
+
+
+def tmux(*args: str, **kwargs: Any) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["tmux", "-L", SOCKET, *args], text=True, **kwargs)
+
+
 class Pane:
     """One program in a detached tmux session, timed from just before it is started."""
 
     def __init__(self, name: str, argv: list[str], cwd: Path | None = None) -> None:
         self.name = f"pwbench-{name}-{os.getpid()}"
         self.t0 = time.monotonic()
-        subprocess.run(
-            ["tmux", "new-session", "-d", "-s", self.name, "-x", SIZE[0], "-y", SIZE[1],
-             "-c", str(cwd or ROOT), shlex.join(argv)],
-            check=True,
+        tmux(
+            "new-session", "-d", "-s", self.name, "-x", SIZE[0], "-y", SIZE[1],
+            "-c", str(cwd or ROOT), shlex.join(argv), check=True,
         )
-        out = subprocess.run(
-            ["tmux", "display", "-p", "-t", self.name, "#{pane_pid}"],
-            capture_output=True, text=True, check=True,
-        )
+        out = tmux("display", "-p", "-t", self.name, "#{pane_pid}", capture_output=True, check=True)
         self.pid = int(out.stdout.strip())
 
     def screen(self) -> str:
-        out = subprocess.run(
-            ["tmux", "capture-pane", "-p", "-t", self.name], capture_output=True, text=True
-        )
-        return out.stdout
+        return tmux("capture-pane", "-p", "-t", self.name, capture_output=True).stdout
 
     def keys(self, *keys: str, literal: bool = False) -> None:
-        subprocess.run(["tmux", "send-keys", "-t", self.name, *(["-l"] if literal else []), *keys])
+        tmux("send-keys", "-t", self.name, *(["-l"] if literal else []), *keys)
 
     def wait(self, text: str, timeout: float) -> float | None:
         """Seconds from start until ``text`` is on screen (None: not within ``timeout``)."""
@@ -124,11 +124,7 @@ class Pane:
         return out
 
     def close(self) -> None:
-        subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
-
-
-def since(pane: Pane, t: float | None) -> float | None:
-    return None if t is None else t
+        tmux("kill-session", "-t", self.name, capture_output=True)
 
 
 # ---------------------------------------------------------------------------- runs
@@ -290,6 +286,25 @@ def main() -> None:
             results[name] = []
     minimal = small / "minimal_app.py"
     minimal.write_text(MINIMAL_APP)
+    tmux("new-session", "-d", "-s", "keep", "sleep 100000", check=True)
+    try:
+        rounds(results, tools, root, small, minimal)
+    finally:
+        tmux("kill-server", capture_output=True)
+    results["events"] = event_latencies()
+    summary = summarize(results)
+    print_table(summary, notes)
+    save(results, summary, notes)
+    shutil.rmtree(small, ignore_errors=True)
+
+
+def rounds(
+    results: dict[str, Any],
+    tools: dict[str, list[str] | None],
+    root: Path,
+    small: Path,
+    minimal: Path,
+) -> None:
     for _ in range(RUNS):  # interleaved: each round measures every program in the same minute
         results["phasewatch"].append(run_phasewatch(root))
         for name, argv in tools.items():
@@ -301,9 +316,9 @@ def main() -> None:
         results["startup_minimal"].append(
             run_startup([sys.executable, str(minimal)], "minimal-app-ready", "min")
         )
-    results["events"] = event_latencies()
-    summary = summarize(results)
-    print_table(summary, notes)
+
+
+def save(results: dict[str, Any], summary: dict[str, Any], notes: list[str]) -> None:
     out = HERE / "results"
     out.mkdir(exist_ok=True)
     path = out / time.strftime("e2e-%Y%m%dT%H%M%S.json")
@@ -320,7 +335,6 @@ def main() -> None:
     )
     print(f"\nresults: {path.relative_to(ROOT)}  (load average {os.getloadavg()[0]:.1f} "
           f"on {os.cpu_count()} CPUs: a shared machine, numbers are noisy)")
-    shutil.rmtree(small, ignore_errors=True)
 
 
 def _cpu_name() -> str:

@@ -682,8 +682,13 @@ class ProjectSession:
         refresh), each counted and audited once. A large log is first indexed whole, so its
         newest lines show at once, and then parsed from its start, part by part."""
         p = self.project
-        if not self._hook_started and initial and _size(p.hook_log) > self._hook_read_bytes:
+        large = not self._hook_started and _size(p.hook_log) > self._hook_read_bytes
+        if large and initial:
             res = TailResult(pending=True)  # a large log: the first refresh shows the state
+        elif large:  # then its lines, indexed (shown at once); parsed from the next refresh on
+            self._hook_started = True
+            self._index_hooks(0, 1)
+            res = TailResult(pending=True)
         else:
             self._hook_started = self._hook_started or _size(p.hook_log) > 0
             res = self.tailer.poll()
@@ -698,12 +703,15 @@ class ProjectSession:
             self._hook_rotations += 1
             self._hook_rotated_at = now
         flags_changed = self._hook_file_status(res, now) or rewritten
-        return tail, bool(res.records) or flags_changed
+        return tail, bool(res.records) or flags_changed or (large and not initial)
 
     def _store_hooks(self, res: TailResult, now: datetime) -> None:
         """Put a poll's records in the store (after a rotation marker), then index what the
         tailer has not parsed yet, so the newest lines show before they are counted."""
         store = self.hooks
+        if store.pending and self._hook_indexed > self.tailer.size:
+            store.drop_pending()  # rewritten shorter before those lines were parsed: not there
+            self._hook_indexed = 0
         if res.rotated or res.truncated or res.reset or res.replaced:
             store.retire_file()
             if (res.rotated or res.reset) and store.count:
@@ -721,10 +729,18 @@ class ProjectSession:
             self._hook_indexed = self.tailer.offset
         if res.pending and ident is not None:
             start = max(self._hook_indexed, self.tailer.offset)
-            starts, end = line_starts(self.project.hook_log, start)
-            first = self.tailer.lines_consumed + store.pending + 1
-            store.add_pending(starts, end, first, store.file_generation(ident))
-            self._hook_indexed = max(start, end)
+            self._index_hooks(start, self.tailer.lines_consumed + store.pending + 1)
+
+    def _index_hooks(self, start: int, first_line: int) -> None:
+        """Rows for the complete lines from byte ``start`` on, not parsed yet (shown at once)."""
+        path = self.project.hook_log
+        try:
+            st = path.stat()
+        except OSError:
+            return
+        starts, end = line_starts(path, start)
+        self.hooks.add_pending(starts, end, first_line, self.hooks.file_generation((st.st_dev, st.st_ino)))
+        self._hook_indexed = max(start, end)
 
     def _audit_hooks(self) -> None:
         """The findings over every line read (cheap: the audit keeps only what they need);

@@ -265,8 +265,8 @@ def _big_log(repo: Path, n: int = 300) -> HookLog:
 
 def test_a_large_hook_log_shows_at_once_and_is_counted_in_parts(repo: Path) -> None:
     """A log larger than one part when first seen: the first refresh shows the state only; the
-    next indexes every line (shown at once, parsed when shown) and parses the first part; the
-    following ones parse the rest from the start, each part at most ``hook_read_bytes``, while
+    next indexes every line (shown at once, parsed when shown); the following ones parse them
+    from the start, each part at most ``hook_read_bytes``, while
     lines appended meanwhile show at once. Counts and findings cover the whole log."""
     log = _big_log(repo)
     size = log.path.stat().st_size
@@ -275,10 +275,11 @@ def test_a_large_hook_log_shows_at_once_and_is_counted_in_parts(repo: Path) -> N
     assert u.snapshots and u.hook_pending and u.hook_rows == 0
     assert u.hook_progress == (0, size)
     u = s.refresh({log.path})
-    assert u.hook_rows == 300 and u.hook_pending and 0 < u.hooks.filled < 300
+    assert u.hook_rows == 300 and u.hook_pending and u.hooks.filled == 0 and u.hook_changed
     assert u.hooks.record(299).reason == "reason 0299" and u.hooks.record(299).line_no == 300
+    u = s.refresh({log.path})
     done, total = u.hook_progress
-    assert total == size and 0 < done <= 4096
+    assert total == size and 0 < done <= 4096 and 0 < u.hooks.filled < 300
     assert u.hook_stats["total"] == u.hooks.filled  # counted: what was parsed
     log.append(F.ts(400), "gate-blocker", "allow", "05-test-strategy", "x", "appended")
     u = s.refresh({log.path})
@@ -318,17 +319,27 @@ def test_a_large_append_is_read_forward_in_parts(repo: Path) -> None:
 
 
 def test_a_rewrite_while_reading_in_parts_drops_the_unread_rows(repo: Path) -> None:
+    """Rewritten in place while its indexed lines wait to be parsed: those rows go (no junk,
+    nothing shown twice); lines parsed before a rewrite stay (a small log is copied as read)."""
     log = _big_log(repo)
+    kept = log.path.read_text().splitlines()[-20:]
     s = ProjectSession(repo, clock=Tick(), hook_read_bytes=4096)
     s.refresh()
-    u = s.refresh({log.path})
-    filled = u.hooks.filled
-    kept = log.path.read_text().splitlines()[-20:]
+    assert s.refresh({log.path}).hook_rows == 300  # indexed, not parsed
     log.path.write_text("\n".join(kept) + "\n")  # the owner's in-place rotation
     u = s.refresh({log.path})
     while u.hook_pending:
         u = s.refresh({log.path})
-    assert u.hook_rotations == 1
+    assert [r.reason for r in rows(u)] == [f"reason {i:04d}" for i in range(280, 300)]
+    # parsed first, then rewritten: the rows read stay, the rotation is marked once
+    log2 = _big_log(repo)
+    u = s.refresh({log2.path})
+    while u.hook_pending:
+        u = s.refresh({log2.path})
+    before = u.hook_rows
+    log2.path.write_text("\n".join(log2.path.read_text().splitlines()[-5:]) + "\n")
+    log2.append(F.ts(999), "gate-blocker", "allow", "05-test-strategy", "x", "after")
+    u = s.refresh({log2.path})
+    assert u.hook_rotations == 1 and u.hooks.markers == 1
     got = rows(u)
-    assert all(r.valid for r in got[:filled])  # copied as read: still shown
-    assert u.hooks.markers <= 1 and u.hook_rows <= filled + 1 + 20
+    assert all(r.valid for r in got[:before]) and got[-1].reason == "after"
