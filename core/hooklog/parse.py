@@ -80,6 +80,21 @@ def _field(value: Any, key: str, notes: list[str]) -> str | None:
     return None
 
 
+def _interned(
+    ts: str | None,
+    hook: str | None,
+    event: str,
+    phase: str | None,
+    agent: str | None,
+    reason: str | None,
+    line_no: int,
+    offset: int,
+) -> HookRecord:
+    """A usable line's record, its few-valued fields interned (records of one log share them)."""
+    few = (None if v is None else _intern(v) for v in (hook, event, phase, agent))
+    return HookRecord(ts, *few, reason, line_no, offset)  # type: ignore[call-arg]
+
+
 def parse_line(line: bytes | str, line_no: int = 0, offset: int = 0) -> HookRecord:
     """Parse one log line (without or with its newline). Never raises.
 
@@ -125,16 +140,7 @@ def parse_line(line: bytes | str, line_no: int = 0, offset: int = 0) -> HookReco
                 and (reason is None or (type(reason) is str and reason.isprintable()))
                 and event in HOOK_EVENTS
             ):
-                return HookRecord(
-                    ts,
-                    hook if hook is None else _intern(hook),
-                    _intern(event),
-                    phase if phase is None else _intern(phase),
-                    agent if agent is None else _intern(agent),
-                    reason,
-                    line_no,
-                    offset,
-                )
+                return _interned(ts, hook, event, phase, agent, reason, line_no, offset)
         else:
             missing = [k for k in KEYS if k not in obj]
             extra = [clean(str(k)) for k in obj if k not in _KEY_SET]
@@ -212,16 +218,7 @@ def parse_fast(raw: bytes, line_no: int = 0, offset: int = 0) -> HookRecord:
             and _printable(agent)
             and _printable(x.reason)
         ):
-            return HookRecord(
-                ts,
-                hook if hook is None else _intern(hook),
-                _intern(event),
-                phase if phase is None else _intern(phase),
-                agent if agent is None else _intern(agent),
-                x.reason,
-                line_no,
-                offset,
-            )
+            return _interned(ts, hook, event, phase, agent, x.reason, line_no, offset)
     return parse_line(raw, line_no, offset)
 
 

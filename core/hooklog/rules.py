@@ -11,6 +11,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from datetime import datetime, timedelta
+from typing import Any
 
 from ..findings import Finding, Severity, make, rule
 from ..protocol import HOOK_EVENTS, parse_iso
@@ -238,75 +239,52 @@ class HookAudit:
             self._unknown_finding,
             self._error_finding,
         ):
-            if (f := build(source)) is not None:
+            if f := build(source):
                 out.append(f)
-        if (f := self._block_finding(source, current_phase)) is not None:
+        if f := self._block_finding(source, current_phase):
             out.append(f)
         for build in (self._stale_finding, self._regress_finding, self._order_finding):
-            if (f := build(source)) is not None:
+            if f := build(source):
                 out.append(f)
         return out
 
     def _invalid_finding(self, source: str) -> Finding | None:
         seen = self._invalid
-        if not seen.count:
-            return None
         first: HookRecord = seen.first  # type: ignore[assignment]
-        return make(
-            R_INVALID_LINE,
-            source=source,
-            path=f"line {first.line_no}",
-            expected="compact JSON object: ts, hook, event, phase, agent, reason",
-            actual=first.error,
-            message=f"{seen.count} unusable line(s) (lines {seen.shown()}): "
+        return None if not seen.count else _at(first, R_INVALID_LINE, source, (
+            "compact JSON object: ts, hook, event, phase, agent, reason", first.error,
+            f"{seen.count} unusable line(s) (lines {seen.shown()}): "
             f"{first.error}; e.g. {shorten(first.raw or '', 60)!r}",
-        )
+        ))  # fmt: skip
 
     def _odd_finding(self, source: str) -> Finding | None:
         seen = self._odd
-        if not seen.count:
-            return None
         first: HookRecord = seen.first  # type: ignore[assignment]
-        return make(
-            R_SCHEMA,
-            source=source,
-            path=f"line {first.line_no}",
-            expected=", ".join(KEYS),
-            actual="; ".join(n for n in first.notes if not n.startswith("unknown")),
-            message=f"{seen.count} line(s) deviate from the log format (lines {seen.shown()}): "
-            + ", ".join(f"{k} ×{v}" for k, v in self._odd_notes.most_common()),
-        )
+        notes = ", ".join(f"{k} ×{v}" for k, v in self._odd_notes.most_common())
+        return None if not seen.count else _at(first, R_SCHEMA, source, (
+            ", ".join(KEYS), "; ".join(n for n in first.notes if not n.startswith("unknown")),
+            f"{seen.count} line(s) deviate from the log format (lines {seen.shown()}): {notes}",
+        ))  # fmt: skip
 
     def _unknown_finding(self, source: str) -> Finding | None:
         seen = self._unknown
-        if not seen.count:
-            return None
         first: HookRecord = seen.first  # type: ignore[assignment]
-        return make(
-            R_UNKNOWN_EVENT,
-            source=source,
-            path=f"line {first.line_no}",
-            expected="one of " + ", ".join(sorted(HOOK_EVENTS)),
-            actual=first.event,
-            message=f"{seen.count} line(s) with unknown events: "
-            + ", ".join(f"{shorten(k, 30)} ×{v}" for k, v in self._unknown_names.most_common(5)),
-        )
+        names = self._unknown_names.most_common(5)
+        return None if not seen.count else _at(first, R_UNKNOWN_EVENT, source, (
+            "one of " + ", ".join(sorted(HOOK_EVENTS)), first.event,
+            f"{seen.count} line(s) with unknown events: "
+            + ", ".join(f"{shorten(k, 30)} ×{v}" for k, v in names),
+        ))  # fmt: skip
 
     def _error_finding(self, source: str) -> Finding | None:
         seen = self._errors
-        if not seen.count:
-            return None
         last: HookRecord = seen.last  # type: ignore[assignment]
-        return make(
-            R_ERROR,
-            source=source,
-            path=f"line {last.line_no}",
-            expected="hooks run without error",
-            actual=last.reason,
-            message=f"{seen.count} hook error(s): "
-            + ", ".join(f"{k} ×{v}" for k, v in self._error_hooks.most_common(5))
+        hooks = ", ".join(f"{k} ×{v}" for k, v in self._error_hooks.most_common(5))
+        return None if not seen.count else _at(last, R_ERROR, source, (
+            "hooks run without error", last.reason,
+            f"{seen.count} hook error(s): {hooks}"
             + (f"; last: {shorten(last.reason, 60)}" if last.reason else ""),
-        )
+        ))  # fmt: skip
 
     def _block_finding(self, source: str, current_phase: str | None) -> Finding | None:
         blocks = self._blocks
@@ -331,48 +309,38 @@ class HookAudit:
 
     def _stale_finding(self, source: str) -> Finding | None:
         seen = self._stale
-        if not seen.count:
-            return None
-        r, m = seen.last  # type: ignore[misc]
-        return make(
-            R_STALE_WRITE,
-            source=source,
-            path=f"line {r.line_no}",
-            expected=f"state_version >= {m.group(2)}",
-            actual=None if m.group(1) is None else int(m.group(1)),
-            message=f"{seen.count} stale write(s) caught (lines {seen.shown()}); "
+        r, m = seen.last or (None, None)  # type: ignore[misc]
+        return None if not seen.count else _at(r, R_STALE_WRITE, source, (
+            f"state_version >= {m.group(2)}", None if m.group(1) is None else int(m.group(1)),
+            f"{seen.count} stale write(s) caught (lines {seen.shown()}); "
             f"last: {shorten(r.reason or '', 80)}",
-        )
+        ))  # fmt: skip
 
     def _regress_finding(self, source: str) -> Finding | None:
         seen = self._regress
-        if not seen.count:
-            return None
-        r, m = seen.last  # type: ignore[misc]
-        return make(
-            R_REGRESSION,
-            source=source,
-            path=f"line {r.line_no}",
-            expected="no regression",
-            actual=shorten(m.group(1), 80),
-            message=f"{seen.count} regression(s) caught (lines {seen.shown()}); "
+        r, m = seen.last or (None, None)  # type: ignore[misc]
+        return None if not seen.count else _at(r, R_REGRESSION, source, (
+            "no regression", shorten(m.group(1), 80),
+            f"{seen.count} regression(s) caught (lines {seen.shown()}); "
             f"last: {shorten(r.reason or '', 80)}",
-        )
+        ))  # fmt: skip
 
     def _order_finding(self, source: str) -> Finding | None:
         seen = self._backwards
-        if not seen.count:
-            return None
-        r, _t, before = seen.first  # type: ignore[misc]
-        return make(
-            R_TS_ORDER,
-            source=source,
-            path=f"line {r.line_no}",
-            expected=f">= {before.isoformat()}",
-            actual=r.ts,
-            message=f"{seen.count} timestamp(s) go backwards by more than "
-            f"{TS_TOLERANCE.total_seconds():g} s (lines {seen.shown()})",
-        )
+        r, _t, before = seen.first or (None, None, None)  # type: ignore[misc]
+        tolerance = TS_TOLERANCE.total_seconds()
+        return None if not seen.count else _at(r, R_TS_ORDER, source, (
+            f">= {before.isoformat()}", r.ts,
+            f"{seen.count} timestamp(s) go backwards by more than {tolerance:g} s "
+            f"(lines {seen.shown()})",
+        ))  # fmt: skip
+
+
+def _at(r: HookRecord, rule_: object, source: str, what: tuple[Any, Any, str]) -> Finding:
+    """A finding about line ``r``: (expected, actual, message)."""
+    expected, actual, message = what
+    return make(rule_, source=source, path=f"line {r.line_no}", expected=expected,
+                actual=actual, message=message)  # fmt: skip
 
 
 def audit_hook_log(
