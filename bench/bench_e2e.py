@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import re
 import shlex
 import shutil
 import statistics
@@ -104,10 +105,12 @@ class Pane:
         tmux("send-keys", "-t", self.name, *(["-l"] if literal else []), *keys)
 
     def wait(self, text: str, timeout: float) -> float | None:
-        """Seconds from start until ``text`` is on screen (None: not within ``timeout``)."""
+        """Seconds from start until ``text`` (a regular expression) is on screen (None: not
+        within ``timeout``)."""
+        pattern = re.compile(text, re.M)
         end = time.monotonic() + timeout
         while time.monotonic() < end:
-            if text in self.screen():
+            if pattern.search(self.screen()):
                 return time.monotonic() - self.t0
             time.sleep(0.005)
         return None
@@ -134,8 +137,8 @@ def run_phasewatch(root: Path) -> dict[str, Any]:
     pane = Pane("pw", [PHASEWATCH, str(root)])
     try:
         pane.keys("2")  # the hook screen (typed ahead: read when the app starts)
-        newest = pane.wait("23:59:59.999", 60)
-        whole = pane.wait(f"({N:,} lines).", 300)
+        newest = pane.wait(re.escape("23:59:59.999"), 60)
+        whole = pane.wait(re.escape(f"({N:,} lines)."), 300)
         mem = pane.memory()
         filt = None
         if whole is not None:
@@ -143,7 +146,7 @@ def run_phasewatch(root: Path) -> dict[str, Any]:
             time.sleep(0.3)
             t = time.monotonic()
             pane.keys(RARE, literal=True)
-            end = pane.wait("0 of ", 60)
+            end = pane.wait(r"(^|\s)0 of [\d,]+ records\s+\(filtered\)", 60)
             filt = None if end is None else end - (t - pane.t0)
         return {"newest_line_s": newest, "whole_log_s": whole, "filter_rare_s": filt, **mem}
     finally:
@@ -153,7 +156,7 @@ def run_phasewatch(root: Path) -> dict[str, Any]:
 def run_reference(name: str, argv: list[str]) -> dict[str, Any]:
     pane = Pane(name, argv)
     try:
-        newest = pane.wait(MARK, 120)
+        newest = pane.wait(re.escape(MARK), 120)
         time.sleep(0.5)
         return {"newest_line_s": newest, "whole_log_s": newest, **pane.memory()}
     finally:
@@ -163,7 +166,7 @@ def run_reference(name: str, argv: list[str]) -> dict[str, Any]:
 def run_startup(argv: list[str], text: str, name: str) -> dict[str, Any]:
     pane = Pane(name, argv)
     try:
-        first = pane.wait(text, 30)
+        first = pane.wait(re.escape(text), 30)
         time.sleep(0.3)
         return {"first_paint_s": first, **pane.memory()}
     finally:

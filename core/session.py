@@ -117,7 +117,7 @@ class RecentEvent:
 
 @dataclass(frozen=True, slots=True)
 class HookTail:
-    """Flags of the hook log reads merged into one update (see core.hooklog.TailResult)."""
+    """Flags of the hook log's last read (see core.hooklog.TailResult)."""
 
     rotated: bool = False
     truncated: bool = False
@@ -133,45 +133,32 @@ class HookTail:
         again, or took the unrelated new file whole): what a viewer marks in its record list."""
         return self.rotated or self.reset
 
-    def merged(self, newer: HookTail) -> HookTail:
-        return HookTail(
-            self.rotated or newer.rotated,
-            self.truncated or newer.truncated,
-            self.reset or newer.reset,
-            newer.missing,
-            self.replaced or newer.replaced,
-            newer.error,
-            newer.lines if newer.lines is not None else self.lines,
-        )
-
 
 @dataclass(slots=True)
 class SessionUpdate:
     """What one :meth:`ProjectSession.refresh` produced. Plain data, safe to hand to the UI.
 
-    Current-state fields (full picture, the newest wins when merging): ``project``,
-    ``snapshots``, ``files``, ``events``, ``tdd_plan``/``tdd_findings``, ``registry``/
-    ``plugin_findings``, ``hook_findings``/``hook_stats`` (the whole log), ``timeline_total``,
-    ``watch_*``. The hook log's records are not carried: they are in ``hooks`` (the session's
+    The state picture only: a newer update says all an older one would (the app lets the newest
+    through, and a screen not shown yet keeps the newest). What changed is told by revision
+    numbers a screen compares with the ones it rendered: ``versions`` (per project, the ``seq``
+    of its newest timeline entry), ``discovery``, ``tdd_rev``, ``plugins_rev``, ``hook_rows``;
+    ``timeline`` holds every entry kept (a screen takes those newer than it has, by ``seq``). The
+    hook log's records are not carried: they are in ``hooks`` (the session's
     :class:`~core.hooklog.store.HookStore`), which viewers read.
-
-    Delta fields (appended when merging): ``timeline`` (entries appended), ``new_events``;
-    flags are OR-ed.
     """
 
     seq: int
     at: datetime
     project: Project
     snapshots: dict[str, Snapshot] = field(default_factory=dict)
-    changed_projects: frozenset[str] = frozenset()  # ids whose snapshot was re-read
-    new_versions: frozenset[str] = frozenset()  # ids whose content changed
-    rediscovered: bool = False
+    versions: dict[str, int] = field(default_factory=dict)  # project -> newest timeline seq
+    discovery: int = 0  # rediscoveries that changed the project's layout
     files: dict[str, FileStatus] = field(default_factory=dict)  # by path relative to the root
     # hook log
     hooks: HookStore | None = None  # the records (rows), read by the hook screen
     hook_rows: int = 0  # rows the store held at this update (a viewer compares)
-    hook_tail: HookTail = field(default_factory=HookTail)
-    hook_changed: bool = False
+    hook_tail: HookTail = field(default_factory=HookTail)  # the last read of the log
+    hook_changed: bool = False  # this refresh changed the log's rows or status (for the worker)
     hook_findings: list[Finding] = field(default_factory=list)  # over every line read
     hook_stats: dict[str, Any] = field(default_factory=dict)  # over every line read
     hook_total: int = 0  # lines read (parsed, counted) this session
@@ -180,24 +167,22 @@ class SessionUpdate:
     hook_pending: bool = False  # more of the log waits: refresh again with the log "changed"
     hook_progress: tuple[int, int] | None = None  # (bytes read, file size) while pending
     # timeline and recent events
-    timeline: list[TimelineEntry] = field(default_factory=list)
+    timeline: tuple[TimelineEntry, ...] = ()
     timeline_total: int = 0
     events: tuple[RecentEvent, ...] = ()
-    new_events: list[RecentEvent] = field(default_factory=list)
     # TDD and plugins
-    tdd_changed: bool = False
+    tdd_rev: int = 0  # times the TDD plan (or its findings) changed so far
     tdd_plan: Any = None
     tdd_findings: list[Finding] = field(default_factory=list)
-    plugins_changed: bool = False
+    plugins_rev: int = 0  # times the plugin registry (or its findings) changed so far
     registry: Any = None
     plugin_findings: list[Finding] = field(default_factory=list)
     # watcher targets
     watch_files: frozenset[Path] = frozenset()
     watch_dirs: frozenset[Path] = frozenset()
-    targets_changed: bool = False
-    own_writes: frozenset[Path] = frozenset()
-    errors: list[str] = field(default_factory=list)  # loader failures (kept short)
-    initial: bool = False
+    targets_changed: bool = False  # this refresh changed them (for the worker)
+    errors: list[str] = field(default_factory=list)  # the last loader failures (kept short)
+    initial: bool = False  # the session's first refresh
 
     # -- reading helpers ------------------------------------------------------------------
 
@@ -217,20 +202,6 @@ class SessionUpdate:
     def state_file(self, project_id: str | None = None) -> FileStatus | None:
         snap = self.snapshot(project_id)
         return self.files.get(snap.source) if snap is not None else None
-
-    @property
-    def changed(self) -> bool:
-        """Whether anything visible changed (an update can be a no-op re-read)."""
-        return bool(
-            self.new_versions
-            or self.rediscovered
-            or self.hook_changed
-            or self.timeline
-            or self.new_events
-            or self.tdd_changed
-            or self.plugins_changed
-            or self.initial
-        )
 
     def findings_for(self, project_id: str | None = None) -> list[Finding]:
         """Every standing finding relevant to one project's overview: discovery, its state
@@ -255,29 +226,6 @@ class SessionUpdate:
         snap = self.snapshot(project_id)
         pid = snap.project_id if snap is not None else (project_id or "")
         return [e for e in self.events if e.project_id == pid]
-
-    def merged_after(self, older: SessionUpdate) -> SessionUpdate:
-        """This update with ``older``'s deltas folded in (``older`` came first): what the UI
-        must apply when it skipped ``older`` (message coalescing, a screen not shown yet)."""
-        timeline = older.timeline + self.timeline
-        if len(timeline) > TIMELINE_CAP:
-            timeline = timeline[-TIMELINE_CAP:]
-        return replace(
-            self,
-            changed_projects=older.changed_projects | self.changed_projects,
-            new_versions=older.new_versions | self.new_versions,
-            rediscovered=older.rediscovered or self.rediscovered,
-            hook_tail=older.hook_tail.merged(self.hook_tail),
-            hook_changed=older.hook_changed or self.hook_changed,
-            timeline=timeline,
-            new_events=(older.new_events + self.new_events)[-EVENTS_CAP:],
-            tdd_changed=older.tdd_changed or self.tdd_changed,
-            plugins_changed=older.plugins_changed or self.plugins_changed,
-            targets_changed=older.targets_changed or self.targets_changed,
-            own_writes=older.own_writes | self.own_writes,
-            errors=(older.errors + self.errors)[-10:],
-            initial=older.initial or self.initial,
-        )
 
 
 def _size(path: Path) -> int:
@@ -424,6 +372,10 @@ class ProjectSession:
         self._hook_existed = False
         self.timeline: deque[TimelineEntry] = deque(maxlen=timeline_cap)
         self._timeline_total = 0
+        self._versions: dict[str, int] = {}  # project -> seq of its newest timeline entry
+        self._discovery = 0
+        self._tdd_rev = 0
+        self._plugins_rev = 0
         self.events: deque[RecentEvent] = deque(maxlen=events_cap)
         self._tdd_plan: Any = None
         self._tdd_findings: list[Finding] = []
@@ -488,28 +440,15 @@ class ProjectSession:
         full = changed is None
         changed = changed or set()
 
-        rediscovered = False
         if full or self._needs_discovery(changed):
             rediscovered = self._rediscover()
+            self._discovery += rediscovered
             full = full or rediscovered
 
         # state files
-        changed_projects: set[str] = set()
-        new_versions: set[str] = set()
-        timeline: list[TimelineEntry] = []
-        new_events: list[RecentEvent] = []
         for pid, track in self._tracks.items():
-            if not (full or track.source.path in changed or track.snapshot is None):
-                continue
-            changed_projects.add(pid)
-            entry = self._observe(track, now, own=track.source.path in own_set)
-            if entry is not None:
-                new_versions.add(pid)
-                timeline.append(entry)
-                for f in entry.findings:
-                    ev = RecentEvent(entry.seq, now, pid, entry.state_version, f)
-                    new_events.append(ev)
-                    self.events.append(ev)
+            if full or track.source.path in changed or track.snapshot is None:
+                self._observe_state(pid, track, now, own=track.source.path in own_set)
         self._trim_raw()
 
         # hook log
@@ -520,15 +459,15 @@ class ProjectSession:
             tail, hook_changed = self._read_hooks(now, initial)
         self._audit_hooks()
 
-        # TDD plan
-        tdd_changed = False
+        # TDD plan and plugin registry
         if full or p.tdd_progress in changed or p.tdd_lock in changed:
-            tdd_changed = self._load_tdd(now, errors)
-
-        # plugin registry
-        plugins_changed = False
+            before = (self._tdd_plan, self._tdd_findings)
+            if self._load_tdd(now, errors) and (self._tdd_plan, self._tdd_findings) != before:
+                self._tdd_rev += 1
         if full or any(self._is_plugin_path(c) for c in changed):
-            plugins_changed = self._load_plugins(now, errors)
+            before = (self._registry, self._plugin_findings)
+            if self._load_plugins(now, errors) and (self._registry, self._plugin_findings) != before:
+                self._plugins_rev += 1
 
         files, dirs = self.watch_targets()
         targets_changed = (files, dirs) != self._targets
@@ -540,9 +479,8 @@ class ProjectSession:
             at=now,
             project=self.project,
             snapshots={pid: t.snapshot for pid, t in self._tracks.items() if t.snapshot},
-            changed_projects=frozenset(changed_projects),
-            new_versions=frozenset(new_versions),
-            rediscovered=rediscovered,
+            versions=dict(self._versions),
+            discovery=self._discovery,
             files=self._file_statuses(),
             hooks=self.hooks,
             hook_rows=self.hooks.count,
@@ -555,23 +493,31 @@ class ProjectSession:
             hook_rotated_at=self._hook_rotated_at,
             hook_pending=self._hook_pending,
             hook_progress=self._hook_progress() if self._hook_pending else None,
-            timeline=timeline,
+            timeline=tuple(self.timeline),
             timeline_total=self._timeline_total,
             events=tuple(self.events),
-            new_events=new_events,
-            tdd_changed=tdd_changed,
+            tdd_rev=self._tdd_rev,
             tdd_plan=self._tdd_plan,
             tdd_findings=self._tdd_findings,
-            plugins_changed=plugins_changed,
+            plugins_rev=self._plugins_rev,
             registry=self._registry,
             plugin_findings=self._plugin_findings,
             watch_files=files,
             watch_dirs=dirs,
             targets_changed=targets_changed,
-            own_writes=own_set,
-            errors=errors,
+            errors=list(self._errors),
             initial=initial,
         )
+
+    def _observe_state(self, pid: str, track: _StateTrack, now: datetime, *, own: bool) -> None:
+        """Re-read one state file; a new content becomes a timeline entry (and its transition
+        findings recent events)."""
+        entry = self._observe(track, now, own=own)
+        if entry is None:
+            return
+        self._versions[pid] = entry.seq
+        for f in entry.findings:
+            self.events.append(RecentEvent(entry.seq, now, pid, entry.state_version, f))
 
     # ------------------------------------------------------------------ discovery
 

@@ -510,7 +510,7 @@ def test_view_entry_converts_the_session_timeline(tmp_path: Path) -> None:
     session = ProjectSession(tmp_path, clock=frozen_clock)
     (first,) = session.refresh(None).timeline
     write_state(state_path, F.complete(F.feature_state()))
-    (second,) = session.refresh([state_path], own=[state_path]).timeline
+    _first, second = session.refresh([state_path], own=[state_path]).timeline  # all kept
     a, b = view_entry(first), view_entry(second)
     assert (a.seq, a.state_version, a.note, a.changed_paths) == (
         first.seq,

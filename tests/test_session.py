@@ -56,9 +56,9 @@ def test_initial_refresh_reads_everything(repo: Path) -> None:
 def test_unchanged_reread_adds_no_timeline_entry(repo: Path) -> None:
     s = ProjectSession(repo, clock=Tick())
     s.refresh()
+    before = s.refresh({state_path(repo)})
     u = s.refresh({state_path(repo)})
-    assert u.timeline == [] and not u.new_versions
-    assert u.changed_projects == {""}
+    assert len(u.timeline) == 1 and u.versions == before.versions == {"": 1}
 
 
 def test_new_version_records_changed_paths_and_transition_events(repo: Path) -> None:
@@ -69,13 +69,13 @@ def test_new_version_records_changed_paths_and_transition_events(repo: Path) -> 
     bad = F.setpath(F.bump(first), "phases.04-design.status", "in_progress")
     write_state(state_path(repo), bad)
     u = s.refresh({state_path(repo)})
-    assert u.new_versions == {""}
-    (entry,) = u.timeline
+    assert u.versions == {"": 2}
+    entry = u.timeline[-1]  # every entry kept; the newest is this version
     assert entry.state_version == bad["state_version"]
     assert "phases.04-design.status" in entry.changed and "state_version" in entry.changed
     rules = {f.rule_id for f in entry.findings}
     assert "TR-STATUS-DOWN" in rules
-    assert {e.finding.rule_id for e in u.new_events} >= {"TR-STATUS-DOWN"}
+    assert {e.finding.rule_id for e in u.events if e.seq == entry.seq} >= {"TR-STATUS-DOWN"}
     # the next (unrelated) write: the transition is gone from the snapshot, kept as an event
     later = F.setpath(F.bump(bad), "project.description", "still bad")
     write_state(state_path(repo), later)
@@ -103,12 +103,12 @@ def test_torn_read_keeps_last_good_and_reports_torn(repo: Path) -> None:
     assert status.status == "torn" and status.stale
     assert status.shown_version == good.version
     assert u.snapshot().version == good.version  # type: ignore[union-attr]
-    assert u.timeline == []
+    assert len(u.timeline) == 1  # no entry for the torn read
     assert any(f.rule_id == "READ-TORN" for f in u.findings_for(None))
     state_path(repo).write_bytes(text)
     u = s.refresh({state_path(repo)})
     assert u.files[".isdlc/state.json"].status == "ok"
-    assert len(u.timeline) == 1
+    assert len(u.timeline) == 2
 
 
 def test_vanished_then_recreated(repo: Path) -> None:
@@ -172,12 +172,14 @@ def test_monorepo_discovers_new_project(tmp_path: Path) -> None:
     assert isdlc / "projects" / "web" / "state.json" in u.watch_files and u.targets_changed
     write_state(isdlc / "projects" / "web" / "state.json", F.fix_state())
     u = s.refresh({isdlc / "projects" / "web" / "state.json"})
-    assert u.rediscovered and set(u.snapshots) == {"api", "web"}
+    assert u.discovery == 1 and set(u.snapshots) == {"api", "web"}  # the layout changed once
     assert u.snapshot("web").workflow.type == "fix"  # type: ignore[union-attr]
     assert u.snapshot(None).project_id == "api"  # type: ignore[union-attr]
 
 
-def test_merged_after_concatenates_deltas(repo: Path) -> None:
+def test_an_update_is_the_state_picture(repo: Path) -> None:
+    """The newest update says all an older one would: revisions, the whole timeline, the hook
+    store (a screen that skipped updates loses nothing)."""
     log = HookLog(repo / ".isdlc" / "hook-activity.log")
     s = ProjectSession(repo, clock=Tick())
     a = s.refresh()
@@ -185,10 +187,9 @@ def test_merged_after_concatenates_deltas(repo: Path) -> None:
     b = s.refresh({log.path})
     write_state(state_path(repo), F.bump(F.feature_state()))
     c = s.refresh({state_path(repo)})
-    merged = c.merged_after(b.merged_after(a))
-    assert merged.hook_changed and merged.hooks is s.hooks and merged.hook_rows == 1
-    assert len(merged.timeline) == 2 and merged.initial
-    assert merged.snapshots is c.snapshots
+    assert [e.seq for e in c.timeline] == [1, 2] and c.versions == {"": 2} != a.versions
+    assert c.hooks is b.hooks is s.hooks and c.hook_rows == 1 and c.hook_total == 1
+    assert c.snapshot() is not a.snapshot() and c.timeline[:1] == a.timeline
 
 
 def test_timeline_cap_and_raw_trimming(repo: Path) -> None:
@@ -209,7 +210,7 @@ def test_own_write_flag(repo: Path) -> None:
     s.refresh()
     write_state(state_path(repo), F.bump(F.feature_state()))
     u = s.refresh({state_path(repo)}, own={state_path(repo)})
-    assert u.timeline[0].own and state_path(repo) in u.own_writes
+    assert u.timeline[-1].own
 
 
 def test_attention_gate_and_escalations(repo: Path) -> None:

@@ -4,8 +4,8 @@ Event flow (one direction): a file is written -> :class:`core.watch.Watcher` (on
 worker, watchfiles on the parent directories + a 2 s reconciliation pass) yields a batch of paths
 -> the same worker runs :meth:`core.session.ProjectSession.refresh` in a thread
 (``asyncio.to_thread``, strictly one at a time) -> the resulting
-:class:`~core.session.SessionUpdate` is posted as :class:`SessionUpdated` (coalescing: when
-several pile up, :meth:`SessionUpdated.can_replace` folds the older deltas into the newer one)
+:class:`~core.session.SessionUpdate` (the state picture) is posted as :class:`SessionUpdated`
+(coalescing: when several pile up, only the newest goes through)
 -> :meth:`PhasewatchApp.on_session_updated` hands it to every data screen inside
 ``app.batch_update()`` -> widgets update keyed cells only.
 """
@@ -64,20 +64,15 @@ class SessionUpdated(Message):
     """A new :class:`SessionUpdate` from the watcher worker.
 
     Coalescing: when this message is still queued behind a newer one, Textual asks
-    ``older.can_replace(newer)``; we fold the older update's deltas (timeline entries, events,
-    flags) into the newer one and let the newer one through alone."""
+    ``older.can_replace(newer)``: an update is the state picture, so the newer says it all (a
+    pure test: nothing is folded)."""
 
     def __init__(self, update: SessionUpdate) -> None:
         super().__init__()
         self.update = update
-        self.merged = 0
 
     def can_replace(self, message: Message) -> bool:
-        if isinstance(message, SessionUpdated):
-            message.update = message.update.merged_after(self.update)
-            message.merged += self.merged + 1
-            return True
-        return False
+        return isinstance(message, SessionUpdated)
 
 
 class HookLogGrew(Message):
@@ -161,8 +156,6 @@ class PhasewatchApp(ReviewConsole, App[int]):
         self.theme = DARK
         #: The data screens built so far (see DATA_SCREENS); the overview is built at once.
         self.data_screens: dict[str, UpdateScreen] = {}
-        #: Every update so far, merged, for the screens not built yet (they get it when built).
-        self._unbuilt_pending: SessionUpdate | None = None
         self.data_screen("overview")
         # Read the project while Textual starts (compose and the first paint take ~0.25 s):
         # the first data is ready when the screen is. See run_watcher.
@@ -243,6 +236,7 @@ class PhasewatchApp(ReviewConsole, App[int]):
         self.watch_mode = "stopped"
 
     def _post(self, update: SessionUpdate) -> None:
+        self.updates_received += 1  # (counted here: a coalesced message never arrives)
         self.post_message(SessionUpdated(update))
         if update.hook_changed:
             self.post_message(HookLogGrew())
@@ -269,11 +263,7 @@ class PhasewatchApp(ReviewConsole, App[int]):
         if not self.is_running:  # shutting down: queued updates are drained after the screens close
             return
         update = message.update
-        self.updates_received += 1 + message.merged
         self.last_update = update
-        if len(self.data_screens) < len(DATA_SCREENS):  # for the screens not built yet
-            pending = self._unbuilt_pending
-            self._unbuilt_pending = update if pending is None else update.merged_after(pending)
         with self.batch_update():
             for screen in self.data_screens.values():
                 screen.show_update(update)
@@ -295,18 +285,15 @@ class PhasewatchApp(ReviewConsole, App[int]):
     # ------------------------------------------------------------------ actions
 
     def data_screen(self, name: str) -> UpdateScreen:
-        """The data screen ``name``, built (and installed) on first use; it starts with every
-        update it missed, merged."""
+        """The data screen ``name``, built (and installed) on first use; it starts with the
+        newest update (the state picture: nothing it missed is lost)."""
         screen = self.data_screens.get(name)
         if screen is None:
             screen = screen_class(name)(name=name)
             self.data_screens[name] = screen
             self.install_screen(screen, name)
-            pending = self._unbuilt_pending
-            if pending is not None:
-                screen.show_update(pending)
-            if len(self.data_screens) == len(DATA_SCREENS):
-                self._unbuilt_pending = None
+            if self.last_update is not None:
+                screen.show_update(self.last_update)
         return screen
 
     def action_show(self, name: str) -> None:

@@ -2,10 +2,8 @@
 
 The app calls :meth:`UpdateScreen.show_update` with EVERY :class:`~core.session.SessionUpdate`,
 in order, on every data screen, whether or not it is visible. Updates carry full current state
-(snapshots, findings, files...) and deltas (new hook records, timeline entries appended, new
-events). A screen that is not mounted yet (never shown) buffers: its pending update is merged
-(``SessionUpdate.merged_after``, deltas concatenated) and applied once, right after the screen
-mounts. A subclass implements :meth:`UpdateScreen.apply_update` (widgets composed, inside
+(the state picture: a newer update says all an older one would). A screen that is not mounted
+yet (never shown) keeps the newest and applies it once, right after it mounts. A subclass implements :meth:`UpdateScreen.apply_update` (widgets composed, inside
 ``app.batch_update()``) and, if it shows time-dependent text, :meth:`UpdateScreen.tick`.
 
 Every screen ends with the status bar (watch mode, torn/vanished/stale warnings) and the footer.
@@ -47,7 +45,7 @@ class UpdateScreen(Screen[None]):
     def show_update(self, update: SessionUpdate) -> None:
         """Receive one update (called by the app for every update, visible or not)."""
         if not self.is_mounted:
-            self._pending = update if self._pending is None else update.merged_after(self._pending)
+            self._pending = update  # the newest says it all
             return
         self._apply(update)
 

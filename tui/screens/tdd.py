@@ -20,7 +20,7 @@ class TddScreen(PanelScreen):
     true remaining slices next to what the plugin's stop hook would count (flagged when they
     differ), the slices and the plan's findings. Data: ``update.tdd_plan`` (``core.tdd.TddPlan``,
     which records the lines the hook's greps match) and ``tdd_findings``; re-set only when
-    ``tdd_changed``."""
+    the plan was re-read (``tdd_rev``)."""
 
     NAME = "tdd"
     TITLE = "TDD"
@@ -33,6 +33,7 @@ class TddScreen(PanelScreen):
     def __init__(self, *, name: str | None = None, id: str | None = None) -> None:
         super().__init__(name=name, id=id)
         self.sets = 0  # set_plan calls (tests)
+        self._rev = -1  # the TDD plan load rendered (SessionUpdate.tdd_rev)
 
     def compose_main(self) -> Iterable[Widget]:
         yield TddBoard(id="tdd-board")
@@ -46,8 +47,9 @@ class TddScreen(PanelScreen):
         return self.query_one("#tdd-board", TddBoard)
 
     def apply_update(self, update: SessionUpdate) -> None:
-        if self._rendered and not update.tdd_changed:
+        if self._rendered and update.tdd_rev == self._rev:
             return
+        self._rev = update.tdd_rev
         plan = update.tdd_plan
         findings = update.tdd_findings
         if plan is None:
