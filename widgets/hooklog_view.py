@@ -88,10 +88,9 @@ def _ts_short(ts: str | None, long: bool) -> str:
 class HookLogView(ScrollView, can_focus=True):
     """Virtual view of hook-log records, newest at the bottom.
 
-    Feed it with :meth:`append` (one call per watch event), :meth:`prepend` (older records, e.g.
-    a large log read from its end), :meth:`note_rotation` and :meth:`clear`; filter with
-    :meth:`set_filter`. Records are any objects with the attributes of ``core.hooklog.HookRecord`` (ts, hook, event, phase, agent, reason, line_no, offset,
-    valid, error, raw), already sanitised.
+    It reads a :class:`~core.hooklog.store.HookStore` (the session's: :meth:`attach`, then
+    :meth:`sync` when the log grew; records from elsewhere: :meth:`append`); filter with
+    :meth:`set_filter`. Rows are parsed from the log only when painted.
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -98,14 +98,6 @@ class _Frozen:
         self._starts.append(start)
         self._len = start + len(new)
 
-    def prepend(self, values: Iterable[Any]) -> None:
-        new = tuple(values)
-        if new:
-            k = len(new)
-            self._chunks.insert(0, new)
-            self._starts = [0, *(start + k for start in self._starts)]
-            self._len += k
-
     def __getitem__(self, index: int) -> Any:
         if index < 0:
             index += self._len
@@ -134,8 +126,8 @@ class _Column:
     def __len__(self) -> int:
         return len(self.data)
 
-    def extend(self, values: list[str | None], *, front: bool = False) -> None:
-        """Add one id per value, after the records held (``front``: before them)."""
+    def extend(self, values: list[str | None]) -> None:
+        """Add one id per value, after the records held."""
         ids = self.ids
         counted = Counter(values)
         new = counted.keys() - ids.keys()
@@ -154,7 +146,7 @@ class _Column:
             tally[ids[value]] += n
         data = self.data
         new_ids = map(ids.__getitem__, values)
-        at = 0 if front else len(data)
+        at = len(data)
         data[at:at] = bytes(new_ids) if isinstance(data, bytearray) else array("I", new_ids)
 
     def clear(self) -> None:
@@ -236,9 +228,6 @@ class _Visible:
 
     def append(self, visible: bool) -> None:
         self.set_from(len(self.mask), b"\x01" if visible else b"\x00")
-
-    def prepend(self, part: bytes) -> None:
-        self.set_from(0, part + self.mask)
 
     def select(self, row: int) -> int:
         """The record shown at ``row`` (0 <= row < len(self))."""
