@@ -161,6 +161,17 @@ async def open_gate(pilot, app: PhasewatchApp, phase: str, redo: int = 0) -> Gat
     return panel
 
 
+async def open_escalations(pilot, app: PhasewatchApp) -> EscalationsScreen:
+    """Press e once it is offered; the screen, showing the one pending escalation."""
+    await wait_until(pilot, lambda: "e" in footer_keys(app))
+    await pilot.press("e")
+    await wait_until(pilot, lambda: isinstance(app.screen, EscalationsScreen))
+    screen = app.screen
+    assert isinstance(screen, EscalationsScreen)
+    await wait_until(pilot, lambda: len(screen.keys) == 1)
+    return screen
+
+
 def review(doc: dict[str, Any]) -> dict[str, Any] | None:
     aw = doc.get("active_workflow") or {}
     return aw.get("supervised_review")
@@ -333,12 +344,7 @@ async def test_escalation_retry_then_skip(tmp_path: Path, simulate) -> None:
     sim.wait("escalation", "06-implementation")
     app = make_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: "e" in footer_keys(app))
-        await pilot.press("e")
-        await wait_until(pilot, lambda: isinstance(app.screen, EscalationsScreen))
-        screen = app.screen
-        assert isinstance(screen, EscalationsScreen)
-        await wait_until(pilot, lambda: len(screen.keys) == 1)
+        screen = await open_escalations(pilot, app)
         detail = read_state(tmp_path)["pending_escalations"][0]["detail"]
         assert "\n" in detail
         for line in detail.strip().splitlines():
@@ -745,3 +751,27 @@ async def test_every_console_dialog_title_is_literal(tmp_path: Path) -> None:
                 await pilot.press("escape")
                 await pilot.pause()
         assert app.is_running and len(app.screen_stack) == 1
+
+
+async def test_a_key_right_after_the_escalations_change_does_nothing(tmp_path: Path) -> None:
+    """The list changes under the user (a new escalation): the key typed for the old list is
+    not an answer to the new one. After a moment, r (the banner's [R] Retry) answers."""
+    base = F.setpath(F.build_state(), "active_workflow.supervised_review", None)
+    one = F.escalate(base, "gate_blocked", phase="06-implementation")
+    write_state(tmp_path / STATE, one)
+    app = make_app(tmp_path, arm_delay=0.5)
+    ticks = [100.0]
+    app.review.monotonic = lambda: ticks[0]
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_escalations(pilot, app)
+        ticks[0] += 1
+        write_state(tmp_path / STATE, F.escalate(one, "constitution_blocked", seconds=5))
+        await wait_until(pilot, lambda: len(screen.keys) == 2)
+        await pilot.press("r")
+        await pilot.pause()
+        assert app.review.results == [] and journal(tmp_path) == []
+        ticks[0] += 1
+        await pilot.press("r")
+        await wait_until(pilot, lambda: bool(app.review.results))
+    [entry] = journal(tmp_path)
+    assert entry["action"] == "escalation retry" and entry["outcome"] == "applied"
