@@ -32,7 +32,8 @@ R_TORN = rule(
     Severity.WARNING,
     "The file was empty or cut mid-document when read (its owner writes non-atomically).",
     seed="FORMATS 1 How state.json is written",
-    fix="Usually transient: the next write fixes it. The last good version is shown meanwhile.",
+    fix="Usually transient: the owner's next write completes the file; look again (the "
+    "dashboard keeps showing the last good version meanwhile).",
     scope="read",
 )
 R_INVALID = rule(

@@ -16,14 +16,14 @@ from tests import factories
 ESC = "\x1b"
 
 
-def divergent_project(tmp_path: Path, phase_key_suffix: str = "") -> tuple[Path, str]:
+def divergent_project(tmp_path: Path) -> Path:
     state = factories.feature_state()
     key = state["active_workflow"]["current_phase"]
     state["phases"][key]["status"] = "pending"
     (tmp_path / ".isdlc").mkdir()
     text = json.dumps(state, indent=2, ensure_ascii=False)
     (tmp_path / ".isdlc" / "state.json").write_text(text, encoding="utf-8")
-    return tmp_path, key
+    return tmp_path
 
 
 def test_line_of_finds_the_deepest_key_of_a_json_path():
@@ -45,7 +45,7 @@ def test_line_of_never_raises_and_stays_in_the_text(text, path):
 
 
 def test_sarif_has_every_required_field_and_one_result_per_finding(tmp_path):
-    root, key = divergent_project(tmp_path)
+    root = divergent_project(tmp_path)
     report = audit_project(root)
     rules = all_rules()
     log = to_sarif(report, rules, "1.2.3")
@@ -75,7 +75,7 @@ def test_sarif_has_every_required_field_and_one_result_per_finding(tmp_path):
 
 
 def test_github_commands_are_one_escaped_line_per_finding(tmp_path):
-    root, _key = divergent_project(tmp_path)
+    root = divergent_project(tmp_path)
     report = audit_project(root)
     lines = github_commands(report)
     assert len(lines) == len(report.findings)

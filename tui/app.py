@@ -32,10 +32,12 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
-from .console import CONSOLE_BINDINGS, DecisionDone, ReviewConsole
+from .console import CONSOLE_BINDINGS, CONSOLE_SCREENS, DecisionDone, ReviewConsole
 from .screens import load
 from .screens.base import UpdateScreen
-from .screens.help import HelpScreen, binding_rows
+from .screens.console_base import ConsoleScreen
+from .screens.help import HelpScreen, help_rows
+from .screens.overview import other_screen
 from .screens.projects import ProjectSwitcher, project_lines
 
 Clock = Callable[[], datetime]
@@ -81,12 +83,6 @@ class SessionUpdated(Message):
             message.merged += self.merged + 1
             return True
         return False
-
-
-class WatchFailed(Message):
-    def __init__(self, error: str) -> None:
-        super().__init__()
-        self.error = error
 
 
 class PhasewatchApp(App[int]):
@@ -275,6 +271,14 @@ class PhasewatchApp(App[int]):
         self.updates_applied += 1
         if self.first_data_seconds is None:
             self.first_data_seconds = time.perf_counter() - self._t0
+            self._open_where_the_data_is(update)
+
+    def _open_where_the_data_is(self, update: SessionUpdate) -> None:
+        """A project without an iSDLC workflow opens on the screen that has its data (the TDD
+        plan, the plugin registry); the overview says which key shows it (1 comes back)."""
+        name = other_screen(update)
+        if name is not None and self.screen is self.data_screens.get("overview"):
+            self.action_show(name)
 
     def _keep_for_unbuilt(self, update: SessionUpdate) -> None:
         """Merge ``update`` into what the screens not built yet will get. Hook records are read
@@ -321,9 +325,16 @@ class PhasewatchApp(App[int]):
         return screen
 
     def action_show(self, name: str) -> None:
-        if name in self.MODES:
-            self.data_screen(name)
-            self.switch_mode(name)
+        """Show the data screen ``name`` from anywhere: the review console's screens (``w``,
+        ``e``, ``a``) are pushed over the current data screen, so they are closed first (else
+        ``1`` on the overview's own stack would leave them on top, and ``2`` then ``1`` would
+        come back to them)."""
+        if name not in self.MODES:
+            return
+        while len(self.screen_stack) > 1 and isinstance(self.screen, ConsoleScreen):
+            self.pop_screen()
+        self.data_screen(name)
+        self.switch_mode(name)
 
     # ------------------------------------------------------------------ the review console
 
@@ -350,8 +361,25 @@ class PhasewatchApp(App[int]):
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):
             return
-        classes = {name: screen_class(name) for name in DATA_SCREENS}
-        self.push_screen(HelpScreen(binding_rows(self, self.screen, classes)))
+        self.push_screen(HelpScreen(help_rows(self, self.help_sections())))
+
+    def help_sections(self) -> list[tuple[str, list[BindingType]]]:
+        """What ``?`` lists, in order: the decision keys (gate panel, escalations, plan
+        approval, the waiting list), the keys that work everywhere, each data screen's keys."""
+        console = {name: load(where) for name, where in CONSOLE_SCREENS.items()}
+        sections: list[tuple[str, list[BindingType]]] = [
+            ("Review gate panel (g opens it when a gate waits)",
+             load("phasewatch.tui.screens.review:GatePanel").BINDINGS),
+            ("Escalations (e)", console["escalations"].BINDINGS),
+            ("Plan approval (a)", console["plan"].BINDINGS),
+            ("Waiting for a human (w)", console["attention"].BINDINGS),
+            ("Everywhere", self.BINDINGS),
+        ]  # fmt: skip
+        for key, (name, (title, _where)) in enumerate(DATA_SCREENS.items(), start=1):
+            bindings = vars(screen_class(name)).get("BINDINGS")  # its own, not Screen's
+            if bindings:
+                sections.append((f"{title} ({key})", bindings))
+        return sections
 
     def action_switch_project(self) -> None:
         update = self.last_update

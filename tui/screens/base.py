@@ -22,6 +22,7 @@ from phasewatch.core.session import SessionUpdate
 from phasewatch.widgets.footer import KeyFooter
 from phasewatch.widgets.status_bar import StatusBar
 from textual.app import ComposeResult
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widget import Widget
 
@@ -117,7 +118,7 @@ class UpdateScreen(Screen[None]):
         update = update or self.last_update
         try:
             bar = self.query_one("#status-bar", StatusBar)
-        except Exception:
+        except NoMatches:  # not composed yet
             return
         mode = getattr(self.app, "watch_mode", "starting")
         if update is None:

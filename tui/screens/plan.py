@@ -14,7 +14,6 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from phasewatch.core.session import SessionUpdate
-from phasewatch.core.tdd import plan_hook_view, true_remaining
 from phasewatch.widgets.footer import KeyFooter
 from phasewatch.widgets.tdd_board import TddBoard
 from rich.text import Text
@@ -62,16 +61,7 @@ class PlanScreen(ConsoleScreen):
         if self.plan is not None and getattr(plan, "sha256", None) != self.plan.sha256:
             self.guard.arm()  # another plan under the user's eyes
         self.plan = plan
-        board = self.query_one("#plan-board", TddBoard)
-        if plan is None:
-            board.set_plan(None, true_remaining=None, hook_remaining=None)
-        else:
-            board.set_plan(
-                plan,
-                true_remaining=true_remaining(plan),
-                hook_remaining=plan_hook_view(plan).remaining,
-                findings=update.tdd_findings,
-            )
+        self.query_one("#plan-board", TddBoard).set_plan(plan, findings=update.tdd_findings)
         note = Text()
         if plan is None:
             note.append("No .tdd-progress.md in this project: nothing to approve.")

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from phasewatch.core.protocol import MAX_REDOS
 from phasewatch.core.review import GateView, read_review_summary, review_summary_path
 from phasewatch.core.sources import Project
+from phasewatch.core.text import clean
 from phasewatch.widgets.footer import KeyFooter
 from rich.text import Text
 from textual import on, work
@@ -60,7 +61,7 @@ def gate_text(view: GateView, current: bool) -> Text:
     text.append(f"   state v{view.version if view.version is not None else '—'}")
     if view.project_id:
         text.append("   project ")
-        text.append(view.project_id)
+        text.append(clean(view.project_id))  # a directory name
     if not current:
         text.append(
             "\n⚠ This gate is no longer waiting (decided elsewhere or the workflow moved on)."
