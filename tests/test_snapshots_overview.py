@@ -46,12 +46,6 @@ async def settle(pilot) -> None:
     await wait_until(pilot, lambda: app.data_screens["overview"].applied > 0)
     await pilot.pause()
     assert not isinstance(app.screen, GatePanel)  # a gate is announced, never opened by itself
-    # Lay the screen out once more with every row in (as closing the gate panel used to): the
-    # findings table sometimes kept the widths of its header labels (ux: FindingsList).
-    width, height = app.size
-    await pilot.resize_terminal(width - 1, height)
-    await pilot.resize_terminal(width, height)
-    await pilot.pause()
     app.clear_notifications()
     app.screen.query_one("#matrix-table").cursor_blink = False
     await pilot.pause()

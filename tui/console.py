@@ -1,5 +1,5 @@
 """The supervised review console as a service: one :class:`ReviewConsole` object, held by the
-app as ``app.console`` and handed to every console screen it opens (typed, no ``getattr``).
+app as ``app.review`` and handed to every console screen it opens (typed, no ``getattr``).
 
 Announcing, never deciding: after every :class:`~core.session.SessionUpdate` the app calls
 :meth:`ReviewConsole.update`. A newly presented gate (``GateView.key`` = project, workflow
