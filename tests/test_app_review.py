@@ -151,14 +151,27 @@ def gate_waits(app: PhasewatchApp, phase: str, redo: int = 0) -> Callable[[], bo
 
 
 async def open_gate(pilot, app: PhasewatchApp, phase: str, redo: int = 0) -> GatePanel:
-    """Wait for the gate to be waiting (announced, never opened by itself), then press g."""
+    """Wait for the gate to be waiting (announced, never opened by itself), then press g.
+    A panel the user still has open (the next gate arrived before the last decision's result
+    closed it) shows the new gate in place: that one is used."""
     await wait_until(pilot, gate_waits(app, phase, redo))
-    assert not isinstance(app.screen, GatePanel)
-    await pilot.press("g")
+    if not gate_open(app, phase, redo)():
+        await pilot.press("g")
     await wait_until(pilot, gate_open(app, phase, redo))
     panel = app.screen
     assert isinstance(panel, GatePanel)
     return panel
+
+
+async def open_escalations(pilot, app: PhasewatchApp) -> EscalationsScreen:
+    """Press e once it is offered; the screen, showing the one pending escalation."""
+    await wait_until(pilot, lambda: "e" in footer_keys(app))
+    await pilot.press("e")
+    await wait_until(pilot, lambda: isinstance(app.screen, EscalationsScreen))
+    screen = app.screen
+    assert isinstance(screen, EscalationsScreen)
+    await wait_until(pilot, lambda: len(screen.keys) == 1)
+    return screen
 
 
 def review(doc: dict[str, Any]) -> dict[str, Any] | None:
@@ -183,7 +196,7 @@ async def test_gate_is_announced_opened_with_g_and_continue_lets_the_workflow_pr
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, gate_waits(app, "05-test-strategy"))
         await wait_until(pilot, lambda: bool(bells))
-        assert "g" in footer_keys(app)  # offered, not opened
+        assert "g" in footer_keys(app) and not isinstance(app.screen, GatePanel)  # offered
         panel = await open_gate(pilot, app, "05-test-strategy")
         await wait_until(pilot, lambda: panel.summary_loaded)
         summary = (tmp_path / ".isdlc" / "reviews" / "phase-05-summary.md").read_text()
@@ -210,7 +223,6 @@ async def test_gate_is_announced_opened_with_g_and_continue_lets_the_workflow_pr
         # the next presentation is a new gate: announced once more, opened by the user
         await wait_until(pilot, gate_waits(app, "06-implementation"))
         await wait_until(pilot, lambda: len(bells) >= 2)
-        assert not isinstance(app.screen, GatePanel)
         await open_gate(pilot, app, "06-implementation")
 
 
@@ -333,12 +345,7 @@ async def test_escalation_retry_then_skip(tmp_path: Path, simulate) -> None:
     sim.wait("escalation", "06-implementation")
     app = make_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: "e" in footer_keys(app))
-        await pilot.press("e")
-        await wait_until(pilot, lambda: isinstance(app.screen, EscalationsScreen))
-        screen = app.screen
-        assert isinstance(screen, EscalationsScreen)
-        await wait_until(pilot, lambda: len(screen.keys) == 1)
+        screen = await open_escalations(pilot, app)
         detail = read_state(tmp_path)["pending_escalations"][0]["detail"]
         assert "\n" in detail
         for line in detail.strip().splitlines():
@@ -745,3 +752,27 @@ async def test_every_console_dialog_title_is_literal(tmp_path: Path) -> None:
                 await pilot.press("escape")
                 await pilot.pause()
         assert app.is_running and len(app.screen_stack) == 1
+
+
+async def test_a_key_right_after_the_escalations_change_does_nothing(tmp_path: Path) -> None:
+    """The list changes under the user (a new escalation): the key typed for the old list is
+    not an answer to the new one. After a moment, r (the banner's [R] Retry) answers."""
+    base = F.setpath(F.build_state(), "active_workflow.supervised_review", None)
+    one = F.escalate(base, "gate_blocked", phase="06-implementation")
+    write_state(tmp_path / STATE, one)
+    app = make_app(tmp_path, arm_delay=0.5)
+    ticks = [100.0]
+    app.review.monotonic = lambda: ticks[0]
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_escalations(pilot, app)
+        ticks[0] += 1
+        write_state(tmp_path / STATE, F.escalate(one, "constitution_blocked", seconds=5))
+        await wait_until(pilot, lambda: len(screen.keys) == 2)
+        await pilot.press("r")
+        await pilot.pause()
+        assert app.review.results == [] and journal(tmp_path) == []
+        ticks[0] += 1
+        await pilot.press("r")
+        await wait_until(pilot, lambda: bool(app.review.results))
+    [entry] = journal(tmp_path)
+    assert entry["action"] == "escalation retry" and entry["outcome"] == "applied"

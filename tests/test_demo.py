@@ -46,21 +46,9 @@ def test_demo_refuses_a_directory_with_a_state_file(tmp_path, capsys):
 # ---------------------------------------------------------------------------- the autopilot
 
 
-class FakePresence(Presence):
-    def __init__(self) -> None:
-        self.activity = 0.0
-        self.open = False
-
-    def last_activity(self) -> float:
-        return self.activity
-
-    def busy(self) -> bool:
-        return self.open
-
-
 def autopilot(root, grace=20.0):
     ticks = [1000.0]
-    presence = FakePresence()
+    presence = Presence()
     pilot = Autopilot(root, grace, threading.Event(), lambda _m: None, presence, lambda: ticks[0])
     return pilot, presence, ticks
 
@@ -85,13 +73,13 @@ def test_user_activity_restarts_the_timers_and_an_open_dialog_stops_them(tmp_pat
     pilot, presence, ticks = autopilot(tmp_path)
     pilot.due(["gate:06"])
     ticks[0] += 15
-    presence.activity = ticks[0]  # the user pressed a key
+    presence.last_activity = ticks[0]  # the user pressed a key
     ticks[0] += 10
     assert pilot.due(["gate:06"]) == set()
     ticks[0] += 10
-    presence.open = True  # typing redo guidance in a dialog
+    presence.busy = True  # typing redo guidance in a dialog
     assert pilot.due(["gate:06"]) == set()
-    presence.open = False
+    presence.busy = False
     assert pilot.due(["gate:06"]) == {"gate:06"}
 
 
@@ -103,10 +91,10 @@ def test_autopilot_answers_through_the_writer_only_when_due(tmp_path):
     pilot, presence, ticks = autopilot(tmp_path)
     pilot.tick()
     ticks[0] += 30
-    presence.open = True
+    presence.busy = True
     pilot.tick()
     assert not (tmp_path / ".isdlc" / "phasewatch-decisions.jsonl").exists()
-    presence.open = False
+    presence.busy = False
     pilot.tick()
     [entry] = read_journal(tmp_path / ".isdlc" / "phasewatch-decisions.jsonl")
     assert entry["action"] == "review continue" and entry["who"] == "demo-autopilot"
@@ -164,9 +152,10 @@ async def test_the_demo_app_tells_the_autopilot_when_a_human_is_there(tmp_path):
 
     app = DemoApp(tmp_path, clock=frozen_clock, watch=False)
     async with app.run_test(size=(120, 36)) as pilot:
-        assert app.last_activity() == 0.0 and not app.busy()
+        presence = app.presence
+        assert presence.last_activity == 0.0 and not presence.busy
         await pilot.press("question_mark")  # a key, and a screen over the data screen
-        await wait_until(pilot, app.busy)
-        assert app.last_activity() > 0.0
+        await wait_until(pilot, lambda: presence.busy)
+        assert presence.last_activity > 0.0
         await pilot.press("escape")
-        await wait_until(pilot, lambda: not app.busy())
+        await wait_until(pilot, lambda: not presence.busy)

@@ -1,5 +1,5 @@
 """The supervised review console as a service: one :class:`ReviewConsole` object, held by the
-app as ``app.console`` and handed to every console screen it opens (typed, no ``getattr``).
+app as ``app.review`` and handed to every console screen it opens (typed, no ``getattr``).
 
 Announcing, never deciding: after every :class:`~core.session.SessionUpdate` the app calls
 :meth:`ReviewConsole.update`. A newly presented gate (``GateView.key`` = project, workflow
@@ -23,6 +23,8 @@ without writing: it is our own write, not a conflict.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -80,6 +82,12 @@ CONSOLE_SCREENS: dict[str, str] = {
 }
 
 OwnWrite = Callable[[Path, FileStamp | None], None]
+
+
+def _digest(document: object) -> str:
+    """Identity of the document a decision was taken on (two presses on one look share it)."""
+    text = json.dumps(document, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _gate_panel_class() -> type[GatePanel]:
@@ -314,28 +322,25 @@ class ReviewConsole:
         if self.last_update is None:
             return
         path = self.last_update.project.root / source
-        version = seen.get("state_version") if isinstance(seen, dict) else None
         call = partial(writer, path, action, seen=seen, via="tui", **options)
-        self.submit(Decision(label, call, path, (str(path), version)), asker)
+        self.submit(Decision(label, call, path, (str(path), _digest(seen))), asker)
 
     def decide_plan(
-        self, *, asker: MessagePump, discard: bool = False, expect_sha256: str | None = None
+        self, *, asker: MessagePump, plan_sha256: str | None, discard: bool = False
     ) -> None:
-        """Approve the plan (or discard its lock). ``expect_sha256``: the digest of the plan the
-        user looked at; the writer refuses when the file no longer has those bytes."""
+        """Approve the plan (or discard its lock). ``plan_sha256``: the digest of the plan the
+        user looked at; an approval is refused by the writer when the file no longer has those
+        bytes."""
         if self.last_update is None:
             return
         progress = self.last_update.project.tdd_progress
+        expect = None if discard else plan_sha256
         call = partial(
-            decide.decide_approval,
-            progress,
-            discard=discard,
-            expect_sha256=expect_sha256,
-            via="tui",
+            decide.decide_approval, progress, discard=discard, expect_sha256=expect, via="tui"
         )
         label = "approve --discard" if discard else "approve"
         own = None if discard else progress
-        self.submit(Decision(label, call, own, (str(progress), expect_sha256)), asker)
+        self.submit(Decision(label, call, own, (str(progress), plan_sha256)), asker)
 
     def submit(self, decision: Decision, asker: MessagePump) -> None:
         """Run ``decision`` in a thread worker, unless read-only mode refuses it or it repeats a

@@ -78,15 +78,14 @@ def _names(text: str | None) -> list[str]:
 
 
 class Presence:
-    """Whether a human is at the dashboard: nobody, in headless mode (see :class:`DemoApp`)."""
+    """Whether a human is at the dashboard, as the autopilot sees it: nobody, headless. The
+    dashboard (:class:`DemoApp`) writes both attributes on its thread; the autopilot reads them."""
 
-    def last_activity(self) -> float:
-        """``time.monotonic()`` of the user's last key or click (0.0: never)."""
-        return 0.0
-
-    def busy(self) -> bool:
-        """True while a dialog or a console screen is open over the data screens."""
-        return False
+    def __init__(self) -> None:
+        #: ``time.monotonic()`` of the user's last key or click (0.0: never).
+        self.last_activity = 0.0
+        #: True while a dialog or a console screen is open over the data screens.
+        self.busy = False
 
 
 class Autopilot:
@@ -117,9 +116,9 @@ class Autopilot:
         """The keys of ``waiting`` whose time is up (forgets the items that went away)."""
         now = self.clock()
         self.first_seen = {k: self.first_seen.get(k, now) for k in waiting}
-        if self.presence.busy():
+        if self.presence.busy:
             return set()
-        quiet_since = self.presence.last_activity()
+        quiet_since = self.presence.last_activity
         return {k for k, t in self.first_seen.items() if now - max(t, quiet_since) >= self.grace}
 
     def run(self) -> None:
@@ -400,27 +399,19 @@ def _alive(pid: int) -> bool:
     return True
 
 
-class DemoApp(PhasewatchApp, Presence):
-    """The dashboard, telling the autopilot when a human is at it: the time of the last key or
-    click, and whether anything is open over the data screens (published on the app's thread,
-    read by the autopilot's)."""
+class DemoApp(PhasewatchApp):
+    """The dashboard, telling the autopilot (``presence``) when a human is at it: the time of
+    the last key or click, and whether anything is open over the data screens."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._activity = 0.0
-        self._busy = False
-
-    def last_activity(self) -> float:
-        return self._activity
-
-    def busy(self) -> bool:
-        return self._busy
+        self.presence = Presence()
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key | events.MouseDown | events.MouseScrollDown):
-            self._activity = time.monotonic()
+            self.presence.last_activity = time.monotonic()
         await super().on_event(event)
-        self._busy = self.is_running and len(self.screen_stack) > 1
+        self.presence.busy = self.is_running and len(self.screen_stack) > 1
 
 
 def _dashboard(args: argparse.Namespace, root: Path) -> int:
@@ -435,7 +426,7 @@ def _dashboard(args: argparse.Namespace, root: Path) -> int:
     )
     app = DemoApp(root, read_only=args.read_only, demo=runner)
     if runner.autopilot is not None:
-        runner.autopilot.presence = app
+        runner.autopilot.presence = app.presence
     result = app.run()
     runner.stop()
     return result if isinstance(result, int) else 0

@@ -90,9 +90,9 @@ class ConfirmDialog(ModalScreen[bool]):
         self,
         title: str,
         message: str | Text,
+        *,
         yes: str = "Yes",
         no: str = "No",
-        *,
         guard: KeyGuard | None = None,
     ) -> None:
         super().__init__()
@@ -135,19 +135,13 @@ class TextPromptDialog(ModalScreen[str | None]):
     """
     )
 
-    def __init__(
-        self,
-        title: str,
-        prompt: str | Text,
-        placeholder: str = "",
-        *,
-        close_hint: str = "Escape: close, nothing is written",
-    ) -> None:
+    def __init__(self, title: str, prompt: str | Text, placeholder: str = "") -> None:
         super().__init__()
         self.title_text = title
         self.prompt = plain_text(prompt)
         self.placeholder = placeholder
-        self.close_hint = close_hint
+        #: What Escape does, in the words of the caller's context (shown under the input).
+        self.close_hint = "Escape: close, nothing is written"
 
     def compose(self) -> ComposeResult:
         with Vertical() as box:

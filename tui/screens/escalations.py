@@ -195,6 +195,6 @@ class EscalationsScreen(ConsoleScreen):
             "Cancel workflow",
             "Why is the workflow cancelled? (recorded as cancellation_reason)",
             "reason",
-            close_hint="Escape: back, the workflow is kept",
         )
+        prompt.close_hint = "Escape: back, the workflow is kept"
         self.app.push_screen(prompt, reasoned)

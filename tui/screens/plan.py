@@ -113,7 +113,7 @@ class PlanScreen(ConsoleScreen):
 
         def confirmed(yes: bool | None) -> None:
             if yes:
-                self.console.decide_plan(expect_sha256=seen, asker=self)
+                self.console.decide_plan(plan_sha256=seen, asker=self)
 
         dialog = ConfirmDialog(
             "Approve plan", message, yes="Approve", guard=self.console.key_guard()
@@ -126,6 +126,7 @@ class PlanScreen(ConsoleScreen):
         if not self.lock_present:
             self.app.notify("No .tdd-plan-locked: nothing to discard.", markup=False, timeout=3)
             return
+        seen = getattr(self.plan, "sha256", None)
         message = Text(
             "Remove .tdd-plan-locked WITHOUT approving the plan?\n\n"
             ".tdd-progress.md is not touched; the plan stays unapproved."
@@ -133,7 +134,7 @@ class PlanScreen(ConsoleScreen):
 
         def confirmed(yes: bool | None) -> None:
             if yes:
-                self.console.decide_plan(discard=True, asker=self)
+                self.console.decide_plan(plan_sha256=seen, discard=True, asker=self)
 
         dialog = ConfirmDialog(
             "Discard the plan lock", message, yes="Remove lock", guard=self.console.key_guard()
