@@ -96,7 +96,7 @@ async def test_help_lists_every_key_by_screen_decisions_first(waiting_project: P
         assert isinstance(help_screen, HelpScreen)
         sections = list(dict.fromkeys(title for _k, _d, title in help_screen.rows))
         assert sections[:4] == [
-            "Review gate panel (opens when a gate waits; g brings it back)",
+            "Review gate panel (g opens it when a gate waits)",
             "Escalations (e)",
             "Plan approval (a)",
             "Waiting for a human (w)",

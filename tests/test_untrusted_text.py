@@ -137,7 +137,9 @@ async def test_every_string_renders_literally_and_runs_nothing(tmp_path: Path) -
         overview = app.data_screens["overview"]
         assert isinstance(overview, OverviewScreen)
         await wait_until(pilot, lambda: overview.applied > 0)
-        # the review gate panel opens over the overview: its text is literal too
+        # the review gate panel (g) over the overview: its text is literal too
+        await wait_until(pilot, lambda: app.review.waiting_gate() is not None)
+        await pilot.press("g")
         await wait_until(pilot, lambda: isinstance(app.screen, GatePanel))
         await wait_until(pilot, lambda: app.screen.summary_loaded)
         await pilot.pause()

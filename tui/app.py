@@ -23,15 +23,16 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from phasewatch.core.session import ProjectSession, SessionUpdate
+from phasewatch.core.sources import FileStamp
 from phasewatch.core.watch import Watcher
-from textual import work
+from textual import on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
-from .console import CONSOLE_BINDINGS, CONSOLE_SCREENS, ReviewConsole
+from .console import CONSOLE_BINDINGS, CONSOLE_SCREENS, DecisionDone, ReviewConsole
 from .screens import load
 from .screens.base import UpdateScreen
 from .screens.console_base import ConsoleScreen
@@ -84,7 +85,7 @@ class SessionUpdated(Message):
         return False
 
 
-class PhasewatchApp(ReviewConsole, App[int]):
+class PhasewatchApp(App[int]):
     """``PhasewatchApp(path, read_only=False, project_id=None, demo=None)``.
 
     Test/bench keywords: ``clock`` (a callable returning an aware datetime: freezes elapsed time
@@ -133,6 +134,10 @@ class PhasewatchApp(ReviewConsole, App[int]):
         super().__init__()
         self.path = path
         self.read_only = read_only
+        #: The review console (gate panel, escalations, plan approval, every decision write).
+        self.review = ReviewConsole(
+            self, read_only=read_only, clock=self.now, own_write=self._own_write
+        )
         self.project_id: str | None = project_id
         self.demo = demo
         self.clock: Clock = clock or (lambda: datetime.now(UTC))
@@ -262,7 +267,7 @@ class PhasewatchApp(ReviewConsole, App[int]):
         with self.batch_update():
             for screen in self.data_screens.values():
                 screen.show_update(update)
-            self.review_update(update)
+            self.review.update(update, self.project_id)
         self.updates_applied += 1
         if self.first_data_seconds is None:
             self.first_data_seconds = time.perf_counter() - self._t0
@@ -331,6 +336,25 @@ class PhasewatchApp(ReviewConsole, App[int]):
         self.data_screen(name)
         self.switch_mode(name)
 
+    # ------------------------------------------------------------------ the review console
+
+    def action_console(self, name: str, _always: str = "") -> None:
+        self.review.open(name)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "console" and parameters:
+            always = len(parameters) > 1
+            return self.review.can_open(str(parameters[0]), always, self.screen)
+        return super().check_action(action, parameters)
+
+    @on(DecisionDone)
+    def _decision_done(self, message: DecisionDone) -> None:
+        self.review.finish(message)
+
+    def _own_write(self, path: Path, stamp: FileStamp | None) -> None:
+        if self.watcher is not None:
+            self.watcher.expect_own_write(path, stamp)
+
     def action_toggle_theme(self) -> None:
         self.theme = LIGHT if self.theme == DARK else DARK
 
@@ -345,7 +369,7 @@ class PhasewatchApp(ReviewConsole, App[int]):
         console = {name: load(where) for name, where in CONSOLE_SCREENS.items()}
         off = "  [read-only: decisions disabled]" if self.read_only else ""
         sections: list[tuple[str, list[BindingType]]] = [
-            ("Review gate panel (opens when a gate waits; g brings it back)" + off,
+            ("Review gate panel (g opens it when a gate waits)" + off,
              load("phasewatch.tui.screens.review:GatePanel").BINDINGS),
             ("Escalations (e)" + off, console["escalations"].BINDINGS),
             ("Plan approval (a)" + off, console["plan"].BINDINGS),
@@ -382,7 +406,7 @@ class PhasewatchApp(ReviewConsole, App[int]):
             for screen in self.data_screens.values():
                 if screen.is_mounted:
                     screen.project_changed()
-            self.review_update(self.last_update)
+            self.review.update(self.last_update, self.project_id)
 
     def action_reread(self) -> None:
         """Re-read everything now (the reconciliation pass, on demand)."""
@@ -400,7 +424,7 @@ class PhasewatchApp(ReviewConsole, App[int]):
                 f"Switch to the {title} screen (key {key})",
                 lambda name=name: self.action_show(name),
             )
-        yield from self.console_commands(screen)
+        yield from self.review.commands()
         yield SystemCommand(
             "Switch project", "Monorepo project switcher (p)", self.action_switch_project
         )

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
 from phasewatch.core.findings import Finding, Severity, get_rule
+from phasewatch.widgets._table import MeasuredTable
 from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
@@ -142,7 +143,7 @@ class FindingsList(Vertical):
         self.cell_updates = 0
 
     def compose(self) -> ComposeResult:
-        yield DataTable(id="findings-table", cursor_type="row")
+        yield MeasuredTable(id="findings-table", cursor_type="row")
         yield Static(detail_content(None), id="finding-detail", markup=False)
 
     def on_mount(self) -> None:

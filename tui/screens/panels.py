@@ -79,7 +79,7 @@ class PanelScreen(UpdateScreen):
         self.main_widget.display = message is None
 
     def set_title(self, title: str) -> None:
-        self.query_one("#panel").border_title = title
+        self.query_one("#panel").border_title = Content(title)  # never markup
 
     def _apply(self, update: SessionUpdate) -> None:
         super()._apply(update)
