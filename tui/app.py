@@ -348,11 +348,12 @@ class PhasewatchApp(App[int]):
         """What ``?`` lists, in order: the decision keys (gate panel, escalations, plan
         approval, the waiting list), the keys that work everywhere, each data screen's keys."""
         console = {name: load(where) for name, where in CONSOLE_SCREENS.items()}
+        off = "  [read-only: decisions disabled]" if self.read_only else ""
         sections: list[tuple[str, list[BindingType]]] = [
-            ("Review gate panel (g opens it when a gate waits)",
+            ("Review gate panel (g opens it when a gate waits)" + off,
              load("phasewatch.tui.screens.review:GatePanel").BINDINGS),
-            ("Escalations (e)", console["escalations"].BINDINGS),
-            ("Plan approval (a)", console["plan"].BINDINGS),
+            ("Escalations (e)" + off, console["escalations"].BINDINGS),
+            ("Plan approval (a)" + off, console["plan"].BINDINGS),
             ("Waiting for a human (w)", console["attention"].BINDINGS),
             ("Everywhere", self.BINDINGS),
         ]  # fmt: skip
