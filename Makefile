@@ -1,18 +1,25 @@
 # The whole set-up is `make demo` (watch a simulated workflow) or `make test`.
-# Both create .venv with the Python on PATH (3.11+) and install what they need.
+# Both create .venv with the Python on PATH (3.11+) and install what they need: the demo only
+# the runtime (its own stamp), the tests and tools the test extras too.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+RUNTIME_STAMP := $(VENV)/.installed-runtime
 
 .PHONY: demo test lint screenshots bench clean readme-rules
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
-	@touch $(STAMP)
+	@touch $(STAMP) $(RUNTIME_STAMP)
 
-demo: $(STAMP)
+$(RUNTIME_STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e .
+	@touch $(RUNTIME_STAMP)
+
+demo: $(RUNTIME_STAMP)
 	$(BIN)/phasewatch demo
 
 lint: $(STAMP)

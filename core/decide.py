@@ -1270,7 +1270,7 @@ def _escalation_mutation(action: str, reason: str | None) -> Mutation:
         if action == "cancel":
             text = (reason or "").strip()
             if not text:
-                raise _invalid("cancel needs a reason")
+                raise _invalid("cancel needs a reason (--reason TEXT)")
             if not isinstance(aw, dict):
                 raise _invalid("no active workflow to cancel")
             history = doc.get("workflow_history")
@@ -1517,7 +1517,10 @@ def _approve(progress: Path, lock: Path, expect_sha256: str | None) -> tuple[Out
         return INVALID, f"no {progress.name}: nothing to approve"
     digest = hashlib.sha256(data).hexdigest()
     if expect_sha256 and digest != expect_sha256.lower():
-        return CONFLICT, f"{progress.name} changed since you looked; nothing written. Look again."
+        return CONFLICT, (
+            f"{progress.name} changed since you looked (its sha256 is now {digest}); nothing "
+            "written. Look again."
+        )
     existing = approval_line(data)
     if existing is not None:
         return INVALID, f"already approved ({shorten(existing, 80)}); nothing written"

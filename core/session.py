@@ -8,7 +8,7 @@ renders, never a widget. It runs in a worker thread; nothing here imports textua
 
 What the session remembers across refreshes (the files do not):
 
-* every distinct state content observed (:class:`TimelineEntry`, the last ``timeline_cap``), with
+* every distinct state content observed (:class:`Observation`, the last ``timeline_cap``), with
   the changed field paths and the transition findings of that step; the raw document is kept for
   the newest ``raw_cap`` entries only (older entries drop it to bound memory);
 * every transition finding seen (:class:`RecentEvent`): a transition finding exists only in the
@@ -28,6 +28,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from .diff import capped_paths
 from .findings import Finding, Severity, get_rule, sort_findings
 from .hooklog import (
     HookLogBackfill,
@@ -96,7 +97,7 @@ class FileStatus:
 
 
 @dataclass(frozen=True, slots=True)
-class TimelineEntry:
+class Observation:
     """One distinct state content observed in this session."""
 
     seq: int  # session-wide observation number (monotonic)
@@ -193,7 +194,7 @@ class SessionUpdate:
     hook_progress: tuple[int, int] | None = None  # (bytes read, file size) while pending
     hook_unread: int = 0  # bytes of older lines never read: the log was rewritten first
     # timeline and recent events
-    timeline: list[TimelineEntry] = field(default_factory=list)
+    timeline: list[Observation] = field(default_factory=list)
     timeline_total: int = 0
     events: tuple[RecentEvent, ...] = ()
     new_events: list[RecentEvent] = field(default_factory=list)
@@ -314,7 +315,7 @@ def _size(path: Path) -> int:
         return 0
 
 
-def view_entry(entry: TimelineEntry) -> ViewEntry:
+def view_entry(entry: Observation) -> ViewEntry:
     """The session's record of one observed state as the timeline widget's entry
     (:class:`core.timeline.TimelineEntry`): same ``seq`` (the row key), time, version, changed
     paths, transition findings and document; the session's flags become the note."""
@@ -348,40 +349,6 @@ def attention(snap: Snapshot | None) -> tuple[bool, int]:
         and wf.supervised_review.status == "gate_presented"
     )
     return gate, len(snap.state.pending_escalations)
-
-
-# ---------------------------------------------------------------------------- diff
-
-
-def diff_paths(a: Any, b: Any, limit: int = DIFF_LIMIT) -> tuple[list[str], bool]:
-    """Leaf paths that differ between two JSON values (``phases.06-x.status``, ``[3]`` for
-    list items); a list whose length changed is reported as a whole. Returns (paths, truncated)."""
-    out: list[str] = []
-
-    def walk(x: Any, y: Any, path: str) -> bool:
-        if len(out) >= limit:
-            return False
-        if isinstance(x, dict) and isinstance(y, dict):
-            for key in list(x) + [k for k in y if k not in x]:
-                sub = f"{path}.{key}" if path else str(key)
-                if key not in x or key not in y:
-                    out.append(sub)
-                elif x[key] != y[key] and not walk(x[key], y[key], sub):
-                    return False
-                if len(out) >= limit:
-                    return False
-            return True
-        if isinstance(x, list) and isinstance(y, list) and len(x) == len(y):
-            for i, (u, v) in enumerate(zip(x, y, strict=True)):
-                if u != v and not walk(u, v, f"{path}[{i}]"):
-                    return False
-            return True
-        if x != y or type(x) is not type(y):
-            out.append(path or "$")
-        return len(out) < limit
-
-    complete = walk(a, b, "")
-    return out, not complete and len(out) >= limit
 
 
 # ---------------------------------------------------------------------------- session
@@ -449,7 +416,7 @@ class ProjectSession:
             self.project.hook_log, self.project.rel(self.project.hook_log), "hook_log", "missing"
         )
         self._hook_existed = False
-        self.timeline: deque[TimelineEntry] = deque(maxlen=timeline_cap)
+        self.timeline: deque[Observation] = deque(maxlen=timeline_cap)
         self._timeline_total = 0
         self.events: deque[RecentEvent] = deque(maxlen=events_cap)
         self._tdd_plan: Any = None
@@ -523,7 +490,7 @@ class ProjectSession:
         # state files
         changed_projects: set[str] = set()
         new_versions: set[str] = set()
-        timeline: list[TimelineEntry] = []
+        timeline: list[Observation] = []
         new_events: list[RecentEvent] = []
         for pid, track in self._tracks.items():
             if not (full or track.source.path in changed or track.snapshot is None):
@@ -646,7 +613,7 @@ class ProjectSession:
 
     # ------------------------------------------------------------------ state files
 
-    def _observe(self, track: _StateTrack, now: datetime, *, own: bool) -> TimelineEntry | None:
+    def _observe(self, track: _StateTrack, now: datetime, *, own: bool) -> Observation | None:
         previous = track.snapshot
         snap = observe(track.reader, previous, track.source.project_id)
         result = snap.read
@@ -675,9 +642,9 @@ class ProjectSession:
         if previous is None or previous.raw is None:
             paths, truncated, first = [], False, True
         else:
-            paths, truncated = diff_paths(previous.raw, snap.raw)
+            paths, truncated = capped_paths(previous.raw, snap.raw, max_changes=DIFF_LIMIT)
             first = False
-        entry = TimelineEntry(
+        entry = Observation(
             seq=self._obs,
             at=now,
             project_id=track.source.project_id,

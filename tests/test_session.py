@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from phasewatch.core.session import ProjectSession, SessionUpdate, attention, diff_paths
+from phasewatch.core.session import ProjectSession, SessionUpdate, attention
 from phasewatch.core.simulate.files import HookLog, render_state, write_truncate
 
 from tests import factories as F
@@ -248,19 +248,6 @@ def test_attention_gate_and_escalations(repo: Path) -> None:
     write_state(state_path(repo), gated)
     s = ProjectSession(repo, clock=Tick())
     assert attention(s.refresh().snapshot()) == (True, 1)
-
-
-def test_diff_paths() -> None:
-    a = {"a": 1, "b": {"c": [1, 2], "d": "x"}, "gone": 1}
-    b = {"a": 1, "b": {"c": [1, 3], "d": "y"}, "new": 2}
-    paths, truncated = diff_paths(a, b)
-    assert paths == ["b.c[1]", "b.d", "gone", "new"] and not truncated
-    assert diff_paths({"l": [1]}, {"l": [1, 2]})[0] == ["l"]
-    assert diff_paths(1, 1)[0] == []
-    many, truncated = diff_paths(
-        {str(i): i for i in range(10)}, {str(i): -i - 1 for i in range(10)}, limit=3
-    )
-    assert len(many) == 3 and truncated
 
 
 def test_update_is_plain_data(repo: Path) -> None:

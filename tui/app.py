@@ -23,18 +23,21 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from phasewatch.core.session import ProjectSession, SessionUpdate
+from phasewatch.core.sources import FileStamp
 from phasewatch.core.watch import Watcher
-from textual import work
+from textual import on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
-from .console import CONSOLE_BINDINGS, ReviewConsole
+from .console import CONSOLE_BINDINGS, CONSOLE_SCREENS, DecisionDone, ReviewConsole
 from .screens import load
 from .screens.base import UpdateScreen
-from .screens.help import HelpScreen, binding_rows
+from .screens.console_base import ConsoleScreen
+from .screens.help import HelpScreen, help_rows
+from .screens.overview import other_screen
 from .screens.projects import ProjectSwitcher, project_lines
 
 Clock = Callable[[], datetime]
@@ -82,13 +85,7 @@ class SessionUpdated(Message):
         return False
 
 
-class WatchFailed(Message):
-    def __init__(self, error: str) -> None:
-        super().__init__()
-        self.error = error
-
-
-class PhasewatchApp(ReviewConsole, App[int]):
+class PhasewatchApp(App[int]):
     """``PhasewatchApp(path, read_only=False, project_id=None, demo=None)``.
 
     Test/bench keywords: ``clock`` (a callable returning an aware datetime: freezes elapsed time
@@ -137,6 +134,10 @@ class PhasewatchApp(ReviewConsole, App[int]):
         super().__init__()
         self.path = path
         self.read_only = read_only
+        #: The review console (gate panel, escalations, plan approval, every decision write).
+        self.review = ReviewConsole(
+            self, read_only=read_only, clock=self.now, own_write=self._own_write
+        )
         self.project_id: str | None = project_id
         self.demo = demo
         self.clock: Clock = clock or (lambda: datetime.now(UTC))
@@ -266,10 +267,18 @@ class PhasewatchApp(ReviewConsole, App[int]):
         with self.batch_update():
             for screen in self.data_screens.values():
                 screen.show_update(update)
-            self.review_update(update)
+            self.review.update(update, self.project_id)
         self.updates_applied += 1
         if self.first_data_seconds is None:
             self.first_data_seconds = time.perf_counter() - self._t0
+            self._open_where_the_data_is(update)
+
+    def _open_where_the_data_is(self, update: SessionUpdate) -> None:
+        """A project without an iSDLC workflow opens on the screen that has its data (the TDD
+        plan, the plugin registry); the overview says which key shows it (1 comes back)."""
+        name = other_screen(update)
+        if name is not None and self.screen is self.data_screens.get("overview"):
+            self.action_show(name)
 
     def _keep_for_unbuilt(self, update: SessionUpdate) -> None:
         """Merge ``update`` into what the screens not built yet will get. Hook records are read
@@ -316,9 +325,35 @@ class PhasewatchApp(ReviewConsole, App[int]):
         return screen
 
     def action_show(self, name: str) -> None:
-        if name in self.MODES:
-            self.data_screen(name)
-            self.switch_mode(name)
+        """Show the data screen ``name`` from anywhere: the review console's screens (``w``,
+        ``e``, ``a``) are pushed over the current data screen, so they are closed first (else
+        ``1`` on the overview's own stack would leave them on top, and ``2`` then ``1`` would
+        come back to them)."""
+        if name not in self.MODES:
+            return
+        while len(self.screen_stack) > 1 and isinstance(self.screen, ConsoleScreen):
+            self.pop_screen()
+        self.data_screen(name)
+        self.switch_mode(name)
+
+    # ------------------------------------------------------------------ the review console
+
+    def action_console(self, name: str, _always: str = "") -> None:
+        self.review.open(name)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "console" and parameters:
+            always = len(parameters) > 1
+            return self.review.can_open(str(parameters[0]), always, self.screen)
+        return super().check_action(action, parameters)
+
+    @on(DecisionDone)
+    def _decision_done(self, message: DecisionDone) -> None:
+        self.review.finish(message)
+
+    def _own_write(self, path: Path, stamp: FileStamp | None) -> None:
+        if self.watcher is not None:
+            self.watcher.expect_own_write(path, stamp)
 
     def action_toggle_theme(self) -> None:
         self.theme = LIGHT if self.theme == DARK else DARK
@@ -326,8 +361,25 @@ class PhasewatchApp(ReviewConsole, App[int]):
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):
             return
-        classes = {name: screen_class(name) for name in DATA_SCREENS}
-        self.push_screen(HelpScreen(binding_rows(self, self.screen, classes)))
+        self.push_screen(HelpScreen(help_rows(self, self.help_sections())))
+
+    def help_sections(self) -> list[tuple[str, list[BindingType]]]:
+        """What ``?`` lists, in order: the decision keys (gate panel, escalations, plan
+        approval, the waiting list), the keys that work everywhere, each data screen's keys."""
+        console = {name: load(where) for name, where in CONSOLE_SCREENS.items()}
+        sections: list[tuple[str, list[BindingType]]] = [
+            ("Review gate panel (g opens it when a gate waits)",
+             load("phasewatch.tui.screens.review:GatePanel").BINDINGS),
+            ("Escalations (e)", console["escalations"].BINDINGS),
+            ("Plan approval (a)", console["plan"].BINDINGS),
+            ("Waiting for a human (w)", console["attention"].BINDINGS),
+            ("Everywhere", self.BINDINGS),
+        ]  # fmt: skip
+        for key, (name, (title, _where)) in enumerate(DATA_SCREENS.items(), start=1):
+            bindings = vars(screen_class(name)).get("BINDINGS")  # its own, not Screen's
+            if bindings:
+                sections.append((f"{title} ({key})", bindings))
+        return sections
 
     def action_switch_project(self) -> None:
         update = self.last_update
@@ -353,7 +405,7 @@ class PhasewatchApp(ReviewConsole, App[int]):
             for screen in self.data_screens.values():
                 if screen.is_mounted:
                     screen.project_changed()
-            self.review_update(self.last_update)
+            self.review.update(self.last_update, self.project_id)
 
     def action_reread(self) -> None:
         """Re-read everything now (the reconciliation pass, on demand)."""
@@ -371,7 +423,7 @@ class PhasewatchApp(ReviewConsole, App[int]):
                 f"Switch to the {title} screen (key {key})",
                 lambda name=name: self.action_show(name),
             )
-        yield from self.console_commands(screen)
+        yield from self.review.commands()
         yield SystemCommand(
             "Switch project", "Monorepo project switcher (p)", self.action_switch_project
         )

@@ -10,12 +10,19 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
 
-from phasewatch.core import __doc__ as _core_doc  # noqa: F401  (core is textual-free; importing it is cheap)
+from phasewatch.core.text import clean
 
-COMMANDS = ("check", "simulate", "demo", "review", "escalation", "approve", "dashboard")
+from phasewatch import __version__
+
+COMMANDS = (
+    "check", "simulate", "demo", "review", "escalation", "approve", "dashboard", "serve", "config"
+)
 
 EPILOG = """commands:
   phasewatch [PATH]                 open the live dashboard (default: current directory)
@@ -25,8 +32,20 @@ EPILOG = """commands:
   phasewatch review ACTION [PATH]   answer the supervised review gate (continue|review|resume|redo)
   phasewatch escalation ACTION      answer pending escalations (retry|skip|cancel)
   phasewatch approve [PATH]         approve the TDD plan (--discard removes the lock only)
+  phasewatch serve [PATH]           the dashboard in a browser (loopback, token; phasewatch[web])
+  phasewatch config --show          print the effective configuration
 
 Run `phasewatch COMMAND --help` for a command's options."""
+
+
+class _Version(argparse.Action):
+    """``--version`` (the version is read from the installed metadata only when asked)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[override]
+        import phasewatch
+
+        print(f"phasewatch {phasewatch.__version__}")
+        parser.exit()
 
 
 def _dashboard_parser() -> argparse.ArgumentParser:
@@ -39,7 +58,7 @@ def _dashboard_parser() -> argparse.ArgumentParser:
     p.add_argument("path", nargs="?", default=None, help="project directory (default: cwd)")
     p.add_argument("--project", help="monorepo project id to open first")
     p.add_argument("--read-only", action="store_true", help="hide every write action")
-    p.add_argument("--version", action="version", version="phasewatch 0.1.0")
+    p.add_argument("--version", action=_Version, nargs=0, help="print the version and exit")
     return p
 
 
@@ -51,9 +70,20 @@ def _check_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("path", nargs="?", default=None, help="project directory (default: cwd)")
     p.add_argument("--json", action="store_true", help="machine-readable output (schema 1)")
+    p.add_argument(
+        "--format",
+        choices=("text", "json", "sarif", "github"),
+        default=None,
+        help="text (default), json (= --json), sarif (SARIF 2.1.0 for code scanning), "
+        "github (workflow commands: annotations in GitHub Actions)",
+    )
+    p.add_argument("--config", type=Path, default=None, help="config file (rule overrides)")
     p.add_argument("--strict", action="store_true", help="warnings fail too (exit 1)")
     p.add_argument("--rules", action="store_true", help="list every rule and exit")
     p.add_argument("--markdown", action="store_true", help="with --rules: a Markdown table")
+    p.add_argument(
+        "--verbose", "-v", action="store_true", help="with --rules: where each rule comes from"
+    )
     p.add_argument("--quiet", "-q", action="store_true", help="only the summary line")
     return p
 
@@ -71,6 +101,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "review": lambda a: _decide("review", a),
         "escalation": lambda a: _decide("escalation", a),
         "approve": lambda a: _decide("approve", a),
+        "serve": cmd_serve,
+        "config": cmd_config,
     }
     try:
         return handlers[command](args)
@@ -83,15 +115,28 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 # ------------------------------------------------------------------------------ check
 
+#: Characters ``json.dumps(ensure_ascii=False)`` leaves raw that a terminal may act on (C1
+#: controls such as the 8-bit CSI, bidirectional overrides); JSON spells them ``\\u00XX``.
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def dumps(doc: Any) -> str:
+    """``doc`` as indented JSON that is safe to print on a terminal: the data stay exact (names
+    with escapes included), every control character is a JSON escape (json does C0 itself)."""
+    text = json.dumps(doc, ensure_ascii=False, indent=2, default=str)
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
 
 def cmd_check(argv: list[str]) -> int:
     args = _check_parser().parse_args(argv)
+    args.json = args.json or args.format == "json"
     if args.rules:
-        return print_rules(args.json, args.markdown)
-    if args.path is not None and not os.path.isdir(args.path):
-        msg = f"phasewatch check: {args.path}: no such directory"
+        return print_rules(args.json, args.markdown, references=args.verbose)
+    if args.path is not None and not os.path.exists(args.path):
+        # a directory or a file in the project (``PATH/.isdlc/state.json``, like ``review``)
+        msg = f"phasewatch check: {clean(args.path)}: no such file or directory"
         if args.json:
-            print(json.dumps({"schema": 1, "error": msg}))
+            print(dumps({"schema": 1, "error": msg}))
         else:
             print(msg, file=sys.stderr)
         return 2
@@ -99,26 +144,38 @@ def cmd_check(argv: list[str]) -> int:
 
     report = audit_project(args.path)
     if not report.project.systems:
-        msg = f"phasewatch check: no workflow files under {report.project.root} (.isdlc/, .tdd-progress.md, PLUGINS.md)"
+        msg = (
+            f"phasewatch check: no workflow files under {clean(str(report.project.root))} "
+            "(.isdlc/, .tdd-progress.md, PLUGINS.md). Try `phasewatch demo` to see one."
+        )
         if args.json:
             doc = report.to_json()
             doc["error"] = msg
-            print(json.dumps(doc, ensure_ascii=False, indent=2))
+            print(dumps(doc))
         else:
             print(msg, file=sys.stderr)
         return 2
-    if args.json:
+    overrides = _rule_overrides(args.config)
+    if overrides is None:
+        return 2
+    if overrides:
+        from phasewatch.core.config import apply_rule_overrides
+
+        report.findings = apply_rule_overrides(report.findings, overrides)
+    if args.format in ("sarif", "github"):
+        _print_ci_format(report, args.format)
+    elif args.json:
         doc = report.to_json()
         doc["exit_code"] = report.exit_code(args.strict)
-        print(json.dumps(doc, ensure_ascii=False, indent=2, default=str))
+        print(dumps(doc))
     else:
         from phasewatch.tui.check_output import print_report
 
-        print_report(report, quiet=args.quiet)
+        print_report(report, quiet=args.quiet, strict=args.strict)
     return report.exit_code(args.strict)
 
 
-def print_rules(as_json: bool, markdown: bool) -> int:
+def print_rules(as_json: bool, markdown: bool, *, references: bool = False) -> int:
     from phasewatch.core.findings import all_rules
 
     rules = all_rules()
@@ -140,21 +197,27 @@ def print_rules(as_json: bool, markdown: bool) -> int:
             )
         )
     elif markdown:
-        print(rules_markdown(rules))
+        print(rules_markdown(rules, references=references))
     else:
         from phasewatch.tui.check_output import print_rules_table
 
-        print_rules_table(rules)
+        print_rules_table(rules, references=references)
     return 0
 
 
-def rules_markdown(rules) -> str:
+def rules_markdown(rules, *, references: bool = True) -> str:
+    """The rule table in Markdown; ``references``: with the "from" column (the README keeps it:
+    docs may cite the format sections; the terminal shows it only with ``--verbose``)."""
+
     def esc(text: str) -> str:
         return text.replace("|", "\\|")
 
-    lines = ["| id | severity | what it means | from | how to fix |", "|---|---|---|---|---|"]
+    head = ["id", "severity", "what it means", *(["from"] if references else []), "how to fix"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rules:
-        lines.append(f"| `{r.id}` | {r.severity} | {esc(r.title)} | {esc(r.seed)} | {esc(r.fix)} |")
+        cells = [f"`{r.id}`", str(r.severity), esc(r.title)]
+        cells += [*([esc(r.seed)] if references else []), esc(r.fix)]
+        lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -200,6 +263,58 @@ def _decide(kind: str, argv: list[str]) -> int:
     add(p)
     args = p.parse_args(argv)
     return args.decide_runner(args)
+
+
+def _rule_overrides(path: Path | None) -> dict[str, str] | None:
+    """The config's per-rule severities ({} when none; None after printing why it is unusable)."""
+    from phasewatch.core.config import ConfigError, load
+
+    try:
+        config, _where = load(path)
+    except ConfigError as exc:
+        print(f"phasewatch check: {clean(str(exc))}", file=sys.stderr)
+        return None
+    return dict(config.rules)
+
+
+def _print_ci_format(report, kind: str) -> None:
+    from phasewatch.core.export import github_commands, to_sarif
+    from phasewatch.core.findings import all_rules
+
+    if kind == "sarif":
+        print(dumps(to_sarif(report, all_rules(), __version__)))
+    else:
+        for line in github_commands(report):
+            print(line)
+
+
+# ------------------------------------------------------------------------------ serve, config
+
+
+def cmd_serve(argv: list[str]) -> int:
+    from phasewatch.tui.serve import add_arguments, run
+
+    p = argparse.ArgumentParser(
+        prog="phasewatch serve", description="The dashboard in a browser (needs phasewatch[web])."
+    )
+    add_arguments(p)
+    return run(p.parse_args(argv))
+
+
+def cmd_config(argv: list[str]) -> int:
+    from phasewatch.core.config import ConfigError, load, show
+
+    p = argparse.ArgumentParser(prog="phasewatch config", description="The configuration file.")
+    p.add_argument("--show", action="store_true", help="print the effective configuration")
+    p.add_argument("--config", type=Path, default=None, help="a config file (default: XDG)")
+    args = p.parse_args(argv)
+    try:
+        config, where = load(args.config)
+    except ConfigError as exc:
+        print(f"phasewatch config: {exc}", file=sys.stderr)
+        return 2
+    print(show(config, where) if args.show else clean(str(where)))
+    return 0
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
+from textual.widgets.data_table import CellDoesNotExist
 
 from ._style import glyph, same_text, status_style, theme_styles
 
@@ -190,7 +191,7 @@ class LocationMatrix(Vertical):
         if table.row_count:
             try:
                 key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-            except Exception:
+            except CellDoesNotExist:
                 key = None
             row = self._rows.get(key) if key is not None else None
         self.query_one("#matrix-explain", Static).update(explain(row))

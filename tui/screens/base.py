@@ -5,7 +5,8 @@ in order, on every data screen, whether or not it is visible. Updates carry full
 (snapshots, findings, files...) and deltas (new hook records, timeline entries appended, new
 events). A screen that is not mounted yet (never shown) buffers: its pending update is merged
 (``SessionUpdate.merged_after``, deltas concatenated) and applied once, right after the screen
-mounts. A subclass implements :meth:`UpdateScreen.apply_update` (widgets composed, inside
+mounts; an update arriving before that is merged into the buffer too, so order is kept. A
+subclass implements :meth:`UpdateScreen.apply_update` (widgets composed, inside
 ``app.batch_update()``) and, if it shows time-dependent text, :meth:`UpdateScreen.tick`.
 
 Every screen ends with the status bar (watch mode, torn/vanished/stale warnings) and the footer.
@@ -21,6 +22,7 @@ from phasewatch.core.session import SessionUpdate
 from phasewatch.widgets.footer import KeyFooter
 from phasewatch.widgets.status_bar import StatusBar
 from textual.app import ComposeResult
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widget import Widget
 
@@ -46,7 +48,9 @@ class UpdateScreen(Screen[None]):
 
     def show_update(self, update: SessionUpdate) -> None:
         """Receive one update (called by the app for every update, visible or not)."""
-        if not self.is_mounted:
+        if not self.is_mounted or self._pending is not None:
+            # Still buffering (not mounted, or mounted with the buffer not applied yet): an
+            # update applied now would land before the older ones it follows.
             self._pending = update if self._pending is None else update.merged_after(self._pending)
             return
         self._apply(update)
@@ -90,13 +94,16 @@ class UpdateScreen(Screen[None]):
         yield KeyFooter()
 
     def on_mount(self) -> None:
+        if self._pending is None and self.last_update is None:
+            self._pending = getattr(self.app, "last_update", None)
         if self._pending is not None:
-            pending, self._pending = self._pending, None
-            self.call_after_refresh(self._apply, pending)
-        elif self.last_update is None:
-            last = getattr(self.app, "last_update", None)
-            if last is not None:
-                self.call_after_refresh(self._apply, last)
+            self.call_after_refresh(self._apply_pending)
+
+    def _apply_pending(self) -> None:
+        """Apply the buffer (everything that arrived before and during mounting), once."""
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            self._apply(pending)
 
     def on_screen_resume(self) -> None:
         self.tick(self.now())
@@ -111,7 +118,7 @@ class UpdateScreen(Screen[None]):
         update = update or self.last_update
         try:
             bar = self.query_one("#status-bar", StatusBar)
-        except Exception:
+        except NoMatches:  # not composed yet
             return
         mode = getattr(self.app, "watch_mode", "starting")
         if update is None:

@@ -33,7 +33,6 @@ from textual.widgets import Static
 from .base import UpdateScreen
 
 NO_STATE = "No .isdlc/state.json in this project."
-FINISHED = {"done", "pass", "skip"}
 
 
 class PanelScreen(UpdateScreen):
@@ -79,7 +78,7 @@ class PanelScreen(UpdateScreen):
         self.main_widget.display = message is None
 
     def set_title(self, title: str) -> None:
-        self.query_one("#panel").border_title = title
+        self.query_one("#panel").border_title = Content(title)  # never markup
 
     def _apply(self, update: SessionUpdate) -> None:
         super()._apply(update)

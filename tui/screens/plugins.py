@@ -44,7 +44,8 @@ class PluginsScreen(PanelScreen):
         return self.query_one("#plugins", PluginTable)
 
     def on_mount(self) -> None:
-        super().on_mount()
+        # Textual runs every class's on_mount in turn (UpdateScreen's too): no super() call,
+        # or the buffered update would be scheduled twice.
         # the table has its own empty state (no registry / no plugins yet)
         self.query_one("#panel-empty", Static).display = False
 
