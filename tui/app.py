@@ -21,8 +21,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
+from phasewatch.core.config import Config
 from phasewatch.core.session import ProjectSession, SessionUpdate
 from phasewatch.core.sources import FileStamp
+from phasewatch.core.text import clean
 from phasewatch.core.watch import Watcher
 from textual import on, work
 from textual.app import App, SystemCommand
@@ -32,6 +34,7 @@ from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from .console import CONSOLE_BINDINGS, CONSOLE_SCREENS, DecisionDone, ReviewConsole
+from .notifications import app_notifier
 from .screens import load
 from .screens.base import UpdateScreen
 from .screens.console_base import ConsoleScreen
@@ -130,14 +133,21 @@ class PhasewatchApp(App[int]):
         watch: bool = True,
         watcher_options: dict[str, Any] | None = None,
         session_options: dict[str, Any] | None = None,
+        config: Config | None = None,
     ) -> None:
         self._t0 = time.perf_counter()
         super().__init__()
         self.path = path
         self.read_only = read_only
+        #: The user's config file (notifications, theme, default screen).
+        self.config = config or Config()
         #: The review console (gate panel, escalations, plan approval, every decision write).
         self.review = ReviewConsole(
-            self, read_only=read_only, clock=self.now, own_write=self._own_write
+            self,
+            read_only=read_only,
+            clock=self.now,
+            own_write=self._own_write,
+            notifier=app_notifier(self, self.config.notifications),
         )
         self.project_id: str | None = project_id
         self.demo = demo
@@ -171,9 +181,20 @@ class PhasewatchApp(App[int]):
 
     def on_mount(self) -> None:
         self.set_interval(1.0, self._tick, name="clock")
+        self._apply_config()
         self.run_watcher()
         if self.demo is not None:
             self._run_demo()
+
+    def _apply_config(self) -> None:
+        theme = self.config.theme
+        if theme and theme in self.available_themes:
+            self.theme = theme
+        elif theme:
+            self.notify(f"config: no theme named {clean(theme)!r}; kept {self.theme}.",
+                        severity="warning", markup=False)
+        if self.config.default_screen != "overview":
+            self.call_after_refresh(self.action_show, self.config.default_screen)
 
     def on_ready(self) -> None:
         self.startup_seconds = time.perf_counter() - self._t0
