@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from phasewatch.core.locations import AGENT, DETAIL, POINTERS, SUMMARY, PhaseLocations
+from phasewatch.widgets._table import MeasuredTable, add_columns
 from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
@@ -109,17 +110,14 @@ class LocationMatrix(Vertical):
         self.cell_updates = 0
 
     def compose(self) -> ComposeResult:
-        table: DataTable[Text] = DataTable(
+        table: DataTable[Text] = MeasuredTable(
             id="matrix-table", cursor_type="row", zebra_stripes=False
         )
         yield table
         yield Static("", id="matrix-explain", markup=False)
 
     def on_mount(self) -> None:
-        table = self.table
-        for key, label in COLUMNS:
-            table.add_column(Text(label), key=key)
-        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._restyle())
+        add_columns(self, self.table, COLUMNS, self._restyle)
 
     @property
     def table(self) -> DataTable[Text]:
