@@ -703,6 +703,10 @@ class HookLogScreenBody(Vertical):
     def _follow_changed(self) -> None:
         self._refresh_status()
 
+    @on(HookLogView.FilterChanged)
+    def _filter_changed(self) -> None:
+        self.refresh_side()  # a text filter over a large log lands later (from its thread)
+
     def action_focus_search(self) -> None:
         self.query_one("#hooklog-search", Input).focus()
 
