@@ -159,6 +159,28 @@ async def test_filter_bar_drives_the_view():
         assert f"{view.shown:,} of 400" in status and "filtered" in status
 
 
+async def test_a_text_filter_over_a_large_log_lands_from_its_thread():
+    """Past BACKGROUND_ROWS the text filter runs in a thread: keys typed meanwhile make the
+    earlier results moot, and the status line says the filter when it lands."""
+    from phasewatch.widgets.hooklog_view import BACKGROUND_ROWS
+
+    n = BACKGROUND_ROWS + 1000
+    app = BodyApp()
+    async with app.run_test(size=(120, 36)) as pilot:
+        body = app.query_one(HookLogScreenBody)
+        body.append(batch(n))
+        await pilot.pause()
+        body.action_focus_search()
+        await pilot.press(*"reason 4999")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        view = body.view
+        assert view.filter.text == "reason 4999"
+        assert view.visible_records() == [i for i in range(n) if "reason 4999" in f"reason {i}"]
+        status = str(app.query_one("#hooklog-status", Static).render())
+        assert f"{view.shown:,} of {n:,} records" in status and "filtered" in status
+
+
 async def test_counts_and_stats_widget():
     app = BodyApp()
     async with app.run_test(size=(120, 36)) as pilot:

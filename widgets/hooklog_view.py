@@ -20,6 +20,7 @@ from phasewatch.core.hooklog.store import (
     KIND_INVALID,
     HookFilter,
     HookStore,
+    Moot,
     _Visible,
     rotation_notice,
 )
@@ -328,7 +329,10 @@ class HookLogView(ScrollView, can_focus=True):
         self._apply_filter(new, self.store.mask(new, 0, stop), stop)
 
     def _mask_in_thread(self, wanted: HookFilter, stop: int) -> None:
-        mask = self.store.mask(wanted, 0, stop)
+        try:  # a scan still running when a newer filter is typed stops at its next part
+            mask = self.store.mask(wanted, 0, stop, lambda: wanted == self._wanted)
+        except Moot:
+            return
         self.app.call_from_thread(self._apply_filter, wanted, mask, stop)
 
     def _apply_filter(self, new: HookFilter, mask: bytes | None, stop: int) -> None:
@@ -702,6 +706,10 @@ class HookLogScreenBody(Vertical):
     @on(HookLogView.FollowChanged)
     def _follow_changed(self) -> None:
         self._refresh_status()
+
+    @on(HookLogView.FilterChanged)
+    def _filter_changed(self) -> None:
+        self.refresh_side()  # a text filter over a large log lands later (from its thread)
 
     def action_focus_search(self) -> None:
         self.query_one("#hooklog-search", Input).focus()

@@ -32,7 +32,7 @@ import threading
 from array import array
 from bisect import bisect_right
 from collections import Counter, OrderedDict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
 from itertools import chain, compress, islice
 from operator import attrgetter
@@ -266,6 +266,10 @@ class HookFilter(NamedTuple):
         return any(x is not None for x in (self.hooks, self.events, self.phases)) or bool(self.text)
 
 
+class Moot(Exception):
+    """A filter's scan stopped: nobody wants its result any more."""
+
+
 class Marker(NamedTuple):
     """A row that is a notice, not a line of the log (the owner rotated it)."""
 
@@ -311,6 +315,7 @@ class HookStore:
         self._invalid: dict[int, tuple[str, str]] = {}  # row -> (error, raw)
         self._markers: dict[int, Marker] = {}
         self._cache: OrderedDict[int, HookRecord] = OrderedDict()
+        self._wanted: Callable[[], bool] | None = None  # the running mask() is still wanted
         self.max_length = 0  # longest line held (bytes): the view's width
         self.generation = 0  # bumps when rows are taken away (pending rows dropped)
 
@@ -587,12 +592,18 @@ class HookStore:
         self.fill(fixed, blocks, gen=0)
 
     # ------------------------------------------------------------------ filters
-    def mask(self, f: HookFilter, start: int, stop: int) -> bytes | None:
+    def mask(
+        self, f: HookFilter, start: int, stop: int, wanted: Callable[[], bool] | None = None
+    ) -> bytes | None:
         """One byte per filled row of ``[start:stop]``: 1 when it passes ``f`` (markers always
-        do). None when ``f`` lets everything through."""
+        do). None when ``f`` lets everything through. ``wanted``: asked between the parts of a
+        text scan; when it says no, :class:`Moot` is raised (a newer filter was typed)."""
         if not f.active:
             return None
         with self._lock:
+            self._wanted = wanted
+            if wanted is not None and not wanted():
+                raise Moot
             mask: bytes | None = None
             cols = self._columns
             for allowed, column in (
@@ -667,6 +678,8 @@ class HookStore:
             j = int(np.searchsorted(where, lo + SCAN_CHUNK, "left"))
             j = max(j, i + 1)
             hi = int(where[j - 1] + lengths[j - 1])
+            if self._wanted is not None and not self._wanted():
+                raise Moot
             data = self._bytes(gen, lo, hi - lo)
             if data is None:
                 i = j
