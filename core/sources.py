@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from .files.read import ReadRefused, read_regular
 from .findings import Finding, Severity, make, rule
 from .text import clean_json, decode
 
@@ -256,71 +257,77 @@ def _looks_torn(text: str, exc: json.JSONDecodeError) -> bool:
     return "\n" not in stripped[exc.pos :] and not stripped.endswith("}")
 
 
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON (the owner's JSON.parse rejects it)")
+
+
+def _parse(raw: bytes) -> Any:
+    """Parse like the owner's ``JSON.parse``: a byte order mark and ``NaN``/``Infinity`` are
+    errors (Python's json would accept both), invalid UTF-8 becomes U+FFFD as in node."""
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raise ValueError("starts with a byte order mark (the owner's JSON.parse rejects it)")
+    return json.loads(raw.decode("utf-8", errors="replace"), parse_constant=_reject_constant)
+
+
 def read_json(path: Path, *, retries: int = 3, delay: float = 0.015) -> ReadResult:
-    """Read and parse a JSON object file; never raises. Every string in it is cleaned."""
+    """Read and parse a JSON object file; never raises. Every string in it is cleaned.
+
+    The read is :func:`~phasewatch.core.files.read.read_regular`'s: a FIFO, a device or a file
+    over ``MAX_JSON_BYTES`` is never read, and a read that overlapped a write is retried (an
+    empty or cut document too: ``torn``), so a torn write never parses as a state."""
     attempts = 0
     last: ReadResult | None = None
     while True:
         attempts += 1
-        stamp = FileStamp.of(path)
         try:
-            with open(path, "rb") as fh:
-                raw = fh.read(MAX_JSON_BYTES + 1)
-        except FileNotFoundError:
-            return ReadResult(path, "missing", error="file not found", attempts=attempts)
-        except (IsADirectoryError, PermissionError, OSError) as exc:
-            return ReadResult(path, "unreadable", error=_os_error(exc), attempts=attempts)
-        if len(raw) > MAX_JSON_BYTES:
-            return ReadResult(
-                path,
-                "too_large",
-                error=f"over {MAX_JSON_BYTES} bytes",
-                stamp=stamp,
-                attempts=attempts,
-            )
-        text = raw.decode("utf-8-sig", errors="replace")
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            status: ReadStatus = "torn" if _looks_torn(text, exc) else "invalid"
-            where = (
-                "empty file"
-                if not text.strip()
-                else f"{exc.msg} at line {exc.lineno} column {exc.colno}"
-            )
-            last = ReadResult(path, status, error=where, stamp=stamp, attempts=attempts)
-        except (RecursionError, ValueError) as exc:
-            last = ReadResult(
-                path, "invalid", error=type(exc).__name__, stamp=stamp, attempts=attempts
-            )
+            raw, st = read_regular(path, cap=MAX_JSON_BYTES)
+        except ReadRefused as exc:
+            if exc.kind == "missing":
+                return ReadResult(path, "missing", error=exc.reason, attempts=attempts)
+            if exc.kind == "too_large":
+                return ReadResult(path, "too_large", error=exc.reason, attempts=attempts)
+            status: ReadStatus = "torn" if exc.kind == "changed" else "unreadable"
+            last = ReadResult(path, status, error=exc.reason, attempts=attempts)
+            if status == "unreadable":
+                return last
         else:
-            if not isinstance(data, dict):
-                return ReadResult(
-                    path,
-                    "not_object",
-                    error=f"top level is {type(data).__name__}",
-                    stamp=stamp,
-                    attempts=attempts,
-                )
-            return ReadResult(path, "ok", data=clean_json(data), stamp=stamp, attempts=attempts)
+            stamp = FileStamp(st.st_size, st.st_mtime_ns, st.st_ino)
+            result = _parsed(path, raw, stamp, attempts)
+            if result.status not in ("torn", "invalid"):  # a torn read can look invalid too
+                return result
+            last = result
         if attempts > retries:
+            assert last is not None
             return last
         time.sleep(delay)
 
 
-def _os_error(exc: OSError) -> str:
-    return f"{type(exc).__name__}: {exc.strerror or exc}"
+def _parsed(path: Path, raw: bytes, stamp: FileStamp, attempts: int) -> ReadResult:
+    try:
+        data = _parse(raw)
+    except json.JSONDecodeError as exc:
+        text = raw.decode("utf-8", errors="replace")
+        status: ReadStatus = "torn" if _looks_torn(text, exc) else "invalid"
+        where = "empty file" if not text.strip() else f"{exc.msg} at line {exc.lineno} column {exc.colno}"
+        return ReadResult(path, status, error=where, stamp=stamp, attempts=attempts)
+    except (RecursionError, ValueError) as exc:
+        reason = str(exc) if isinstance(exc, ValueError) and str(exc) else type(exc).__name__
+        return ReadResult(path, "invalid", error=reason, stamp=stamp, attempts=attempts)
+    if not isinstance(data, dict):
+        return ReadResult(
+            path, "not_object", error=f"top level is {type(data).__name__}", stamp=stamp,
+            attempts=attempts,
+        )
+    return ReadResult(path, "ok", data=clean_json(data), stamp=stamp, attempts=attempts)
 
 
 def read_bytes(path: Path, *, max_bytes: int = 8 * 1024 * 1024) -> tuple[bytes | None, str | None]:
-    """Read at most ``max_bytes`` of a file; returns (bytes, error)."""
+    """At most ``max_bytes`` of a regular file (larger ones are cut: text for a human, never a
+    document to parse or rewrite); returns (bytes, error). Never reads a FIFO or a device."""
     try:
-        with open(path, "rb") as fh:
-            return fh.read(max_bytes), None
-    except FileNotFoundError:
-        return None, "file not found"
-    except OSError as exc:
-        return None, _os_error(exc)
+        return read_regular(path, cap=max_bytes, truncate=True)[0], None
+    except ReadRefused as exc:
+        return None, exc.reason
 
 
 def read_text(path: Path, *, max_bytes: int = 8 * 1024 * 1024) -> tuple[str | None, str | None]:

@@ -195,3 +195,18 @@ async def test_new_findings_of_one_update_make_one_short_toast(tmp_path: Path) -
         assert len(toasts) == 1
         assert toasts[0].region.y <= 2  # at the top: the keys and the status bar stay clear
         assert toasts[0].region.height <= 4
+
+
+async def test_help_in_read_only_mode_says_the_decisions_are_disabled(
+    waiting_project: Path,
+) -> None:
+    from phasewatch.tui.screens.help import HelpScreen
+
+    app = PhasewatchApp(waiting_project, read_only=True, clock=frozen_clock, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.updates_applied > 0)
+        await pilot.press("question_mark")
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        titles = list(dict.fromkeys(title for _k, _d, title in app.screen.rows))
+        assert all("read-only: decisions disabled" in t for t in titles[:3]), titles
+        assert "read-only" not in titles[3]  # the waiting list still opens

@@ -99,3 +99,12 @@ def test_show_prints_toml_that_reads_back_to_the_same_config(tmp_path):
     text = show(config, where)
     assert text.startswith("# effective configuration")
     assert Config.model_validate(tomllib.loads(text)) == config
+def test_a_fifo_config_is_refused_without_hanging(tmp_path):
+    import os
+
+    fifo = tmp_path / "c.toml"
+    os.mkfifo(fifo)
+    with pytest.raises(ConfigError):
+        load(fifo)
+
+

@@ -24,6 +24,7 @@ from phasewatch.core.plugins import (
     parse_date,
     parse_notes_md,
     parse_plugins_md,
+    summary_json,
     system_words,
 )
 from phasewatch.core.sources import Project
@@ -1134,3 +1135,24 @@ def test_plugin_directory_names_are_always_clean(tmp_path_factory, names):
     for f in reg.findings:
         assert f.source == clean(f.source) and f.message == clean(f.message)
     assert len(reg.plugins) <= len(made)
+
+
+def test_summary_json_reports_statuses_as_written(tmp_path):
+    rows = f"| TapeAge | {MOJI['🚧']} **Stage 1** | - | 2025-11-13 |"
+    write(tmp_path, "PLUGINS.md", TABLE.format(rows=rows))
+    write(tmp_path, "plugins/TapeAge/NOTES.md", "- **Current Status:** 🚧 Stage 1 (Foundation)\n")
+    write(
+        tmp_path,
+        "plugins/TapeAge/.continue-here.md",
+        handoff(plugin="TapeAge", stage="1", phase="null"),
+    )
+    assert summary_json(load_registry(Project(root=tmp_path))) == [
+        {
+            "name": "TapeAge",
+            "table_status": "🚧 Stage 1",
+            "entry_status": "🚧 Stage 1 (Foundation)",
+            "handoff_stage": "1",
+            "drift": True,  # the label: drift for the system's own check
+        }
+    ]
+    assert summary_json(None) == []

@@ -573,3 +573,13 @@ def test_load_tdd_cleans_terminal_escapes(tmp_path):
     (tmp_path / ".tdd-progress.md").write_text(text)
     plan, _ = load_tdd(Project(root=tmp_path))
     assert plan is not None and plan.slices[0].name == "Evil name"
+
+
+@settings(max_examples=300)
+@given(st.binary(max_size=600))
+def test_parse_progress_never_raises_on_bytes(raw):
+    p = parse_progress(raw)
+    audit_tdd(p, "f")
+    assert p.hook == stop_hook_view(raw)
+    assert p.line_count == raw.count(b"\n") + 1  # numbered like the hook's lines
+    assert p.is_approved == p.hook.approved

@@ -7,6 +7,8 @@ from phasewatch.widgets.tdd_board import TddBoard
 from textual.app import App, ComposeResult
 from textual.widgets import DataTable, Static
 
+from tests.test_app_helpers import wait_until as wait_for
+
 # Template-style slices (### Slice) are invisible to the stop hook, and the header says done.
 PLAN = """# TDD Task: Rate limiter [TODO]
 
@@ -126,3 +128,27 @@ async def test_a_rejected_marker_is_shown_as_not_approval():
         approval = text_of(app, "#tdd-approval")
         assert "NOT APPROVED" in approval and "line 6 looks like a marker" in approval
         assert "lets the session stop (plan not approved)" in text_of(app, "#tdd-counts")
+
+
+async def test_tdd_and_plan_screens_show_one_stop_hook_verdict(tmp_path):
+    """The same file gave "-1 ... DIFFERENT" on the plan screen and "0 (agree)" on the TDD
+    screen; both boards now read the plan's one hook verdict."""
+    from phasewatch.tui.screens.plan import PlanScreen
+
+    from tests.test_app_review import footer_keys
+    from tests.test_app_screens import make_app, show
+
+    done_everywhere = APPROVED.replace("**Approved:** 2026-03-02T09:00:00Z\n", "")
+    done_everywhere = done_everywhere.replace("in-progress", "done").replace("pending", "done")
+    (tmp_path / ".tdd-progress.md").write_text(done_everywhere, encoding="utf-8")
+    assert parse_progress(done_everywhere).hook.remaining == -1  # the header is subtracted too
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await show(pilot, app, "5", "tdd")
+        on_tdd = str(screen.query_one("#tdd-counts", Static).render())
+        await wait_for(pilot, lambda: "a" in footer_keys(app))
+        await pilot.press("a")
+        await wait_for(pilot, lambda: isinstance(app.screen, PlanScreen) and app.screen.applied)
+        on_plan = str(app.screen.query_one("#tdd-counts", Static).render())
+    assert on_tdd == on_plan
+    assert "remaining slices 0" in on_tdd and "counts 0" in on_tdd and "(agree)" in on_tdd

@@ -12,7 +12,7 @@ from typing import Any
 from phasewatch.core.findings import Finding, Rule, Severity
 from phasewatch.core.report import Report
 from phasewatch.core.tdd import summary_line
-from phasewatch.core.text import clean
+from phasewatch.core.text import clean, plural
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -72,9 +72,6 @@ def verdict_line(report: Report, strict: bool = False) -> Text:
     return tail
 
 
-def plural(n: int, word: str) -> str:
-    """``1 warning``, ``2 warnings``."""
-    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def _print_head(console: Console, report: Report) -> None:

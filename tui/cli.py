@@ -58,6 +58,10 @@ def _dashboard_parser() -> argparse.ArgumentParser:
     p.add_argument("path", nargs="?", default=None, help="project directory (default: cwd)")
     p.add_argument("--project", help="monorepo project id to open first")
     p.add_argument("--read-only", action="store_true", help="hide every write action")
+    p.add_argument("--config", type=Path, default=None, help="config file (default: XDG)")
+    p.add_argument("--notify-cmd", metavar="CMD", default=None,
+                   help="run CMD with the event as JSON on stdin when a human is needed")
+    p.add_argument("--no-notify", action="store_true", help="no desktop notification or command")
     p.add_argument("--version", action=_Version, nargs=0, help="print the version and exit")
     return p
 
@@ -229,9 +233,31 @@ def cmd_dashboard(argv: list[str]) -> int:
     if args.path is not None and not os.path.isdir(args.path):
         print(f"phasewatch: {args.path}: no such directory", file=sys.stderr)
         return 2
+    config = _dashboard_config(args)
+    if config is None:
+        return 2
     from phasewatch.tui.dashboard import run_dashboard
 
-    return run_dashboard(args.path, read_only=args.read_only, project_id=args.project)
+    return run_dashboard(
+        args.path, read_only=args.read_only, project_id=args.project, config=config
+    )
+
+
+def _dashboard_config(args: argparse.Namespace):
+    """The config file's settings with the command line's notification flags on top."""
+    from phasewatch.core.config import ConfigError, load
+
+    try:
+        config, _where = load(args.config)
+    except ConfigError as exc:
+        print(f"phasewatch: {exc}", file=sys.stderr)
+        return None
+    notes = config.notifications
+    if args.notify_cmd is not None:
+        notes = notes.model_copy(update={"command": args.notify_cmd})
+    if args.no_notify:
+        notes = notes.model_copy(update={"enabled": False})
+    return config.model_copy(update={"notifications": notes})
 
 
 def cmd_demo(argv: list[str]) -> int:

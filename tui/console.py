@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from phasewatch.core import decide
+from phasewatch.core.notify import Event, Notifier
 from phasewatch.core.review import (
     AttentionItem,
     GateView,
@@ -134,8 +135,11 @@ class ReviewConsole:
         read_only: bool,
         clock: Callable[[], datetime],
         own_write: OwnWrite,
+        notifier: Notifier | None = None,
     ) -> None:
         self.app = app
+        #: Desktop / command notifications when a human is needed (one per waiting item).
+        self.notifier = notifier
         self._read_only = bool(read_only)
         self.clock = clock
         self.own_write = own_write
@@ -187,6 +191,10 @@ class ReviewConsole:
         snap = self.snapshot(update)
         view = gate_view(snap)
         self.attention = attention_items(snap, update.tdd_plan)
+        if self.notifier is not None:
+            for item in self.attention:
+                summary = f"{item.title}: {item.detail}" if item.detail else item.title
+                self.notifier.notify(Event(item.kind, item.key, item.project_id, summary))
         panel = self.gate_panel()
         if panel is not None:
             panel.set_view(view)

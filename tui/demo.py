@@ -197,7 +197,7 @@ def _unapproved_plan(progress: Path) -> str | None:
     except OSError:
         return None
     plan = parse_progress(data)
-    if plan is None or plan.approved or not plan.slices:
+    if plan.is_approved or not plan.slices:
         return None
     return hashlib.sha256(data).hexdigest()
 

@@ -9,8 +9,11 @@ cells) until something else invalidated them.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from typing import Any
 
+from rich.text import Text
+from textual.widget import Widget
 from textual.widgets import DataTable
 
 
@@ -21,3 +24,13 @@ class MeasuredTable(DataTable[Any]):
         if [c.get_render_width(self) for c in self.columns.values()] != before:
             self._clear_caches()
             self.refresh()
+
+
+def add_columns(
+    owner: Widget, table: DataTable[Any], columns: Iterable[tuple[str, str]],
+    restyle: Callable[[], None],
+) -> None:
+    """Keyed columns with plain-text labels, and ``restyle`` run when the theme changes."""
+    for key, label in columns:
+        table.add_column(Text(label), key=key)
+    owner.app.theme_changed_signal.subscribe(owner, lambda _theme: restyle())

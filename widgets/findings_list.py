@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
 from phasewatch.core.findings import Finding, Severity, get_rule
-from phasewatch.widgets._table import MeasuredTable
+from phasewatch.widgets._table import MeasuredTable, add_columns
 from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
@@ -147,10 +147,7 @@ class FindingsList(Vertical):
         yield Static(detail_content(None), id="finding-detail", markup=False)
 
     def on_mount(self) -> None:
-        table = self.table
-        for key, label in COLUMNS:
-            table.add_column(Text(label), key=key)
-        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._restyle())
+        add_columns(self, self.table, COLUMNS, self._restyle)
 
     @property
     def table(self) -> DataTable[Text]:

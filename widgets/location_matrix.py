@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from phasewatch.core.locations import AGENT, DETAIL, POINTERS, SUMMARY, PhaseLocations
+from phasewatch.widgets._table import MeasuredTable, add_columns
 from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
@@ -75,6 +76,8 @@ def row_cells(row: PhaseLocations, styles: dict[str, Style]) -> tuple[Text, ...]
 def explain(row: PhaseLocations | None) -> Text:
     if row is None:
         return Text("No phase selected.")
+    if not row.disagree and row.legal:  # the cells differ, legally (core.locations says why)
+        return Text.assemble((row.key, "bold"), ": the locations differ; ", row.legal)
     if not row.disagree:
         return Text.assemble((row.key, "bold"), ": all three locations agree.")
     parts: list[str | tuple[str, str]] = [(row.key, "bold"), " disagrees:"]
@@ -107,17 +110,14 @@ class LocationMatrix(Vertical):
         self.cell_updates = 0
 
     def compose(self) -> ComposeResult:
-        table: DataTable[Text] = DataTable(
+        table: DataTable[Text] = MeasuredTable(
             id="matrix-table", cursor_type="row", zebra_stripes=False
         )
         yield table
         yield Static("", id="matrix-explain", markup=False)
 
     def on_mount(self) -> None:
-        table = self.table
-        for key, label in COLUMNS:
-            table.add_column(Text(label), key=key)
-        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._restyle())
+        add_columns(self, self.table, COLUMNS, self._restyle)
 
     @property
     def table(self) -> DataTable[Text]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..findings import Rule
+from ._emit import Emitter
 from .model import DriftCell, PluginRecord, Registry
 
 # How the real system compares two statuses (plugin-workflow's validateRegistryConsistency).
@@ -43,6 +45,23 @@ class Ctx:
         """Where the registry status comes from: PLUGINS.md, or the NOTES.md entry."""
         entry = self.rec.entry
         return self.md_rel if (entry is None or entry.in_plugins_md) else entry.source
+
+    def flag(
+        self,
+        em: Emitter,
+        cell: tuple[str, Any, Any, str],
+        r: Rule,
+        path: str,
+        message: str,
+        **finding: Any,
+    ) -> None:
+        """A drift against the handoff: the cell (column, registry, handoff value, reason) for
+        the dashboard and the finding, at the handoff."""
+        column, left, right, reason = cell
+        ch = self.rec.handoff
+        source = ch.source if ch is not None else self.md_rel
+        self.drift(column, left, right, self.reg_src, source, reason)
+        em.add(r, path, message, source=source, **finding)
 
     def drift(self, column: str, left: Any, right: Any, ls: str, rs: str, reason: str) -> None:
         self.rec.drift.append(

@@ -154,8 +154,9 @@ def check_status_drift(em: Emitter, c: Ctx) -> None:
             R_STATUS_DRIFT,
             f"{c.tpath}.status",
             f"{c.name}: table says {ts.raw.strip()!r}, {c.entry_label} says {es.raw.strip()!r}: "
-            f"the same status in meaning, but drift for the system's own check, which compares "
-            f"{ts.system_words!r} with {es.system_words!r}.",
+            "the same status in meaning, but drift for the system's own check "
+            f"(validateRegistryConsistency), which compares {ts.system_words!r} with "
+            f"{es.system_words!r}.",
             source=c.md_rel,
             expected=es.raw.strip(),
             actual=ts.raw.strip(),

@@ -20,42 +20,29 @@ def _open(c: Ctx) -> tuple[ContinueHere, Status] | None:
     return ch, status
 
 
+def _drifted(em: Emitter, c: Ctx, field: str, value: object, expected: object) -> None:
+    """The handoff's ``field`` (stage/phase) is not where the registry says the plugin is."""
+    reg = c.rec.status.display if c.rec.status else "?"
+    label = str(value) if isinstance(value, str) and field == "stage" else f"{field} {value}"
+    c.flag(
+        em,
+        ("stage", reg, f"{field}: {value}", f"{field} differs"),
+        R_STAGE_DRIFT,
+        f"front_matter.{field}",
+        f"{c.name}: .continue-here.md is at {label}, the registry says {reg!r}.",
+        expected=expected,
+        actual=value,
+    )
+
+
 def _stage_drift(em: Emitter, c: Ctx, ch: ContinueHere, status: Status) -> None:
-    reg = status.display
     if ch.stage is None:
         if ch.stage_marker is not None:
-            c.drift(
-                "stage", reg, f"stage: {ch.stage_marker}", c.reg_src, ch.source, "stage differs"
-            )
-            em.add(
-                R_STAGE_DRIFT,
-                "front_matter.stage",
-                f"{c.name}: .continue-here.md is still at {ch.stage_marker}, the registry says {reg!r}.",
-                source=ch.source,
-                expected=status.stage,
-                actual=ch.stage_marker,
-            )
-        return
-    if ch.stage != status.stage:
-        c.drift("stage", reg, f"stage: {ch.stage}", c.reg_src, ch.source, "stage differs")
-        em.add(
-            R_STAGE_DRIFT,
-            "front_matter.stage",
-            f"{c.name}: .continue-here.md is at stage {ch.stage}, the registry says {reg!r}.",
-            source=ch.source,
-            expected=status.stage,
-            actual=ch.stage,
-        )
+            _drifted(em, c, "stage", ch.stage_marker, status.stage)
+    elif ch.stage != status.stage:
+        _drifted(em, c, "stage", ch.stage, status.stage)
     elif status.phase and ch.phase and status.phase != ch.phase:
-        c.drift("stage", reg, f"phase: {ch.phase}", c.reg_src, ch.source, "phase differs")
-        em.add(
-            R_STAGE_DRIFT,
-            "front_matter.phase",
-            f"{c.name}: .continue-here.md is at phase {ch.phase}, the registry says {reg!r}.",
-            source=ch.source,
-            expected=status.phase,
-            actual=ch.phase,
-        )
+        _drifted(em, c, "phase", ch.phase, status.phase)
 
 
 def _ideated_drift(em: Emitter, c: Ctx, ch: ContinueHere, status: Status) -> None:
@@ -65,16 +52,22 @@ def _ideated_drift(em: Emitter, c: Ctx, ch: ContinueHere, status: Status) -> Non
     if status.label and label_stage(status.label) == str(ch.stage):
         return  # "💡 Ideated (Paused at Stage 2)" with a stage-2 handoff: what the label says
     reg = status.display
-    c.drift("stage", reg, f"stage: {ch.stage}", c.reg_src, ch.source, "registry still says Ideated")
-    em.add(
+    message = (
+        f"{c.name}: the registry says {reg!r} but .continue-here.md is at stage {ch.stage} "
+        f"({ch.status})."
+    )
+    cell = ("stage", reg, f"stage: {ch.stage}", "registry still says Ideated")
+    expected = "no handoff yet (or 🚧 Stage 0 in the registry)"
+    severity = Severity.INFO if ch.stage == 0 else None
+    c.flag(
+        em,
+        cell,
         R_STAGE_DRIFT,
         "front_matter.stage",
-        f"{c.name}: the registry says {reg!r} but .continue-here.md is at stage {ch.stage} "
-        f"({ch.status}).",
-        source=ch.source,
-        expected="no handoff yet (or 🚧 Stage 0 in the registry)",
+        message,
+        expected=expected,
         actual=ch.stage,
-        severity=Severity.INFO if ch.stage == 0 else None,
+        severity=severity,
     )
 
 
@@ -99,20 +92,16 @@ def check_handoff_closed(em: Emitter, c: Ctx) -> None:
     contract = c.rec.numbering != "current-0-3"
     if status.kind == "working" and ch.status == "workflow_complete" and contract:
         return
-    expected = (
-        "workflow_complete (or no handoff)"
-        if status.kind == "working" and contract
-        else "no .continue-here.md"
-    )
+    seed_allows = status.kind == "working" and contract
     reg = status.display
-    c.drift("handoff", reg, f"status: {ch.status}", c.reg_src, ch.source, "handoff still present")
-    em.add(
+    c.flag(
+        em,
+        ("handoff", reg, f"status: {ch.status}", "handoff still present"),
         R_CH_STALE,
         "front_matter.status",
         f"{c.name}: the registry says {reg!r} but .continue-here.md is still here "
         f"(stage {ch.stage_label}, {ch.status}).",
-        source=ch.source,
-        expected=expected,
+        expected="workflow_complete (or no handoff)" if seed_allows else "no .continue-here.md",
         actual=ch.status,
         severity=None if ch.status == "in_progress" else Severity.INFO,
     )
@@ -128,13 +117,13 @@ def check_handoff_date(em: Emitter, c: Ctx) -> None:
     if ld is None or cd is None or ld == cd:
         return
     newer = "the handoff is newer" if cd > ld else "the registry is newer"
-    c.drift("last_updated", ld, cd, c.reg_src, ch.source, newer)
-    em.add(
+    c.flag(
+        em,
+        ("last_updated", ld, cd, newer),
         R_CH_DATE_DRIFT,
         "front_matter.last_updated",
         f"{c.name}: .continue-here.md last_updated {cd.isoformat()}, registry {ld.isoformat()} "
         f"({newer}).",
-        source=ch.source,
         expected=ld.isoformat(),
         actual=cd.isoformat(),
     )

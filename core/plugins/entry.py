@@ -34,6 +34,8 @@ _VERSION_LABEL = re.compile(r"v?\d+(?:\.\d+){1,3}(?:[-+.\w]*)")
 
 @dataclass(slots=True)
 class TimelineEntry:
+    """One Lifecycle Timeline item; ``problem`` says why it is not the system's format."""
+
     index: int
     line: int
     raw: str

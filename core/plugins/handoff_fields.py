@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ..findings import Severity
+from ..findings import Rule, Severity
 from ..text import shorten
 from ._emit import Emitter
 from .dates import parse_date
@@ -185,6 +185,21 @@ def check_last_updated(em: Emitter, ch: ContinueHere) -> None:
         )
 
 
+def _null_after_stage0(em: Emitter, ch: ContinueHere, key: str, r: Rule, expected: str) -> None:
+    """Null is allowed until Stage 0 is done; absent after it is information, null a warning."""
+    if not ch.stage0_done:
+        return
+    absent = not ch.has(key)
+    em.add(
+        r,
+        f"front_matter.{key}",
+        f"{ch.source}: {key} is {'missing' if absent else 'null'} after Stage 0 completed.",
+        expected=expected,
+        actual=None,
+        severity=Severity.INFO if absent else None,
+    )
+
+
 def check_complexity(em: Emitter, ch: ContinueHere) -> None:
     """Rule 6: a number 1.0-5.0 (null allowed until Stage 0 is done)."""
     raw = ch.raw("complexity_score")
@@ -202,17 +217,8 @@ def check_complexity(em: Emitter, ch: ContinueHere) -> None:
             actual=raw,
             severity=Severity.ERROR,
         )
-    elif ch.stage0_done:
-        absent = not ch.has("complexity_score")
-        em.add(
-            R_CH_COMPLEXITY,
-            path,
-            f"{ch.source}: complexity_score is {'missing' if absent else 'null'} after Stage 0 "
-            "completed.",
-            expected="1.0-5.0",
-            actual=None,
-            severity=Severity.INFO if absent else None,
-        )
+    else:
+        _null_after_stage0(em, ch, "complexity_score", R_CH_COMPLEXITY, "1.0-5.0")
 
 
 def check_phased(em: Emitter, ch: ContinueHere) -> None:
@@ -236,17 +242,8 @@ def check_phased(em: Emitter, ch: ContinueHere) -> None:
         )
         if yaml11:
             ch.phased_implementation = word in ("yes", "on", "y")
-    elif ch.stage0_done:
-        absent = not ch.has("phased_implementation")
-        em.add(
-            R_CH_PHASED,
-            path,
-            f"{ch.source}: phased_implementation is {'missing' if absent else 'null'} after "
-            "Stage 0 completed.",
-            expected="true|false",
-            actual=None,
-            severity=Severity.INFO if absent else None,
-        )
+    else:
+        _null_after_stage0(em, ch, "phased_implementation", R_CH_PHASED, "true|false")
 
 
 def check_routing(em: Emitter, ch: ContinueHere) -> None:

@@ -15,11 +15,11 @@ from .checks import RECORD_CHECKS, check_numbering
 from .checks_dates import DATE_CHECKS
 from .checks_handoff import HANDOFF_CHECKS
 from .checksums import check_checksums
-from .entry import parse_notes_md
+from .entry import Entry, parse_notes_md
 from .handoff import parse_continue_here
 from .model import PluginRecord, Registry, infer_numbering
 from .names import find_dir, plugin_dirs, rel
-from .registry_md import PluginsMd, parse_plugins_md
+from .registry_md import PluginsMd, TableRow, parse_plugins_md
 from .rules import R_DUPLICATE, R_REGISTRY_MISSING, R_TABLE_MISSING, R_UNREADABLE
 
 CHECKS = (*RECORD_CHECKS, *DATE_CHECKS, *HANDOFF_CHECKS, check_numbering)
@@ -53,31 +53,25 @@ class _Records:
 
     def add_md(self, parsed: PluginsMd) -> None:
         for row in parsed.rows:
-            rec = self.get(row.name)
-            if rec.table is None:
-                rec.table = row
-                continue
-            lines = f"lines {rec.table.line} and {row.line}"
-            self.em.add(
-                R_DUPLICATE,
-                f"table[{row.name}]",
-                f"{self.md_rel}: {row.name} has two registry rows ({lines}); the first is used.",
-                expected="one row",
-                actual=lines,
-            )
+            self._place(row.name, "table", row, f"table[{row.name}]", "registry rows")
         for entry in parsed.entries:
-            rec = self.get(entry.name)
-            if rec.entry is None:
-                rec.entry = entry
-                continue
-            lines = f"lines {rec.entry.line} and {entry.line}"
-            self.em.add(
-                R_DUPLICATE,
-                f"### {entry.name}",
-                f"{self.md_rel}: {entry.name} has two full entries; the first is used.",
-                expected="one full entry",
-                actual=lines,
-            )
+            self._place(entry.name, "entry", entry, f"### {entry.name}", "full entries")
+
+    def _place(self, name: str, attr: str, item: TableRow | Entry, path: str, what: str) -> None:
+        """Give the plugin its row or entry; a second one is a duplicate (the first is used)."""
+        rec = self.get(name)
+        first = getattr(rec, attr)
+        if first is None:
+            setattr(rec, attr, item)
+            return
+        lines = f"lines {first.line} and {item.line}"
+        self.em.add(
+            R_DUPLICATE,
+            path,
+            f"{self.md_rel}: {name} has two {what} ({lines}); the first is used.",
+            expected=f"one of the {what}",
+            actual=lines,
+        )
 
     def add_dirs(self, dirs: dict[str, Path]) -> None:
         """Plugin directories holding state files are plugins too (even if unregistered)."""

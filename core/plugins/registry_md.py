@@ -21,6 +21,8 @@ _ALIGN = re.compile(r"^\s*:?-+:?\s*$")
 
 @dataclass(slots=True)
 class TableRow:
+    """One registry table row: the plugin's name, its status, version and date as written."""
+
     name: str
     line: int
     status: Status
@@ -31,6 +33,8 @@ class TableRow:
 
 @dataclass(slots=True)
 class PluginsMd:
+    """What PLUGINS.md holds: its table rows, its ``### Name`` entries, and reader findings."""
+
     rows: list[TableRow] = field(default_factory=list)
     entries: list[Entry] = field(default_factory=list)
     tables: int = 0

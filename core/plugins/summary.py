@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from .markdown import fix_mojibake
 from .model import Registry
 from .status import Status
 
 
 def _status(status: Status | None) -> str | None:
-    """A status as the file wrote it (bold removed, one line); None when absent."""
+    """A status as the file wrote it (bold removed, mojibake repaired, one line); None if absent."""
     if status is None:
         return None
-    return " ".join(status.raw.replace("**", "").split()) or None
+    return " ".join(fix_mojibake(status.raw).replace("**", "").split()) or None
 
 
 def summary_json(registry: Registry | None) -> list[dict[str, Any]]:

@@ -47,13 +47,10 @@ _NOT_STARTED = frozenset(
 )
 
 
-_LEADING_JUNK = re.compile(r"^[\W_]+")
-_STATUS_WORD = re.compile(r"^(in[\s_-]*progress|not[\s_-]+started|[A-Za-z]+)\s*(.*)$", re.I | re.S)
-_RANGE = re.compile(r"(\d{1,6})\s*(?:-|–|—|\.\.|to)\s*(\d{1,6})")
-
-
 @dataclass(slots=True)
 class TestSpec:
+    """A ``#### Test N:`` inside a slice, and which of Given/When/Then it spells out."""
+
     number: int
     name: str
     line_no: int
@@ -149,6 +146,11 @@ class TddPlan:
             if s.number == number:
                 return s
         return None
+
+
+_LEADING_JUNK = re.compile(r"^[\W_]+")
+_STATUS_WORD = re.compile(r"^(in[\s_-]*progress|not[\s_-]+started|[A-Za-z]+)\s*(.*)$", re.I | re.S)
+_RANGE = re.compile(r"(\d{1,6})\s*(?:-|–|—|\.\.|to)\s*(\d{1,6})")
 
 
 def normalise_status(raw: str | None) -> tuple[str, str | None]:

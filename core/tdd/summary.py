@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..text import plural
 from .model import TddPlan
 
 
@@ -30,6 +31,6 @@ def summary_line(summary: dict[str, Any]) -> str:
     hook = summary["stop_hook"]
     approval = "approved" if summary["approved"] else "NOT approved"
     return (
-        f"{approval}, {summary['slices']} slices, {summary['remaining']} remaining; "
+        f"{approval}, {plural(summary['slices'], 'slice')}, {summary['remaining']} remaining; "
         f"stop hook: {hook['decision']} (counts {hook['remaining']})"
     )

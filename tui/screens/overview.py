@@ -99,7 +99,7 @@ class OverviewScreen(UpdateScreen):
         snap = update.snapshot(pid)
         now = self.now()
         switched = self._shown_project != pid
-        first = switched or update.initial
+        first = switched or self.applied == 0
         self._shown_project = pid
         fallback = update.project.root.name
         plan = update.tdd_plan

@@ -18,7 +18,8 @@ class TddScreen(PanelScreen):
     """Key ``5``. The TDD plugin's plan: task header, approval state (and the legacy lock), the
     true remaining slices next to what the plugin's stop hook would decide (flagged when they
     differ), the slices and the plan's findings. Data: ``update.tdd_plan`` (``core.tdd.TddPlan``,
-    which carries the hook's verdict) and ``tdd_findings``; re-set only when ``tdd_changed``."""
+    which carries the hook's verdict) and ``tdd_findings``; re-set only when the plan was re-read
+    (``tdd_rev``)."""
 
     NAME = "tdd"
     TITLE = "TDD"
@@ -31,6 +32,7 @@ class TddScreen(PanelScreen):
     def __init__(self, *, name: str | None = None, id: str | None = None) -> None:
         super().__init__(name=name, id=id)
         self.sets = 0  # set_plan calls (tests)
+        self._rev = -1  # the TDD plan load rendered (SessionUpdate.tdd_rev)
 
     def compose_main(self) -> Iterable[Widget]:
         yield TddBoard(id="tdd-board")
@@ -44,8 +46,9 @@ class TddScreen(PanelScreen):
         return self.query_one("#tdd-board", TddBoard)
 
     def apply_update(self, update: SessionUpdate) -> None:
-        if self._rendered and not update.tdd_changed:
+        if self._rendered and update.tdd_rev == self._rev:
             return
+        self._rev = update.tdd_rev
         plan = update.tdd_plan
         findings = update.tdd_findings
         self.board.set_plan(plan, findings=findings)

@@ -1,0 +1,128 @@
+"""The one way phasewatch reads a file: :func:`read_regular`.
+
+* Opened ``O_NONBLOCK``, so a FIFO planted at ``state.json`` cannot hang the reader (nothing is
+  ever read from it: only regular files are, checked with ``fstat`` on the open descriptor).
+* Size-capped: a file over ``cap`` is refused (or, with ``truncate``, cut), never read whole, so
+  ``/dev/zero`` or a 100 MB state cannot exhaust memory (a device is not regular anyway).
+* Verified: the owner writes non-atomically (truncate, then write). A read that overlapped a
+  write could join the start of one version to the end of the next and still parse, so the
+  descriptor's size, mtime and inode are compared before and after, and the path must still
+  name the same file; a read that saw a change is retried, then refused as "changed".
+* ``follow_symlinks=False`` (for files phasewatch is about to replace) adds ``O_NOFOLLOW``.
+
+Every refusal is a :class:`ReadRefused` (an ``OSError``) with a short, plain ``reason``.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+import time
+from pathlib import Path
+from typing import Literal
+
+MAX_BYTES = 32 * 1024 * 1024
+ATTEMPTS = 4
+RETRY_DELAY = 0.01
+
+Kind = Literal["missing", "not_regular", "symlink", "too_large", "changed", "unreadable"]
+
+
+class ReadRefused(OSError):
+    """A file phasewatch will not (or cannot) read; ``reason`` says why in plain words."""
+
+    def __init__(self, reason: str, kind: Kind) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.kind = kind
+
+
+def _open(path: Path, follow_symlinks: bool) -> int:
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+    if not follow_symlinks:
+        flags |= os.O_NOFOLLOW
+    try:
+        return os.open(path, flags)
+    except FileNotFoundError:
+        raise ReadRefused("file not found", "missing") from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP and not follow_symlinks:
+            raise ReadRefused("is a symbolic link (not followed)", "symlink") from None
+        if exc.errno in (errno.EACCES, errno.EPERM):
+            raise ReadRefused("permission denied", "unreadable") from None
+        raise ReadRefused(f"cannot open it: {exc.strerror or exc}", "unreadable") from None
+
+
+def _read_fd(fd: int, limit: int) -> bytes:
+    parts: list[bytes] = []
+    left = limit
+    while left > 0:
+        chunk = os.read(fd, min(left, 1 << 20))
+        if not chunk:
+            break
+        parts.append(chunk)
+        left -= len(chunk)
+    return b"".join(parts)
+
+
+def _same(a: os.stat_result, b: os.stat_result) -> bool:
+    return (a.st_dev, a.st_ino, a.st_size, a.st_mtime_ns) == (
+        b.st_dev,
+        b.st_ino,
+        b.st_size,
+        b.st_mtime_ns,
+    )
+
+
+def _read_once(path: Path, cap: int, follow_symlinks: bool, truncate: bool):
+    fd = _open(path, follow_symlinks)
+    try:
+        before = os.fstat(fd)
+        if not stat.S_ISREG(before.st_mode):
+            raise ReadRefused(
+                "not a regular file (a FIFO, device, socket or directory): not read",
+                "not_regular",
+            )
+        if before.st_size > cap and not truncate:
+            raise ReadRefused(f"larger than {cap:,} bytes: not read", "too_large")
+        data = _read_fd(fd, cap if truncate else cap + 1)
+        after = os.fstat(fd)
+    except OSError as exc:
+        if isinstance(exc, ReadRefused):
+            raise
+        raise ReadRefused(f"cannot read it: {exc.strerror or exc}", "unreadable") from None
+    finally:
+        os.close(fd)
+    if len(data) > cap:  # grew past the cap while being read
+        raise ReadRefused(f"larger than {cap:,} bytes: not read", "too_large")
+    try:
+        now = os.stat(path, follow_symlinks=follow_symlinks)
+    except OSError:
+        now = None  # vanished (or replaced by something unreadable) right after the read
+    unchanged = _same(before, after) and now is not None and _same(after, now)
+    if not truncate and unchanged and len(data) != after.st_size:
+        unchanged = False  # e.g. truncated and rewritten to the same size within one mtime tick
+    return data, after, unchanged
+
+
+def read_regular(
+    path: Path,
+    *,
+    cap: int = MAX_BYTES,
+    follow_symlinks: bool = True,
+    truncate: bool = False,
+    attempts: int = ATTEMPTS,
+) -> tuple[bytes, os.stat_result]:
+    """The bytes of the regular file ``path`` and its ``fstat`` (see the module docstring).
+
+    ``truncate``: a file over ``cap`` gives its first ``cap`` bytes instead of a refusal (for
+    text shown to a human, never for a file to be parsed or rewritten).
+    """
+    for attempt in range(max(1, attempts)):
+        data, st, unchanged = _read_once(Path(path), cap, follow_symlinks, truncate)
+        if unchanged:
+            return data, st
+        if attempt + 1 < attempts:
+            time.sleep(RETRY_DELAY * (attempt + 1))
+    raise ReadRefused("it changed while being read (its owner is writing it)", "changed")
