@@ -299,7 +299,8 @@ class DemoRunner:
             if isinstance(player, PluginPipeline):
                 for step in player.steps():
                     if "plugin-drift" in (step.fault or "").split(","):
-                        self.log(f"demo: plugin drift on {step.plugin} (screen 6)")
+                        held = DRIFT_HOLD_S / self.args.speed
+                        self.log(f"demo: plugin drift on {step.plugin}, left standing {held:g} s")
                         self._hold(DRIFT_HOLD_S)
             else:
                 if player is not self.players[0]:  # the TDD plan: after the first gate
