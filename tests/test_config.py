@@ -108,3 +108,20 @@ def test_a_fifo_config_is_refused_without_hanging(tmp_path):
         load(fifo)
 
 
+
+
+def test_the_demo_takes_its_autopilot_from_the_config(tmp_path, monkeypatch):
+    from phasewatch.tui import demo
+
+    seen: list[float] = []
+    monkeypatch.setattr(demo, "_headless", lambda args, root: seen.append(args.autopilot) or 0)
+    config = tmp_path / "c.toml"
+    run = ["--headless", "--config", str(config), "--dir"]
+    config.write_text("[autopilot]\nenabled = false\n")
+    assert demo.main([*run, str(tmp_path / "d")]) == 0
+    config.write_text("[autopilot]\nwait_seconds = 7\n")
+    assert demo.main([*run, str(tmp_path / "e")]) == 0
+    assert demo.main(["--autopilot", "3", *run, str(tmp_path / "f")]) == 0  # the flag wins
+    config.write_text("[autopilot]\nwait_seconds = -1\n")
+    assert demo.main([*run, str(tmp_path / "g")]) == 2
+    assert seen == [0.0, 7.0, 3.0]

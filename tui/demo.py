@@ -25,6 +25,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from phasewatch.core.config import ConfigError
+from phasewatch.core.config import load as load_config
 from phasewatch.tui.app import PhasewatchApp
 from textual import events
 
@@ -51,11 +53,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--autopilot",
         type=float,
-        default=20.0,
+        default=None,
         metavar="SECONDS",
         help="answer what has waited this long with no key or click and no dialog open "
-        "(0: never, you answer everything; default 20)",
+        "(0: never, you answer everything; default: the config's [autopilot], else 20)",
     )
+    p.add_argument("--config", type=Path, default=None, help="config file (default: XDG)")
     p.add_argument("--no-tdd", action="store_true", help="no TDD plan")
     p.add_argument("--no-plugins", action="store_true", help="no plugin registry")
     p.add_argument(
@@ -322,6 +325,13 @@ TEMP_PREFIX = "phasewatch-demo-"
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.autopilot is None:
+        try:
+            autopilot = load_config(args.config)[0].autopilot
+        except ConfigError as exc:
+            print(f"phasewatch demo: {exc}", file=sys.stderr)
+            return 2
+        args.autopilot = autopilot.wait_seconds if autopilot.enabled else 0.0
     if args.speed <= 0:
         print("phasewatch demo: --speed must be > 0", file=sys.stderr)
         return 2
