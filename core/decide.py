@@ -1231,6 +1231,40 @@ def workflow_metrics(snapshots: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+# What the framework's workflow-retry.cjs deletes from the phase record, at the phase and under
+# iteration_requirements (left in place, the next failing test run would be iteration 11 of 10
+# and the phase would escalate again at once).
+RETRY_CLEARS = ("test_iteration", "constitutional_validation", "interactive_elicitation")
+
+
+def _js_truthy(value: Any) -> bool:
+    """JavaScript's truthiness (``if (x)``): objects and arrays are true even when empty."""
+    if value is None or value is False or value == "":
+        return False
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value != 0 and value == value  # 0 and NaN are false
+    return True
+
+
+def _reset_for_retry(record: dict[str, Any]) -> list[str]:
+    """Clear the phase's iteration state exactly like ``workflow-retry.cjs`` (which deletes a
+    field only when it is truthy); returns the names cleared, in its order."""
+    cleared = []
+    nested = record.get("iteration_requirements")
+    for key in RETRY_CLEARS:
+        found = False
+        in_nested = isinstance(nested, dict) and key != "constitutional_validation"
+        if in_nested and _js_truthy(nested.get(key)):
+            del nested[key]
+            found = True
+        if _js_truthy(record.get(key)):
+            del record[key]
+            found = True
+        if found:
+            cleared.append(key)
+    return cleared
+
+
 def _escalation_mutation(action: str, reason: str | None) -> Mutation:
     def mutate(doc: dict[str, Any]) -> Change:
         esc = doc.get("pending_escalations")
@@ -1262,8 +1296,11 @@ def _escalation_mutation(action: str, reason: str | None) -> Mutation:
                     retries = 0
                 if not isinstance(retries, int) or isinstance(retries, bool):
                     raise _invalid(f"phases.{label}.retry_count is not an integer; not touched")
+                cleared_state = _reset_for_retry(record)
                 record["retry_count"] = retries + 1
                 note = f", retry_count {retries + 1}"
+                if cleared_state:
+                    note += f"; cleared {', '.join(cleared_state)}"
             else:
                 note = f" (no phases.{label} record: retry_count not set)"
             recovery = {"type": "retry", "phase": phase, "timestamp": now}
