@@ -76,10 +76,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal
 
-from .files.read import ReadRefused, read_regular
-from .files.write import WriteRefused, append_line, lexical_root, writable_target, writer_lock
 from .protocol import MAX_REDOS, now_iso
-from .tdd.approval import approval_line as approval_index
+from .sources import find_root
 from .text import clean, clean_json, shorten
 
 # ---------------------------------------------------------------------------- outcomes
@@ -494,8 +492,8 @@ def _read_fd(fd: int) -> bytes:
 
 
 def _read_bytes(path: Path) -> bytes:
-    """A file phasewatch may rewrite: a regular file, not through a symlink, capped."""
-    return read_regular(path, follow_symlinks=False)[0]
+    with open(path, "rb") as fh:
+        return fh.read()
 
 
 def _write_temp(path: Path, data: bytes, st: os.stat_result | None) -> Path:
@@ -555,7 +553,7 @@ def _atomic_replace(
     """
     tmp = _write_temp(path, new, original_stat)
     try:
-        old_fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        old_fd = os.open(path, os.O_RDONLY)
     except FileNotFoundError:
         os.unlink(tmp)
         return _Replace("changed", "the file disappeared")
@@ -651,28 +649,31 @@ def _journal(journal: Path, entry: dict[str, Any]) -> str | None:
         "utf-8", "backslashreplace"
     )
     try:
-        append_line(journal, line)
+        fd = os.open(journal, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, line)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
     except OSError as exc:
-        reason = exc.reason if isinstance(exc, WriteRefused) else exc.strerror or exc
-        return f"journal {clean(str(journal))} not written: {reason}"
+        return f"journal {journal} not written: {type(exc).__name__}: {exc.strerror or exc}"
     return None
 
 
-def read_journal(journal: Path, *, intents: bool = False) -> list[dict[str, Any]]:
-    """Every parseable entry of a journal: the outcomes (what was decided and how it went), and
-    with ``intents`` the line each write journals before its rename too (an intent with no
-    outcome after it marks a write interrupted between the two: look at the file)."""
+def read_journal(journal: Path) -> list[dict[str, Any]]:
+    """Every parseable entry of a journal (for the TUI's history and the tests)."""
     out = []
     try:
-        raw = read_regular(journal, follow_symlinks=False)[0]
+        text = journal.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return out
-    for line in raw.decode("utf-8", "replace").splitlines():
+    for line in text.splitlines():
         with contextlib.suppress(ValueError):
             entry = json.loads(line)
-            if isinstance(entry, dict) and (intents or entry.get("outcome") != "intent"):
+            if isinstance(entry, dict):
                 out.append(entry)
     return out
+
 
 # ---------------------------------------------------------------------------- summaries
 
@@ -816,13 +817,13 @@ def _read_state(path: Path, attempts: int = 6) -> tuple[bytes, os.stat_result, d
     last: DocumentError | None = None
     for n in range(attempts):
         try:
-            raw, st = read_regular(path, follow_symlinks=False)
-        except ReadRefused as exc:
-            if exc.kind == "changed":
-                time.sleep(0.005 * (n + 1))
-                continue
-            outcome = ERROR if exc.kind == "unreadable" else INVALID
-            raise _Refusal(outcome, f"{path.name}: {exc.reason}; nothing written") from None
+            with open(path, "rb") as fh:
+                st = os.fstat(fh.fileno())
+                raw = fh.read()
+        except FileNotFoundError:
+            raise _Refusal(INVALID, f"{path.name} does not exist: nothing to decide") from None
+        except OSError as exc:
+            raise _Refusal(ERROR, f"cannot read {path.name}: {exc.strerror or exc}") from None
         try:
             return raw, st, _parse_state_bytes(raw)
         except DocumentError as exc:
@@ -830,8 +831,7 @@ def _read_state(path: Path, attempts: int = 6) -> tuple[bytes, os.stat_result, d
             if not exc.torn:
                 break
         time.sleep(0.005 * (n + 1))
-    if last is None:
-        raise _Refusal(CONFLICT, f"{path.name} kept changing while being read; look again")
+    assert last is not None
     where = "empty file" if last.torn and last.pos == 0 else f"{last} at character {last.pos}"
     raise _Refusal(
         INVALID, f"{path.name} is not valid JSON ({where}); it was not touched (never repaired)"
@@ -859,19 +859,16 @@ def apply_update(
     must equal the version on disk; ``depends(seen)`` must equal ``depends(disk)`` when both
     ``seen`` and ``depends`` are given. ``state_version`` is set to disk + 1 by this function.
     """
-    path = Path(os.path.abspath(path))  # never resolved: a symlink is refused, not followed
-    root = lexical_root(path.parent)
+    path = Path(os.path.realpath(path))
+    root = find_root(path.parent)
     journal_file = Path(journal) if journal is not None else journal_path(root)
     target = _rel(root, path)
-    who = who or default_who()
     if expect_version is None and seen is not None:
         expect_version = _version_of(seen.get("state_version"))
     result = DecisionResult(INVALID, "", action=action, target=target)
     reformatted = False
-    with _WRITE_LOCK, contextlib.ExitStack() as held:
+    with _WRITE_LOCK:
         try:
-            writable_target(path, root)
-            held.enter_context(writer_lock(journal_file.parent))
             clean_stale_temps(path)
             raw, st, doc = _read_state(path)
             result.version_before = disk_version = _version_of(doc.get("state_version"))
@@ -902,10 +899,6 @@ def apply_update(
             message = change.message
             doc["state_version"] = (disk_version or 0) + 1
             new = dumps(doc, style).encode("utf-8")
-            # the intent first: a crash between the rename and the outcome line still leaves
-            # the decision in the journal (an intent with no outcome: look at the file)
-            _journal(journal_file, _entry(who, via, action, target, params, disk_version,
-                                          doc["state_version"], "intent", message))
             outcome = _atomic_replace(path, raw, st, new, _valid_state_bytes, settle)
             if outcome.status == "changed":
                 raise _Refusal(
@@ -938,14 +931,10 @@ def apply_update(
                     result.message = f"race on {path.name}: {outcome.detail}; " + (
                         f"the decision is in the file (state_version now {now_v})"
                         if kept
-                        else f"uncertain: the file now reads state_version {now_v} without the "
-                        "decision, and its owner may still be writing. Look again before "
-                        "deciding again"
+                        else "the decision is NOT in the file: look again and decide again"
                     )
         except _Refusal as refusal:
             result.outcome, result.message = refusal.outcome, refusal.message
-        except WriteRefused as refusal:
-            result.outcome, result.message = INVALID, refusal.reason
         except Exception as exc:  # an I/O failure mid-write: say so, never half-apply silently
             result.outcome = ERROR
             result.message = f"{path.name}: {type(exc).__name__}: {exc}"
@@ -954,24 +943,22 @@ def apply_update(
             entry_params["reformatted"] = True
         result.journal_error = _journal(
             journal_file,
-            _entry(who, via, action, target, plain(entry_params), result.version_before,
-                   result.version_after, result.outcome, result.message),
+            {
+                "ts": now_iso(),
+                "who": who or default_who(),
+                "via": via,
+                "action": action,
+                "target": target,
+                "params": plain(entry_params),
+                "version_before": result.version_before,
+                "version_after": result.version_after,
+                "outcome": result.outcome,
+                "message": result.message,
+            },
         )
     if result.journal_error:
         result.message += f" [{result.journal_error}]"
     return result
-
-
-def _entry(
-    who: str, via: str, action: str, target: str, params: Any, before: Any, after: Any,
-    outcome: str, message: str,
-) -> dict[str, Any]:
-    """One journal line (the same fields for an intent and an outcome)."""
-    return {
-        "ts": now_iso(), "who": who, "via": via, "action": action, "target": target,
-        "params": plain(dict(params or {})), "version_before": before, "version_after": after,
-        "outcome": outcome, "message": message,
-    }  # fmt: skip
 
 
 def _reread(data: bytes | None) -> dict[str, Any] | None:
@@ -1400,18 +1387,30 @@ def _refuse_early(
     via: str,
     journal: str | os.PathLike[str] | None,
 ) -> DecisionResult:
-    p = Path(os.path.abspath(path))
-    root = lexical_root(p.parent)
+    p = Path(os.path.realpath(path))
+    root = find_root(p.parent)
     result = DecisionResult(INVALID, message, action=action, target=_rel(root, p))
     result.journal_error = _journal(
         Path(journal) if journal is not None else journal_path(root),
-        _entry(who or default_who(), via, action, result.target, {}, None, None, INVALID, message),
+        {
+            "ts": now_iso(),
+            "who": who or default_who(),
+            "via": via,
+            "action": action,
+            "target": result.target,
+            "params": {},
+            "version_before": None,
+            "version_after": None,
+            "outcome": INVALID,
+            "message": message,
+        },
     )
     return result
 
 
 # ---------------------------------------------------------------------------- TDD plan approval
 
+_APPROVED_LINE = re.compile(r"^\s*(?:[-*+]\s+)?(?:\*\*|__)?approved(?:\*\*|__)?\s*:", re.I)
 _LAST_UPDATED = re.compile(r"^\s*(?:\*\*|__)?last[ _-]?updated(?:\*\*|__)?\s*:", re.I)
 _BOLD_KEY = re.compile(r"^\s*(?:\*\*|__)[^*_\n]+?:?(?:\*\*|__)\s*:?")
 _TITLE = re.compile(r"^#\s")
@@ -1434,13 +1433,12 @@ def _line_text(data: bytes, span: tuple[int, int]) -> str:
 
 
 def approval_line(data: bytes) -> str | None:
-    """The plan's approving line as text, if any: the line the plugin's stop hook accepts
-    (:func:`phasewatch.core.tdd.approval.approval_line`, the one approval test)."""
-    index = approval_index(data)
-    if index is None:
-        return None
-    spans = _line_spans(data)
-    return clean(_line_text(data, spans[index]).strip()) if index < len(spans) else ""
+    """The plan's ``Approved:`` line (case-insensitive, bold optional), if any."""
+    for span in _line_spans(data):
+        text = _line_text(data, span)
+        if _APPROVED_LINE.match(text):
+            return clean(text.strip())
+    return None
 
 
 def approval_insertion(data: bytes, timestamp: str) -> tuple[int, bytes, str]:
@@ -1498,8 +1496,8 @@ def decide_approval(
 ) -> DecisionResult:
     """``approve``: insert ``**Approved:** <now>`` into ``.tdd-progress.md`` (every other byte
     kept), then remove ``.tdd-plan-locked`` if present. ``discard``: only remove the lock."""
-    progress = Path(os.path.abspath(progress))  # never resolved: a symlink is refused
-    root = progress.parent  # the project root
+    root = Path(os.path.abspath(progress)).parent  # the project root (even if the file links)
+    progress = Path(os.path.realpath(progress))
     lock = root / ".tdd-plan-locked"
     journal_file = Path(journal) if journal is not None else journal_path(root)
     action = "approve --discard" if discard else "approve"
@@ -1509,22 +1507,27 @@ def decide_approval(
         params["expect_sha256"] = expect_sha256
     with _WRITE_LOCK:
         try:
-            with writer_lock(journal_file.parent):
-                if discard:
-                    result.outcome, result.message = _discard_lock(lock)
-                else:
-                    if os.path.lexists(progress):  # a missing plan is "nothing to approve"
-                        writable_target(progress, root)
-                    result.outcome, result.message = _approve(progress, lock, expect_sha256)
-        except WriteRefused as refusal:
-            result.outcome, result.message = INVALID, refusal.reason
+            if discard:
+                result.outcome, result.message = _discard_lock(lock)
+            else:
+                result.outcome, result.message = _approve(progress, lock, expect_sha256)
         except Exception as exc:
             result.outcome, result.message = ERROR, f"{type(exc).__name__}: {exc}"
         result.state_summary = tdd_summary(progress, _read_bytes_or_none(progress), lock)
         result.journal_error = _journal(
             journal_file,
-            _entry(who or default_who(), via, action, result.target, params, None, None,
-                   result.outcome, result.message),
+            {
+                "ts": now_iso(),
+                "who": who or default_who(),
+                "via": via,
+                "action": action,
+                "target": result.target,
+                "params": params,
+                "version_before": None,
+                "version_after": None,
+                "outcome": result.outcome,
+                "message": result.message,
+            },
         )
     if result.journal_error:
         result.message += f" [{result.journal_error}]"
@@ -1544,11 +1547,11 @@ def _discard_lock(lock: Path) -> tuple[Outcome, str]:
 def _approve(progress: Path, lock: Path, expect_sha256: str | None) -> tuple[Outcome, str]:
     clean_stale_temps(progress)
     try:
-        data, st = read_regular(progress, follow_symlinks=False)
-    except ReadRefused as exc:
-        if exc.kind == "missing":
-            return INVALID, f"no {progress.name}: nothing to approve"
-        return INVALID, f"{progress.name}: {exc.reason}; nothing written"
+        with open(progress, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            data = fh.read()
+    except FileNotFoundError:
+        return INVALID, f"no {progress.name}: nothing to approve"
     digest = hashlib.sha256(data).hexdigest()
     if expect_sha256 and digest != expect_sha256.lower():
         return CONFLICT, (

