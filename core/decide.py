@@ -88,7 +88,6 @@ from .files.write import (
     open_regular,
 )
 from .protocol import MAX_REDOS, now_iso
-from .sources import find_root
 from .tdd.approval import approval_line
 from .text import clean, clean_json, shorten
 
@@ -883,7 +882,7 @@ def apply_update(
     ``seen`` and ``depends`` are given. ``state_version`` is set to disk + 1 by this function.
     """
     path = Path(os.path.abspath(path))  # never resolved: a link at the path is refused below
-    root = find_root(path.parent)
+    root = _project_root(path)
     journal_file = Path(journal) if journal is not None else journal_path(root)
     target = _rel(root, path)
     if expect_version is None and seen is not None:
@@ -991,6 +990,16 @@ def apply_update(
     if result.journal_error:
         result.message += f" [{result.journal_error}]"
     return result
+
+
+def _project_root(path: Path) -> Path:
+    """The nearest ancestor of ``path`` (as given, no link resolved) holding a ``.isdlc`` entry;
+    else its directory. Unlike ``find_root`` nothing is resolved first, so a ``.isdlc`` that
+    links outside the project cannot move the root there (and is then refused as outside)."""
+    for candidate in path.parents:
+        if os.path.lexists(candidate / ".isdlc"):
+            return candidate
+    return path.parent
 
 
 def _check_writable(root: Path, path: Path, journal: Path) -> None:
@@ -1399,7 +1408,7 @@ def _refuse_early(
     journal: str | os.PathLike[str] | None,
 ) -> DecisionResult:
     p = Path(os.path.abspath(path))
-    root = find_root(p.parent)
+    root = _project_root(p)
     result = DecisionResult(INVALID, message, action=action, target=_rel(root, p))
     result.journal_error = _journal(
         root,

@@ -210,7 +210,7 @@ def test_approval_race_leaves_the_lock(tmp_path: Path, monkeypatch) -> None:
 
 @pytest.mark.parametrize("line", ["- **APPROVED:** x", "  Approved: x", "**Approved**: x"])
 def test_a_lookalike_the_hook_rejects_is_not_approval(tmp_path: Path, line: str) -> None:
-    """"Already approved" exactly when the stop hook's test accepts a line; the marker that
+    """Already approved exactly when the stop hook's test accepts a line; the marker that
     ``approve`` inserts passes that same test."""
     path = write_plan(tmp_path, PLAN + "\n" + line + "\n")
     assert approval_line(path.read_bytes()) is None

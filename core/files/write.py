@@ -63,6 +63,8 @@ def open_regular(path: Path, flags: int, mode: int = 0o644) -> int:
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise WriteRefused(f"{Path(path).name} is a symbolic link; not followed") from None
+        if exc.errno == errno.ENXIO:  # a FIFO with no reader, opened for writing
+            raise WriteRefused(f"{Path(path).name} is not a regular file; not written") from None
         raise
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
