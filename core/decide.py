@@ -915,6 +915,10 @@ def apply_update(
                 and fingerprint(depends(seen)) != fingerprint(depends(doc))
             ):
                 problems.append("the fields this decision depends on changed")
+            own = problems and _own_write(journal_file, entry, params, expect_version, disk_version)
+            if own:
+                result.version_after = disk_version
+                raise _Refusal(APPLIED, own)
             if problems:
                 raise _Refusal(
                     CONFLICT,
@@ -972,6 +976,8 @@ def apply_update(
             result.outcome = ERROR
             result.message = f"{path.name}: {type(exc).__name__}: {exc}"
         entry_params = dict(params or {})
+        if result.outcome == APPLIED and result.message.startswith("already applied"):
+            entry_params["already_applied"] = True
         if reformatted and result.outcome == APPLIED:
             entry_params["reformatted"] = True
         result.journal_error = _journal(
@@ -990,6 +996,41 @@ def apply_update(
     if result.journal_error:
         result.message += f" [{result.journal_error}]"
     return result
+
+
+def _own_write(
+    journal: Path,
+    entry: Mapping[str, Any],
+    params: Mapping[str, Any] | None,
+    expect_version: int | None,
+    disk_version: int | None,
+) -> str | None:
+    """A second press of the same decision, after our own write of it, is not a conflict: when
+    the journal's newest outcome for this file is our ``applied`` of the same action and
+    parameters, from the version the caller saw to the version on disk now, say so."""
+    if expect_version is None or disk_version is None:
+        return None
+    newest = next(
+        (
+            e
+            for e in reversed(read_journal(journal))
+            if e.get("target") == entry["target"]
+            and e.get("outcome") == APPLIED
+            and not (e.get("params") or {}).get("already_applied")
+        ),
+        None,
+    )
+    if newest is None:
+        return None
+    logged = {k: v for k, v in (newest.get("params") or {}).items() if k != "reformatted"}
+    if (newest.get("action"), logged) != (entry["action"], plain(dict(params or {}))):
+        return None
+    if (newest.get("version_before"), newest.get("version_after")) != (expect_version, disk_version):
+        return None
+    return (
+        f"already applied: this {entry['action']} is in the file (your earlier write, "
+        f"state_version {disk_version}); nothing written again"
+    )
 
 
 def _project_root(path: Path) -> Path:

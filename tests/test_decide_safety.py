@@ -181,3 +181,17 @@ def test_two_writers_in_two_processes_never_lose_a_decision(tmp_path: Path) -> N
     applied = [e for e in decide.read_journal(tmp_path / ".isdlc" / decide.JOURNAL_NAME)]
     versions = sorted(e["version_after"] for e in applied)
     assert versions == list(range(state["state_version"] + 1, final["state_version"] + 1))
+
+
+def test_a_second_press_after_our_own_write_is_already_applied(tmp_path: Path) -> None:
+    path = write_state(tmp_path, feature_state(gate="gate_presented"))
+    seen = load(path)
+    first = decide.decide_review(path, "review", seen=seen)
+    assert first.outcome == "applied" and first.version_after == 42
+    before = path.read_bytes()
+    for _ in range(2):  # the same stale view pressed again (and again)
+        again = decide.decide_review(path, "review", seen=seen)
+        assert again.outcome == "applied" and again.message.startswith("already applied")
+        assert again.version_after == 42 and path.read_bytes() == before
+    other = decide.decide_review(path, "continue", seen=seen)  # a different decision: conflict
+    assert other.outcome == "refused-conflict"
