@@ -76,8 +76,19 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal
 
+from .files.lock import writer_lock
+from .files.read import MAX_BYTES, ReadRefused, read_regular
+from .files.write import (
+    WriteRefused,
+    append_line,
+    check_target,
+    create_exclusive,
+    fsync_dir,
+    inside,
+    open_regular,
+)
 from .protocol import MAX_REDOS, now_iso
-from .sources import find_root
+from .tdd.approval import approval_line
 from .text import clean, clean_json, shorten
 
 # ---------------------------------------------------------------------------- outcomes
@@ -468,55 +479,35 @@ def clean_stale_temps(path: Path) -> list[Path]:
     return removed
 
 
-def _fsync_dir(directory: Path) -> None:
-    try:
-        fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+_fsync_dir = fsync_dir  # a module global, so tests can interpose on the directory fsync
 
 
 def _read_fd(fd: int) -> bytes:
+    """The whole file behind ``fd`` (a regular file), at most ``MAX_BYTES`` + 1 bytes."""
     chunks = []
+    left = MAX_BYTES + 1
     os.lseek(fd, 0, os.SEEK_SET)
-    while True:
-        chunk = os.read(fd, 1 << 16)
+    while left > 0:
+        chunk = os.read(fd, min(left, 1 << 16))
         if not chunk:
-            return b"".join(chunks)
+            break
         chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
 
 
 def _read_bytes(path: Path) -> bytes:
-    with open(path, "rb") as fh:
-        return fh.read()
+    """A file the writer is about to replace: never through a link, never a FIFO or device."""
+    return read_regular(path, follow_symlinks=False)[0]
 
 
 def _write_temp(path: Path, data: bytes, st: os.stat_result | None) -> Path:
     tmp = temp_path(path)
     with contextlib.suppress(FileNotFoundError):
-        os.unlink(tmp)
+        os.unlink(tmp)  # a link planted at the temp name is removed, never followed
     mode = stat.S_IMODE(st.st_mode) if st else 0o644
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        if st is not None:
-            with contextlib.suppress(OSError):
-                os.fchown(fd, st.st_uid, st.st_gid)
-        os.fchmod(fd, mode)
-        os.fsync(fd)
-    except BaseException:
-        os.close(fd)
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    os.close(fd)
+    owner = (st.st_uid, st.st_gid) if st is not None else None
+    create_exclusive(tmp, data, mode, owner)
     return tmp
 
 
@@ -540,6 +531,7 @@ def _atomic_replace(
     new: bytes,
     valid: Callable[[bytes], bool],
     settle: float = SETTLE_SECONDS,
+    intent: Callable[[], None] | None = None,
 ) -> _Replace:
     """Steps 4 and 5: temp + fsync, last look, ``os.replace``, dir fsync, look again.
 
@@ -551,12 +543,14 @@ def _atomic_replace(
     wrote after it shows up here (``overwritten``) and the caller decides, from the content,
     whether the decision survived.
     """
+    if intent is not None:  # journaled before the temp: the last look and the rename stay adjacent
+        intent()
     tmp = _write_temp(path, new, original_stat)
     try:
-        old_fd = os.open(path, os.O_RDONLY)
-    except FileNotFoundError:
+        old_fd = open_regular(path, os.O_RDONLY)
+    except OSError:
         os.unlink(tmp)
-        return _Replace("changed", "the file disappeared")
+        return _Replace("changed", "the file disappeared or is no longer a regular file")
     try:
         if os.fstat(old_fd).st_ino != original_stat.st_ino or _read_fd(old_fd) != original:
             os.unlink(tmp)
@@ -608,19 +602,46 @@ def _restore_orphan(
             break
         time.sleep(0.001)
     else:
-        return _Replace("lost", "another writer wrote during the replace and never finished")
-    if _read_bytes_or_none(path) != new:
         return _Replace(
             "lost",
-            "another writer wrote during the replace and again after it; its first write is lost",
+            "another writer wrote during the replace and never finished; that owner write may "
+            "be lost",
         )
-    tmp = _write_temp(path, theirs, os.fstat(old_fd))
+    tmp = _write_temp(path, theirs, os.fstat(old_fd))  # before the look: look and rename adjacent
+    if _bytes_now(path) != new:
+        os.unlink(tmp)
+        return _Replace(
+            "lost",
+            f"another writer wrote during the replace ({_name_write(theirs)}) and again after "
+            "it; that write may be lost",
+        )
     os.replace(tmp, path)
     return _Replace(
         "withdrawn",
-        "another writer wrote during the replace; its write was put back and the decision "
-        "withdrawn",
+        f"another writer wrote during the replace ({_name_write(theirs)}); its write was put "
+        "back and the decision withdrawn",
     )
+
+
+def _bytes_now(path: Path) -> bytes | None:
+    """One immediate read (no retry, no pause), for a last look right before a rename."""
+    try:
+        fd = open_regular(path, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        return _read_fd(fd)
+    finally:
+        os.close(fd)
+
+
+def _name_write(data: bytes) -> str:
+    """How to recognise an owner write in a message: its ``state_version``, else its digest."""
+    doc = _reread(data) if data.lstrip().startswith(b"{") else None
+    version = _version_of(doc.get("state_version")) if doc is not None else None
+    if version is not None:
+        return f"its state_version {version}"
+    return f"sha256 {hashlib.sha256(data).hexdigest()[:12]}"
 
 
 # ---------------------------------------------------------------------------- journal
@@ -643,34 +664,35 @@ def default_who() -> str:
     return f"{user}@{host}"
 
 
-def _journal(journal: Path, entry: dict[str, Any]) -> str | None:
-    """Append one line (a single write on an O_APPEND descriptor); the error text, if any."""
+def _journal(root: Path, journal: Path, entry: dict[str, Any]) -> str | None:
+    """Append one line (a single write on an O_APPEND descriptor of a regular file inside the
+    project, never through a link); the error text, if any."""
     line = (json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n").encode(
         "utf-8", "backslashreplace"
     )
     try:
-        fd = os.open(journal, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            os.write(fd, line)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        append_line(root, journal, line)
     except OSError as exc:
-        return f"journal {journal} not written: {type(exc).__name__}: {exc.strerror or exc}"
+        why = exc.reason if isinstance(exc, WriteRefused) else exc.strerror or exc
+        return f"journal {journal.name} not written: {why}"
     return None
 
 
-def read_journal(journal: Path) -> list[dict[str, Any]]:
-    """Every parseable entry of a journal (for the TUI's history and the tests)."""
+def read_journal(journal: Path, *, intents: bool = False) -> list[dict[str, Any]]:
+    """Every parseable entry of a journal (for the TUI's history and the tests).
+
+    ``intent`` lines (written just before a rename, so a writer killed between the rename and
+    its outcome line still left a trace) are skipped unless ``intents``: an intent with no
+    outcome line after it is a decision whose fate the file itself must tell."""
     out = []
     try:
-        text = journal.read_text(encoding="utf-8", errors="replace")
+        text = read_regular(journal, follow_symlinks=False)[0].decode("utf-8", "replace")
     except OSError:
         return out
     for line in text.splitlines():
         with contextlib.suppress(ValueError):
             entry = json.loads(line)
-            if isinstance(entry, dict):
+            if isinstance(entry, dict) and (intents or entry.get("outcome") != "intent"):
                 out.append(entry)
     return out
 
@@ -817,13 +839,13 @@ def _read_state(path: Path, attempts: int = 6) -> tuple[bytes, os.stat_result, d
     last: DocumentError | None = None
     for n in range(attempts):
         try:
-            with open(path, "rb") as fh:
-                st = os.fstat(fh.fileno())
-                raw = fh.read()
-        except FileNotFoundError:
-            raise _Refusal(INVALID, f"{path.name} does not exist: nothing to decide") from None
-        except OSError as exc:
-            raise _Refusal(ERROR, f"cannot read {path.name}: {exc.strerror or exc}") from None
+            raw, st = read_regular(path, follow_symlinks=False)
+        except ReadRefused as exc:
+            if exc.kind == "missing":
+                raise _Refusal(INVALID, f"{path.name} does not exist: nothing to decide") from None
+            if exc.kind in ("symlink", "not_regular", "too_large"):
+                raise _Refusal(INVALID, f"{path.name}: {exc.reason}; not touched") from None
+            raise _Refusal(ERROR, f"cannot read {path.name}: {exc.reason}") from None
         try:
             return raw, st, _parse_state_bytes(raw)
         except DocumentError as exc:
@@ -859,16 +881,25 @@ def apply_update(
     must equal the version on disk; ``depends(seen)`` must equal ``depends(disk)`` when both
     ``seen`` and ``depends`` are given. ``state_version`` is set to disk + 1 by this function.
     """
-    path = Path(os.path.realpath(path))
-    root = find_root(path.parent)
+    path = Path(os.path.abspath(path))  # never resolved: a link at the path is refused below
+    root = _project_root(path)
     journal_file = Path(journal) if journal is not None else journal_path(root)
     target = _rel(root, path)
     if expect_version is None and seen is not None:
         expect_version = _version_of(seen.get("state_version"))
     result = DecisionResult(INVALID, "", action=action, target=target)
     reformatted = False
-    with _WRITE_LOCK:
+    entry = {"who": who or default_who(), "via": via, "action": action, "target": target}
+
+    def intent() -> None:  # the journal line before the rename (a kill -9 after it is traceable)
+        line = {"ts": now_iso(), **entry, "params": plain(dict(params or {}))}
+        line.update(version_before=result.version_before, version_after=doc["state_version"])
+        _journal(root, journal_file, {**line, "outcome": "intent", "message": "renaming"})
+
+    with _WRITE_LOCK, contextlib.ExitStack() as held:
         try:
+            _check_writable(root, path, journal_file)
+            held.enter_context(writer_lock(root))
             clean_stale_temps(path)
             raw, st, doc = _read_state(path)
             result.version_before = disk_version = _version_of(doc.get("state_version"))
@@ -884,6 +915,10 @@ def apply_update(
                 and fingerprint(depends(seen)) != fingerprint(depends(doc))
             ):
                 problems.append("the fields this decision depends on changed")
+            own = problems and _own_write(journal_file, entry, params, expect_version, disk_version)
+            if own:
+                result.version_after = disk_version
+                raise _Refusal(APPLIED, own)
             if problems:
                 raise _Refusal(
                     CONFLICT,
@@ -899,7 +934,7 @@ def apply_update(
             message = change.message
             doc["state_version"] = (disk_version or 0) + 1
             new = dumps(doc, style).encode("utf-8")
-            outcome = _atomic_replace(path, raw, st, new, _valid_state_bytes, settle)
+            outcome = _atomic_replace(path, raw, st, new, _valid_state_bytes, settle, intent)
             if outcome.status == "changed":
                 raise _Refusal(
                     CONFLICT, f"{path.name}: {outcome.detail}. Nothing written; look again."
@@ -931,24 +966,26 @@ def apply_update(
                     result.message = f"race on {path.name}: {outcome.detail}; " + (
                         f"the decision is in the file (state_version now {now_v})"
                         if kept
-                        else "the decision is NOT in the file: look again and decide again"
+                        else _race_verdict(outcome.status)
                     )
         except _Refusal as refusal:
             result.outcome, result.message = refusal.outcome, refusal.message
+        except WriteRefused as exc:
+            result.outcome, result.message = INVALID, exc.reason
         except Exception as exc:  # an I/O failure mid-write: say so, never half-apply silently
             result.outcome = ERROR
             result.message = f"{path.name}: {type(exc).__name__}: {exc}"
         entry_params = dict(params or {})
+        if result.outcome == APPLIED and result.message.startswith("already applied"):
+            entry_params["already_applied"] = True
         if reformatted and result.outcome == APPLIED:
             entry_params["reformatted"] = True
         result.journal_error = _journal(
+            root,
             journal_file,
             {
                 "ts": now_iso(),
-                "who": who or default_who(),
-                "via": via,
-                "action": action,
-                "target": target,
+                **entry,
                 "params": plain(entry_params),
                 "version_before": result.version_before,
                 "version_after": result.version_after,
@@ -959,6 +996,67 @@ def apply_update(
     if result.journal_error:
         result.message += f" [{result.journal_error}]"
     return result
+
+
+def _own_write(
+    journal: Path,
+    entry: Mapping[str, Any],
+    params: Mapping[str, Any] | None,
+    expect_version: int | None,
+    disk_version: int | None,
+) -> str | None:
+    """A second press of the same decision, after our own write of it, is not a conflict: when
+    the journal's newest outcome for this file is our ``applied`` of the same action and
+    parameters, from the version the caller saw to the version on disk now, say so."""
+    if expect_version is None or disk_version is None:
+        return None
+    newest = next(
+        (
+            e
+            for e in reversed(read_journal(journal))
+            if e.get("target") == entry["target"]
+            and e.get("outcome") == APPLIED
+            and not (e.get("params") or {}).get("already_applied")
+        ),
+        None,
+    )
+    if newest is None:
+        return None
+    logged = {k: v for k, v in (newest.get("params") or {}).items() if k != "reformatted"}
+    if (newest.get("action"), logged) != (entry["action"], plain(dict(params or {}))):
+        return None
+    if (newest.get("version_before"), newest.get("version_after")) != (expect_version, disk_version):
+        return None
+    return (
+        f"already applied: this {entry['action']} is in the file (your earlier write, "
+        f"state_version {disk_version}); nothing written again"
+    )
+
+
+def _project_root(path: Path) -> Path:
+    """The nearest ancestor of ``path`` (as given, no link resolved) holding a ``.isdlc`` entry;
+    else its directory. Unlike ``find_root`` nothing is resolved first, so a ``.isdlc`` that
+    links outside the project cannot move the root there (and is then refused as outside)."""
+    for candidate in path.parents:
+        if os.path.lexists(candidate / ".isdlc"):
+            return candidate
+    return path.parent
+
+
+def _check_writable(root: Path, path: Path, journal: Path) -> None:
+    """Refuse a target (or journal) that is a link, not a regular file, or outside the root."""
+    check_target(root, path, may_be_missing=True)
+    if not inside(root, journal):
+        raise WriteRefused(f"{journal.name}: resolves outside the project; nothing written")
+
+
+def _race_verdict(status: str) -> str:
+    """What a reader of a race result must do. ``overwritten``: the file was read after the
+    other write and does not carry the decision. ``withdrawn``/``lost``: an owner write landed
+    on the replaced inode; what the file holds now depends on what the owner does next."""
+    if status == "overwritten":
+        return "the decision is NOT in the file: look again and decide again"
+    return "uncertain, look again before deciding again"
 
 
 def _reread(data: bytes | None) -> dict[str, Any] | None:
@@ -1387,10 +1485,11 @@ def _refuse_early(
     via: str,
     journal: str | os.PathLike[str] | None,
 ) -> DecisionResult:
-    p = Path(os.path.realpath(path))
-    root = find_root(p.parent)
+    p = Path(os.path.abspath(path))
+    root = _project_root(p)
     result = DecisionResult(INVALID, message, action=action, target=_rel(root, p))
     result.journal_error = _journal(
+        root,
         Path(journal) if journal is not None else journal_path(root),
         {
             "ts": now_iso(),
@@ -1410,7 +1509,6 @@ def _refuse_early(
 
 # ---------------------------------------------------------------------------- TDD plan approval
 
-_APPROVED_LINE = re.compile(r"^\s*(?:[-*+]\s+)?(?:\*\*|__)?approved(?:\*\*|__)?\s*:", re.I)
 _LAST_UPDATED = re.compile(r"^\s*(?:\*\*|__)?last[ _-]?updated(?:\*\*|__)?\s*:", re.I)
 _BOLD_KEY = re.compile(r"^\s*(?:\*\*|__)[^*_\n]+?:?(?:\*\*|__)\s*:?")
 _TITLE = re.compile(r"^#\s")
@@ -1432,13 +1530,12 @@ def _line_text(data: bytes, span: tuple[int, int]) -> str:
     return data[span[0] : span[1]].decode("utf-8", "replace").lstrip("\ufeff").rstrip("\r\n")
 
 
-def approval_line(data: bytes) -> str | None:
-    """The plan's ``Approved:`` line (case-insensitive, bold optional), if any."""
-    for span in _line_spans(data):
-        text = _line_text(data, span)
-        if _APPROVED_LINE.match(text):
-            return clean(text.strip())
-    return None
+def approved_text(data: bytes) -> str | None:
+    """The accepted ``Approved:`` line (cleaned, for display), if the stop hook sees one."""
+    index = approval_line(data)
+    if index is None:
+        return None
+    return clean(_line_text(data, _line_spans(data)[index]).strip())
 
 
 def approval_insertion(data: bytes, timestamp: str) -> tuple[int, bytes, str]:
@@ -1474,7 +1571,7 @@ def approval_insertion(data: bytes, timestamp: str) -> tuple[int, bytes, str]:
 
 
 def tdd_summary(progress: Path, data: bytes | None, lock: Path) -> dict[str, Any]:
-    line = approval_line(data) if data is not None else None
+    line = approved_text(data) if data is not None else None
     return {
         "tdd_file": progress.name,
         "exists": data is not None,
@@ -1496,8 +1593,8 @@ def decide_approval(
 ) -> DecisionResult:
     """``approve``: insert ``**Approved:** <now>`` into ``.tdd-progress.md`` (every other byte
     kept), then remove ``.tdd-plan-locked`` if present. ``discard``: only remove the lock."""
-    root = Path(os.path.abspath(progress)).parent  # the project root (even if the file links)
-    progress = Path(os.path.realpath(progress))
+    progress = Path(os.path.abspath(progress))  # never resolved: a link there is refused
+    root = progress.parent
     lock = root / ".tdd-plan-locked"
     journal_file = Path(journal) if journal is not None else journal_path(root)
     action = "approve --discard" if discard else "approve"
@@ -1507,14 +1604,19 @@ def decide_approval(
         params["expect_sha256"] = expect_sha256
     with _WRITE_LOCK:
         try:
-            if discard:
-                result.outcome, result.message = _discard_lock(lock)
-            else:
-                result.outcome, result.message = _approve(progress, lock, expect_sha256)
+            with writer_lock(root):
+                if discard:
+                    result.outcome, result.message = _discard_lock(lock)
+                else:
+                    _check_writable(root, progress, journal_file)
+                    result.outcome, result.message = _approve(progress, lock, expect_sha256)
+        except WriteRefused as exc:
+            result.outcome, result.message = INVALID, exc.reason
         except Exception as exc:
             result.outcome, result.message = ERROR, f"{type(exc).__name__}: {exc}"
         result.state_summary = tdd_summary(progress, _read_bytes_or_none(progress), lock)
         result.journal_error = _journal(
+            root,
             journal_file,
             {
                 "ts": now_iso(),
@@ -1547,18 +1649,18 @@ def _discard_lock(lock: Path) -> tuple[Outcome, str]:
 def _approve(progress: Path, lock: Path, expect_sha256: str | None) -> tuple[Outcome, str]:
     clean_stale_temps(progress)
     try:
-        with open(progress, "rb") as fh:
-            st = os.fstat(fh.fileno())
-            data = fh.read()
-    except FileNotFoundError:
-        return INVALID, f"no {progress.name}: nothing to approve"
+        data, st = read_regular(progress, follow_symlinks=False)
+    except ReadRefused as exc:
+        if exc.kind == "missing":
+            return INVALID, f"no {progress.name}: nothing to approve"
+        return INVALID, f"{progress.name}: {exc.reason}; nothing written"
     digest = hashlib.sha256(data).hexdigest()
     if expect_sha256 and digest != expect_sha256.lower():
         return CONFLICT, (
             f"{progress.name} changed since you looked (its sha256 is now {digest}); nothing "
             "written. Look again."
         )
-    existing = approval_line(data)
+    existing = approved_text(data)
     if existing is not None:
         return INVALID, f"already approved ({shorten(existing, 80)}); nothing written"
     if not data.strip():
@@ -1571,7 +1673,7 @@ def _approve(progress: Path, lock: Path, expect_sha256: str | None) -> tuple[Out
         return CONFLICT, f"{progress.name}: {outcome.detail}. Nothing written; look again."
     message = f"approved at {stamp} (marker inserted {where})"
     if outcome.status != "ok":
-        kept = (approval_line(outcome.current or b"") or "").endswith(stamp)
+        kept = (approved_text(outcome.current or b"") or "").endswith(stamp)
         if outcome.status != "overwritten" or not kept:
             state = "the marker is in the file" if kept else "the marker is NOT in the file"
             return RACE, f"race on {progress.name}: {outcome.detail}; {state}; lock left in place"

@@ -378,18 +378,20 @@ def test_mode_kept_and_no_temp_left(tmp_path: Path) -> None:
     assert path.stat().st_ino != inode  # replaced, not rewritten in place
     assert sorted(p.name for p in path.parent.iterdir()) == [
         "phasewatch-decisions.jsonl",
+        "phasewatch.lock",
         "state.json",
     ]
 
 
-def test_symlinked_state_is_written_through_the_link(tmp_path: Path) -> None:
+def test_symlinked_state_is_refused_and_its_target_untouched(tmp_path: Path) -> None:
     real = write_state(tmp_path / "real", feature_state())
+    before = real.read_bytes()
     (tmp_path / "proj" / ".isdlc").mkdir(parents=True)
     link = tmp_path / "proj" / ".isdlc" / "state.json"
     link.symlink_to(real)
-    result = decide.decide_review(link, "continue", journal=tmp_path / "j.jsonl")
-    assert result.outcome == "applied"
-    assert link.is_symlink() and load(real)["state_version"] == 42
+    result = decide.decide_review(link, "continue")
+    assert result.outcome == "refused-invalid" and "symbolic link" in result.message
+    assert link.is_symlink() and real.read_bytes() == before
 
 
 @pytest.mark.parametrize(("tail", "newline"), [("\n", "\n"), ("", "\r\n"), ("\r\n", "\r\n")])
