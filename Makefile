@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 RUNTIME_STAMP := $(VENV)/.installed-runtime
 
-.PHONY: demo test lint screenshots bench clean readme-rules
+.PHONY: demo test lint screenshots screenshot-web bench clean readme-rules
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +30,15 @@ test: lint
 
 screenshots: $(STAMP)
 	$(BIN)/python screenshots/make_screenshots.py
+
+# `phasewatch serve` in headless Chromium (Debian: apt-get install chromium), saved as
+# screenshots/web.png. Not part of `make test`: it needs Chromium and Node (playwright-core is
+# installed once under PW_DIR, outside the repository).
+PW_DIR ?= /tmp/phasewatch-playwright
+screenshot-web: $(STAMP)
+	test -d $(PW_DIR)/node_modules/playwright-core || \
+		npm install --prefix $(PW_DIR) --no-audit --no-fund --no-save playwright-core
+	NODE_PATH=$(PW_DIR)/node_modules $(BIN)/python screenshots/make_web_screenshot.py
 
 bench: $(STAMP)
 	$(BIN)/python bench/run_all.py

@@ -21,7 +21,8 @@ from phasewatch.core.text import clean
 from phasewatch import __version__
 
 COMMANDS = (
-    "check", "simulate", "demo", "review", "escalation", "approve", "dashboard", "serve", "config"
+    "check", "simulate", "demo", "review", "escalation", "approve", "dashboard", "serve", "config",
+    "completion",
 )
 
 EPILOG = """commands:
@@ -34,6 +35,7 @@ EPILOG = """commands:
   phasewatch approve [PATH]         approve the TDD plan (--discard removes the lock only)
   phasewatch serve [PATH]           the dashboard in a browser (loopback, token; phasewatch[web])
   phasewatch config --show          print the effective configuration
+  phasewatch completion SHELL       print a completion script (bash, zsh, tcsh)
 
 Run `phasewatch COMMAND --help` for a command's options."""
 
@@ -48,14 +50,15 @@ class _Version(argparse.Action):
         parser.exit()
 
 
-def _dashboard_parser() -> argparse.ArgumentParser:
+def _dashboard_parser(with_path: bool = True) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="phasewatch",
         description="Live dashboard and supervised review console for phased agent workflows.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("path", nargs="?", default=None, help="project directory (default: cwd)")
+    if with_path:
+        p.add_argument("path", nargs="?", default=None, help="project directory (default: cwd)")
     p.add_argument("--project", help="monorepo project id to open first")
     p.add_argument("--read-only", action="store_true", help="hide every write action")
     p.add_argument("--config", type=Path, default=None, help="config file (default: XDG)")
@@ -107,6 +110,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "approve": lambda a: _decide("approve", a),
         "serve": cmd_serve,
         "config": cmd_config,
+        "completion": cmd_completion,
     }
     try:
         return handlers[command](args)
@@ -267,17 +271,29 @@ def cmd_demo(argv: list[str]) -> int:
 
 
 def cmd_simulate(argv: list[str]) -> int:
-    from phasewatch.core.simulate.cli import add_arguments, run_from_args
+    from phasewatch.core.simulate.cli import run_from_args
+
+    return run_from_args(_simulate_parser().parse_args(argv))
+
+
+def _simulate_parser() -> argparse.ArgumentParser:
+    from phasewatch.core.simulate.cli import add_arguments
 
     p = argparse.ArgumentParser(
         prog="phasewatch simulate",
         description="Play a workflow into DIR the way the real controller and hooks write it.",
     )
     add_arguments(p)
-    return run_from_args(p.parse_args(argv))
+    return p
 
 
-def _decide(kind: str, argv: list[str]) -> int:
+def _demo_parser() -> argparse.ArgumentParser:
+    from phasewatch.tui.demo import build_parser
+
+    return build_parser()
+
+
+def _decide_parser(kind: str) -> argparse.ArgumentParser:
     from phasewatch.core import decide_cli
 
     p = argparse.ArgumentParser(prog=f"phasewatch {kind}")
@@ -287,7 +303,11 @@ def _decide(kind: str, argv: list[str]) -> int:
         "approve": decide_cli.add_approve_arguments,
     }[kind]
     add(p)
-    args = p.parse_args(argv)
+    return p
+
+
+def _decide(kind: str, argv: list[str]) -> int:
+    args = _decide_parser(kind).parse_args(argv)
     return args.decide_runner(args)
 
 
@@ -318,28 +338,101 @@ def _print_ci_format(report, kind: str) -> None:
 
 
 def cmd_serve(argv: list[str]) -> int:
-    from phasewatch.tui.serve import add_arguments, run
+    from phasewatch.tui.serve import run
+
+    return run(_serve_parser().parse_args(argv))
+
+
+def _serve_parser() -> argparse.ArgumentParser:
+    from phasewatch.tui.serve import add_arguments
 
     p = argparse.ArgumentParser(
         prog="phasewatch serve", description="The dashboard in a browser (needs phasewatch[web])."
     )
     add_arguments(p)
-    return run(p.parse_args(argv))
+    return p
+
+
+def _config_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="phasewatch config", description="The configuration file.")
+    p.add_argument("--show", action="store_true", help="print the effective configuration")
+    p.add_argument("--config", type=Path, default=None, help="a config file (default: XDG)")
+    return p
 
 
 def cmd_config(argv: list[str]) -> int:
     from phasewatch.core.config import ConfigError, load, show
 
-    p = argparse.ArgumentParser(prog="phasewatch config", description="The configuration file.")
-    p.add_argument("--show", action="store_true", help="print the effective configuration")
-    p.add_argument("--config", type=Path, default=None, help="a config file (default: XDG)")
-    args = p.parse_args(argv)
+    args = _config_parser().parse_args(argv)
     try:
         config, where = load(args.config)
     except ConfigError as exc:
         print(f"phasewatch config: {exc}", file=sys.stderr)
         return 2
     print(show(config, where) if args.show else clean(str(where)))
+    return 0
+
+
+# ------------------------------------------------------------------------------ completion
+
+#: Shells ``shtab`` writes a completion script for.
+SHELLS = ("bash", "zsh", "tcsh")
+COMPLETION_HINT = "phasewatch completion needs shtab: pip install 'phasewatch[completion]'"
+
+
+def _completion_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="phasewatch completion",
+        description="Print a shell completion script, e.g. "
+        "`phasewatch completion bash > ~/.local/share/bash-completion/completions/phasewatch`.",
+    )
+    p.add_argument("shell", choices=SHELLS, help="the shell to complete in")
+    return p
+
+
+def command_parsers() -> dict[str, Callable[[], argparse.ArgumentParser]]:
+    """Each command's parser builder: the same functions the commands parse with."""
+    return {
+        "check": _check_parser,
+        "simulate": _simulate_parser,
+        "demo": _demo_parser,
+        "review": lambda: _decide_parser("review"),
+        "escalation": lambda: _decide_parser("escalation"),
+        "approve": lambda: _decide_parser("approve"),
+        "dashboard": _dashboard_parser,
+        "serve": _serve_parser,
+        "config": _config_parser,
+        "completion": _completion_parser,
+    }
+
+
+def full_parser(directory_hint: Any = None) -> argparse.ArgumentParser:
+    """The whole command line as one argparse tree, for completion only: the dashboard's parser
+    at the root (its PATH hidden), each command's own parser as a subcommand (``main`` dispatches
+    by hand, so that a headless command never builds, or imports, the others). ``directory_hint``,
+    when given, is the ``complete`` hint of every project-directory positional."""
+    root = _dashboard_parser(with_path=False)  # TAB after `phasewatch` offers the commands
+    sub = root.add_subparsers(dest="command", metavar="COMMAND")
+    for name, build in command_parsers().items():
+        child = build()
+        about = child.description or f"phasewatch {name}"
+        sub.add_parser(name, parents=[child], add_help=False, help=about, description=about)
+    if directory_hint is not None:
+        for parser in (root, *sub.choices.values()):
+            for action in parser._actions:
+                if not action.option_strings and action.dest in ("path", "directory"):
+                    action.complete = directory_hint  # type: ignore[attr-defined]
+    return root
+
+
+def cmd_completion(argv: list[str]) -> int:
+    args = _completion_parser().parse_args(argv)
+    try:
+        import shtab
+    except ImportError:
+        print(COMPLETION_HINT, file=sys.stderr)
+        return 2
+    print(shtab.complete(full_parser(shtab.DIRECTORY), shell=args.shell))
     return 0
 
 
