@@ -982,7 +982,7 @@ def test_real_validator_v7_v8_lines():
     assert stale.message.startswith("3 stale write(s) caught (lines 1, 2, 3)")
     assert (stale.actual, stale.expected) == (41, "state_version >= 43")
     regression = by["HOOK-REGRESSION"]
-    assert regression.message.startswith("1 regression(s) caught (lines 6)")
+    assert regression.message.startswith("1 regression(s) caught (line 6)")
     assert regression.actual == "phase_status '05-test-strategy' completed -> in_progress"
 
 

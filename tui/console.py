@@ -104,10 +104,16 @@ class Decision:
     the same look, and the second one after an applied write would be refused against our own
     write."""
 
-    label: str
+    label: str  # the writer's action name ("review continue"), as journaled
     call: Callable[[], decide.DecisionResult] = field(compare=False)
     own_path: Path | None
     seen: tuple[str, object]
+
+    @property
+    def shown(self) -> str:
+        """The label in plain words for toasts: ``gate: review`` (not ``review review``)."""
+        kind, _, rest = self.label.partition(" ")
+        return f"gate: {rest}" if kind == "review" and rest else self.label
 
 
 class DecisionDone(Message):
@@ -353,10 +359,10 @@ class ReviewConsole:
     def submit(self, decision: Decision, asker: MessagePump) -> None:
         """Run ``decision`` in a thread worker, unless read-only mode refuses it or it repeats a
         decision on the same look (in flight, or already applied: our own write)."""
-        if self.refuse_read_only(decision.label):
+        if self.refuse_read_only(decision.shown):
             return
         if decision.seen in self._in_flight:
-            self.app.notify(f"{decision.label}: already being written.", markup=False, timeout=3)
+            self.app.notify(f"{decision.shown}: already being written.", markup=False, timeout=3)
             return
         applied = self._applied.get(decision.seen)
         if applied is not None:
@@ -374,11 +380,11 @@ class ReviewConsole:
     def _repeat(self, decision: Decision, applied: decide.DecisionResult) -> None:
         version = f" (v{applied.version_after})" if applied.version_after is not None else ""
         if applied.action == decision.label:
-            message = f"{decision.label}: already applied{version}; nothing more to write."
+            message = f"{decision.shown}: already applied{version}; nothing more to write."
         else:
             message = (
                 f"{applied.action} was just applied{version} to what you are looking at: "
-                f"{decision.label} was not written. Look again once the view updates."
+                f"{decision.shown} was not written. Look again once the view updates."
             )
         self.app.notify(message, markup=False, timeout=5)
 
@@ -405,12 +411,12 @@ class ReviewConsole:
             if decision.own_path is not None:
                 self.own_write(decision.own_path, done.stamp)
             self.app.notify(
-                clean(result.message), title=f"{decision.label}: applied", markup=False, timeout=5
+                clean(result.message), title=f"{decision.shown}: applied", markup=False, timeout=5
             )
             return
         self.app.notify(
             clean(result.message),
-            title=f"{decision.label}: {result.outcome}",
+            title=f"{decision.shown}: {result.outcome}",
             severity="error",
             markup=False,
             timeout=8,
@@ -419,7 +425,7 @@ class ReviewConsole:
 
         summary = result.state_summary
         line = decide.describe_summary(summary) if summary else "(the file could not be read)"
-        title = f"{decision.label}: {result.outcome} — nothing was decided"
+        title = f"{decision.shown}: {result.outcome} — nothing was decided"
         self.app.push_screen(RefusalDialog(title, result.message, summary, line))
 
     # ------------------------------------------------------------------ palette

@@ -27,6 +27,7 @@ from typing import Any
 
 from phasewatch.core.config import ConfigError
 from phasewatch.core.config import load as load_config
+from phasewatch.core.text import plural
 from phasewatch.tui.app import PhasewatchApp
 from textual import events
 
@@ -460,7 +461,8 @@ def _headless(args: argparse.Namespace, root: Path) -> int:
             counts = report.summary
             print(
                 f"  v{snap.version if snap else '?'} {where}: "
-                f"{counts['error']} errors, {counts['warning']} warnings, {counts['info']} info",
+                f"{plural(counts['error'], 'error')}, {plural(counts['warning'], 'warning')}, "
+                f"{counts['info']} info",
                 flush=True,
             )
     except KeyboardInterrupt:

@@ -104,8 +104,10 @@ _ALLOWED = "allow"
 
 
 def _lines(nums: list[int], count: int) -> str:
+    """``line 12`` or ``lines 12, 40, …`` (the word agrees with what follows)."""
     shown = ", ".join(str(n) for n in nums[:FIRST_LINES])
-    return shown + (", …" if count > FIRST_LINES else "")
+    word = "line" if count == 1 else "lines"
+    return f"{word} {shown}" + (", …" if count > FIRST_LINES else "")
 
 
 class _Seen:
@@ -253,7 +255,7 @@ class HookAudit:
         first: HookRecord = seen.first  # type: ignore[assignment]
         return None if not seen.count else _at(first, R_INVALID_LINE, source, (
             "compact JSON object: ts, hook, event, phase, agent, reason", first.error,
-            f"{seen.count} unusable line(s) (lines {seen.shown()}): "
+            f"{seen.count} unusable line(s) ({seen.shown()}): "
             f"{first.error}; e.g. {shorten(first.raw or '', 60)!r}",
         ))  # fmt: skip
 
@@ -263,7 +265,7 @@ class HookAudit:
         notes = ", ".join(f"{k} ×{v}" for k, v in self._odd_notes.most_common())
         return None if not seen.count else _at(first, R_SCHEMA, source, (
             ", ".join(KEYS), "; ".join(n for n in first.notes if not n.startswith("unknown")),
-            f"{seen.count} line(s) deviate from the log format (lines {seen.shown()}): {notes}",
+            f"{seen.count} line(s) deviate from the log format ({seen.shown()}): {notes}",
         ))  # fmt: skip
 
     def _unknown_finding(self, source: str) -> Finding | None:
@@ -312,7 +314,7 @@ class HookAudit:
         r, m = seen.last or (None, None)  # type: ignore[misc]
         return None if not seen.count else _at(r, R_STALE_WRITE, source, (
             f"state_version >= {m.group(2)}", None if m.group(1) is None else int(m.group(1)),
-            f"{seen.count} stale write(s) caught (lines {seen.shown()}); "
+            f"{seen.count} stale write(s) caught ({seen.shown()}); "
             f"last: {shorten(r.reason or '', 80)}",
         ))  # fmt: skip
 
@@ -321,7 +323,7 @@ class HookAudit:
         r, m = seen.last or (None, None)  # type: ignore[misc]
         return None if not seen.count else _at(r, R_REGRESSION, source, (
             "no regression", shorten(m.group(1), 80),
-            f"{seen.count} regression(s) caught (lines {seen.shown()}); "
+            f"{seen.count} regression(s) caught ({seen.shown()}); "
             f"last: {shorten(r.reason or '', 80)}",
         ))  # fmt: skip
 
@@ -332,7 +334,7 @@ class HookAudit:
         return None if not seen.count else _at(r, R_TS_ORDER, source, (
             f">= {before.isoformat()}", r.ts,
             f"{seen.count} timestamp(s) go backwards by more than {tolerance:g} s "
-            f"(lines {seen.shown()})",
+            f"({seen.shown()})",
         ))  # fmt: skip
 
 
