@@ -171,12 +171,39 @@ def find_root(
     return start
 
 
+def _searchable(directory: Path) -> bool:
+    """False when ``directory`` exists but its entries cannot be looked up (mode 000 for us):
+    ``Path.exists()`` raises there instead of answering."""
+    try:
+        os.stat(directory / "state.json")
+    except PermissionError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
 def discover(
     path: str | os.PathLike[str] | None = None, env: dict[str, str] | None = None
 ) -> Project:
     root = find_root(path, env)
     project = Project(root=root)
     isdlc = project.isdlc_dir
+    if not _searchable(isdlc):
+        project.findings.append(
+            make(
+                R_UNREADABLE,
+                source=project.rel(isdlc),
+                path="",
+                expected="a directory phasewatch can list and read",
+                actual="permission denied",
+                message=f"{project.rel(isdlc)} cannot be searched (permission denied): no "
+                "workflow file in it can be read",
+                hint=f"Give your user read and search rights: chmod u+rx {project.rel(isdlc)}",
+            )
+        )
+        project.states.append(StateSource("", isdlc / "state.json", root.name))
+        return project
     mono_file = isdlc / "monorepo.json"
     if mono_file.exists():
         project.monorepo = True

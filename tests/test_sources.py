@@ -228,3 +228,30 @@ def test_read_json_never_raises(tmp_path, blob):
     p.write_bytes(blob)
     r = read_json(p, retries=0)
     assert r.status in {"ok", "torn", "invalid", "not_object"}
+
+
+def test_an_unsearchable_isdlc_is_a_finding_with_the_fix_not_a_traceback(tmp_path, monkeypatch, capsys):
+    """Mode 000 on .isdlc for a non-root user (simulated: root ignores modes): every lookup
+    inside it fails with EACCES, where Path.exists() raises instead of answering."""
+    import os
+
+    from phasewatch.tui.cli import main
+
+    (tmp_path / ".isdlc").mkdir()
+    (tmp_path / ".isdlc" / "state.json").write_text("{}")
+    inside = str(tmp_path / ".isdlc") + os.sep
+    real_stat, real_open = os.stat, os.open
+
+    def deny(fn):
+        def call(path, *args, **kwargs):
+            if os.fspath(path).startswith(inside):
+                raise PermissionError(13, "Permission denied", os.fspath(path))
+            return fn(path, *args, **kwargs)
+
+        return call
+
+    monkeypatch.setattr(os, "stat", deny(real_stat))
+    monkeypatch.setattr(os, "open", deny(real_open))
+    assert main(["check", str(tmp_path)]) == 2
+    out = capsys.readouterr().out
+    assert "cannot be searched" in out and "chmod u+rx .isdlc" in out and "Traceback" not in out
