@@ -6,7 +6,8 @@ programs own":
 1. read the file's raw bytes and parse them (strict JSON, no repair; a torn read is retried);
 2. compare-and-swap: ``state_version`` and the fields the decision depends on must still be what
    the caller saw (``expect_version``, ``seen``), otherwise nothing is written;
-3. change only the fields the protocol names and set ``state_version`` to disk + 1;
+3. change only the fields the protocol names and set ``state_version`` to disk + 1 (1 when the
+   disk's is missing, zero or negative: ``writeState``'s rule);
 4. write ``.<name>.phasewatch-<pid>.tmp`` in the same directory, fsync, ``os.replace``, fsync the
    directory, keeping the file's mode (and owner where possible) and its formatting;
 5. look again: an owner write that landed on the replaced inode is put back at once (our
@@ -24,13 +25,15 @@ What each decision writes (nothing else; ``state_version`` = disk + 1 always):
 - review ``continue`` (status gate_presented): append ``{phase, action: "continue", timestamp}``
   to ``active_workflow.review_history``; delete ``supervised_review``.
 - review ``review`` (gate_presented): ``status = "reviewing"``, ``paused_at = now``.
-- review ``resume`` (reviewing): append ``{phase, action: "review", paused_at, resumed_at,
-  timestamp}``; delete ``supervised_review``.
+- review ``resume`` (reviewing): append ``{phase, action: "review", timestamp, paused_at,
+  resumed_at}`` (``recordReviewAction``'s key order); delete ``supervised_review``.
 - review ``redo`` (gate_presented or reviewing, redo_count < 3, guidance): ``redo_count += 1``,
   guidance appended to ``redo_guidance_history``, ``status = "redo_pending"``,
   ``phases[k].status`` and ``phase_status[k]`` = ``in_progress`` (index unchanged).
-- escalation ``retry``: ``active_workflow.recovery_action = {type: "retry", phase, timestamp}``,
-  ``phases[k].retry_count += 1`` (created; only when ``phases[k]`` exists),
+- escalation ``retry``: what ``workflow-retry.cjs`` does: ``active_workflow.recovery_action =
+  {type: "retry", phase, timestamp}``; when ``phases[k]`` exists, ``test_iteration``,
+  ``constitutional_validation`` and ``interactive_elicitation`` deleted from it (the first and
+  last from its ``iteration_requirements`` too) and ``retry_count += 1`` (created);
   ``pending_escalations = []``.
 - escalation ``skip``: ``pending_escalations = []`` only. Marking the task done and starting the
   next phase is the controller's part (seed 003 TS-015); ``recovery_action`` has no skip type,
@@ -704,6 +707,11 @@ def _obj(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def next_version(disk: int | None) -> int:
+    """``writeState``'s rule: disk + 1 when disk is a positive number, else 1."""
+    return disk + 1 if disk is not None and disk > 0 else 1
+
+
 def _version_of(value: Any) -> int | None:
     return int(value) if isinstance(value, int) and not isinstance(value, bool) else None
 
@@ -932,7 +940,7 @@ def apply_update(
             if isinstance(change, str):
                 change = Change(change)
             message = change.message
-            doc["state_version"] = (disk_version or 0) + 1
+            doc["state_version"] = next_version(disk_version)
             new = dumps(doc, style).encode("utf-8")
             outcome = _atomic_replace(path, raw, st, new, _valid_state_bytes, settle, intent)
             if outcome.status == "changed":
@@ -1159,12 +1167,12 @@ def _review_mutation(action: str, guidance: str | None) -> Mutation:
             if status != "reviewing":
                 raise _invalid(f"resume needs a gate under review; {label} is {status!r}")
             history = _history(aw, "review_history")
-            entry = {
+            entry = {  # recordReviewAction's key order: phase, action, timestamp, then details
                 "phase": phase,
                 "action": "review",
+                "timestamp": now,
                 "paused_at": sr.get("paused_at"),
                 "resumed_at": now,
-                "timestamp": now,
             }
             history.append(entry)
             del aw["supervised_review"]
@@ -1316,6 +1324,36 @@ def workflow_metrics(snapshots: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+#: What ``workflow-retry.cjs`` deletes from the phase record (and from its
+#: ``iteration_requirements``) so the phase re-runs from a clean iteration state.
+RETRY_CLEARS = ("test_iteration", "constitutional_validation", "interactive_elicitation")
+
+
+def _js_truthy(value: Any) -> bool:
+    """JavaScript's truthiness (an empty object or array is true), as the framework tests it."""
+    if isinstance(value, (dict, list)):
+        return True
+    return bool(value) and value == value  # NaN is false
+
+
+def _reset_for_retry(record: dict[str, Any]) -> list[str]:
+    """Delete the iteration state the way ``workflow-retry.cjs`` does; the names cleared."""
+    cleared = []
+    reqs = record.get("iteration_requirements")
+    for key in RETRY_CLEARS:
+        hit = False
+        nested = key != "constitutional_validation" and isinstance(reqs, dict)
+        if nested and _js_truthy(reqs.get(key)):
+            del reqs[key]
+            hit = True
+        if _js_truthy(record.get(key)):
+            del record[key]
+            hit = True
+        if hit:
+            cleared.append(key)
+    return cleared
+
+
 def _escalation_mutation(action: str, reason: str | None) -> Mutation:
     def mutate(doc: dict[str, Any]) -> Change:
         esc = doc.get("pending_escalations")
@@ -1347,8 +1385,11 @@ def _escalation_mutation(action: str, reason: str | None) -> Mutation:
                     retries = 0
                 if not isinstance(retries, int) or isinstance(retries, bool):
                     raise _invalid(f"phases.{label}.retry_count is not an integer; not touched")
+                cleared = _reset_for_retry(record)
                 record["retry_count"] = retries + 1
-                note = f", retry_count {retries + 1}"
+                note = f", retry_count {retries + 1}" + (
+                    f", cleared {', '.join(cleared)}" if cleared else ""
+                )
             else:
                 note = f" (no phases.{label} record: retry_count not set)"
             recovery = {"type": "retry", "phase": phase, "timestamp": now}
