@@ -1324,6 +1324,42 @@ def workflow_metrics(snapshots: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def _workflow_id(aw: Mapping[str, Any]) -> str | None:
+    """``artifact_prefix + "-" + zeroPad(counter_used, 4)``, null when either is missing."""
+    prefix, counter = aw.get("artifact_prefix"), _version_of(aw.get("counter_used"))
+    if not isinstance(prefix, str) or not prefix or counter is None:
+        return None
+    return f"{prefix}-{counter:04d}"
+
+
+def _cancelled_entry(
+    doc: Mapping[str, Any], aw: Mapping[str, Any], now: str, reason: str
+) -> dict[str, Any]:
+    """The orchestrator's cancellation entry (00-sdlc-orchestrator.md, "Cancellation Process"),
+    its keys in that order; the workflow's other fields follow, so nothing the audit or a
+    person reads (``artifact_folder``, ``review_history``) is lost. ``git_branch`` is copied as
+    it is: abandoning the branch is a git operation phasewatch does not perform."""
+    snapshots = phase_snapshots(doc, aw)
+    entry = {
+        "type": aw.get("type"),
+        "id": _workflow_id(aw),
+        "description": aw.get("description"),
+        "started_at": aw.get("started_at"),
+        "cancelled_at": now,
+        "cancelled_at_phase": aw.get("current_phase"),
+        "cancellation_reason": reason,
+        "status": "cancelled",
+        "merged_commit": None,
+        "phases": copy.deepcopy(aw.get("phases")),
+        "phase_snapshots": snapshots,
+        "metrics": workflow_metrics(snapshots),
+    }
+    if "git_branch" in aw:
+        entry["git_branch"] = aw["git_branch"]
+    entry.update((k, v) for k, v in aw.items() if k not in entry)
+    return entry
+
+
 #: What ``workflow-retry.cjs`` deletes from the phase record (and from its
 #: ``iteration_requirements``) so the phase re-runs from a clean iteration state.
 RETRY_CLEARS = ("test_iteration", "constitutional_validation", "interactive_elicitation")
@@ -1417,14 +1453,7 @@ def _escalation_mutation(action: str, reason: str | None) -> Mutation:
                 history = doc["workflow_history"] = []
             if not isinstance(history, list):
                 raise _invalid("workflow_history is not a list; not touched")
-            snapshots = phase_snapshots(doc, aw)
-            entry = dict(aw)
-            entry["status"] = "cancelled"
-            entry["cancelled_at"] = now
-            entry["cancellation_reason"] = text
-            entry["phase_snapshots"] = snapshots
-            entry["metrics"] = workflow_metrics(snapshots)
-            history.append(entry)
+            history.append(_cancelled_entry(doc, aw, now, text))
             if len(history) > MAX_WORKFLOW_HISTORY:
                 del history[: len(history) - MAX_WORKFLOW_HISTORY]
             doc["active_workflow"] = None

@@ -222,14 +222,21 @@ def test_cancel_archives_the_workflow(tmp_path: Path) -> None:
         for k in aw["phases"]
     ]
     minutes = sum(s["timing"]["wall_clock_minutes"] for s in snapshots if s["timing"])
-    entry = dict(aw)
-    entry.update(
-        status="cancelled",
-        cancelled_at=NOW,
-        cancellation_reason="wrong scope",
-        phase_snapshots=snapshots,
-        metrics={"phases_completed": 7, "total_phases": 9, "wall_clock_minutes": minutes},
-    )
+    entry = {  # the orchestrator's documented keys, in its order, then the workflow's others
+        "type": aw.get("type"),
+        "id": None,
+        "description": aw.get("description"),
+        "started_at": aw.get("started_at"),
+        "cancelled_at": NOW,
+        "cancelled_at_phase": aw.get("current_phase"),
+        "cancellation_reason": "wrong scope",
+        "status": "cancelled",
+        "merged_commit": None,
+        "phases": aw["phases"],
+        "phase_snapshots": snapshots,
+        "metrics": {"phases_completed": 7, "total_phases": 9, "wall_clock_minutes": minutes},
+    }
+    entry.update((k, v) for k, v in aw.items() if k not in entry)
     want["workflow_history"].append(entry)
     want["active_workflow"] = None
     want["pending_escalations"] = []

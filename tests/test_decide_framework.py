@@ -52,3 +52,18 @@ def test_state_version_follows_write_states_rule(tmp_path: Path, disk, after) ->
     path = write_state(tmp_path, state)
     result = decide.decide_review(path, "continue")
     assert result.outcome == "applied" and load(path)["state_version"] == after
+
+
+def test_cancel_entry_has_the_orchestrators_keys_first(tmp_path: Path) -> None:
+    state = feature_state(escalations=1)
+    state["active_workflow"].update(artifact_prefix="REQ", counter_used=7)
+    path = write_state(tmp_path, state)
+    result = decide.decide_escalation(path, "cancel", reason="scope")
+    assert result.outcome == "applied", result.message
+    entry = load(path)["workflow_history"][-1]
+    assert list(entry)[:12] == [
+        "type", "id", "description", "started_at", "cancelled_at", "cancelled_at_phase",
+        "cancellation_reason", "status", "merged_commit", "phases", "phase_snapshots", "metrics",
+    ]  # fmt: skip
+    assert entry["id"] == "REQ-0007" and entry["merged_commit"] is None
+    assert entry["cancelled_at_phase"] == state["active_workflow"]["current_phase"]
