@@ -6,7 +6,8 @@ programs own":
 1. read the file's raw bytes and parse them (strict JSON, no repair; a torn read is retried);
 2. compare-and-swap: ``state_version`` and the fields the decision depends on must still be what
    the caller saw (``expect_version``, ``seen``), otherwise nothing is written;
-3. change only the fields the protocol names and set ``state_version`` to disk + 1;
+3. change only the fields the protocol names and set ``state_version`` to disk + 1 (1 when the
+   disk's is missing, zero or negative: ``writeState``'s rule);
 4. write ``.<name>.phasewatch-<pid>.tmp`` in the same directory, fsync, ``os.replace``, fsync the
    directory, keeping the file's mode (and owner where possible) and its formatting;
 5. look again: an owner write that landed on the replaced inode is put back at once (our
@@ -24,13 +25,15 @@ What each decision writes (nothing else; ``state_version`` = disk + 1 always):
 - review ``continue`` (status gate_presented): append ``{phase, action: "continue", timestamp}``
   to ``active_workflow.review_history``; delete ``supervised_review``.
 - review ``review`` (gate_presented): ``status = "reviewing"``, ``paused_at = now``.
-- review ``resume`` (reviewing): append ``{phase, action: "review", paused_at, resumed_at,
-  timestamp}``; delete ``supervised_review``.
+- review ``resume`` (reviewing): append ``{phase, action: "review", timestamp, paused_at,
+  resumed_at}`` (``recordReviewAction``'s key order); delete ``supervised_review``.
 - review ``redo`` (gate_presented or reviewing, redo_count < 3, guidance): ``redo_count += 1``,
   guidance appended to ``redo_guidance_history``, ``status = "redo_pending"``,
   ``phases[k].status`` and ``phase_status[k]`` = ``in_progress`` (index unchanged).
-- escalation ``retry``: ``active_workflow.recovery_action = {type: "retry", phase, timestamp}``,
-  ``phases[k].retry_count += 1`` (created; only when ``phases[k]`` exists),
+- escalation ``retry``: what ``workflow-retry.cjs`` does: ``active_workflow.recovery_action =
+  {type: "retry", phase, timestamp}``; when ``phases[k]`` exists, ``test_iteration``,
+  ``constitutional_validation`` and ``interactive_elicitation`` deleted from it (the first and
+  last from its ``iteration_requirements`` too) and ``retry_count += 1`` (created);
   ``pending_escalations = []``.
 - escalation ``skip``: ``pending_escalations = []`` only. Marking the task done and starting the
   next phase is the controller's part (seed 003 TS-015); ``recovery_action`` has no skip type,
@@ -704,6 +707,11 @@ def _obj(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def next_version(disk: int | None) -> int:
+    """``writeState``'s rule: disk + 1 when disk is a positive number, else 1."""
+    return disk + 1 if disk is not None and disk > 0 else 1
+
+
 def _version_of(value: Any) -> int | None:
     return int(value) if isinstance(value, int) and not isinstance(value, bool) else None
 
@@ -932,7 +940,7 @@ def apply_update(
             if isinstance(change, str):
                 change = Change(change)
             message = change.message
-            doc["state_version"] = (disk_version or 0) + 1
+            doc["state_version"] = next_version(disk_version)
             new = dumps(doc, style).encode("utf-8")
             outcome = _atomic_replace(path, raw, st, new, _valid_state_bytes, settle, intent)
             if outcome.status == "changed":
@@ -1159,12 +1167,12 @@ def _review_mutation(action: str, guidance: str | None) -> Mutation:
             if status != "reviewing":
                 raise _invalid(f"resume needs a gate under review; {label} is {status!r}")
             history = _history(aw, "review_history")
-            entry = {
+            entry = {  # recordReviewAction's key order: phase, action, timestamp, then details
                 "phase": phase,
                 "action": "review",
+                "timestamp": now,
                 "paused_at": sr.get("paused_at"),
                 "resumed_at": now,
-                "timestamp": now,
             }
             history.append(entry)
             del aw["supervised_review"]
@@ -1316,36 +1324,68 @@ def workflow_metrics(snapshots: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-# What the framework's workflow-retry.cjs deletes from the phase record, at the phase and under
-# iteration_requirements (left in place, the next failing test run would be iteration 11 of 10
-# and the phase would escalate again at once).
+def _workflow_id(aw: Mapping[str, Any]) -> str | None:
+    """``artifact_prefix + "-" + zeroPad(counter_used, 4)``, null when either is missing."""
+    prefix, counter = aw.get("artifact_prefix"), _version_of(aw.get("counter_used"))
+    if not isinstance(prefix, str) or not prefix or counter is None:
+        return None
+    return f"{prefix}-{counter:04d}"
+
+
+def _cancelled_entry(
+    doc: Mapping[str, Any], aw: Mapping[str, Any], now: str, reason: str
+) -> dict[str, Any]:
+    """The orchestrator's cancellation entry (00-sdlc-orchestrator.md, "Cancellation Process"),
+    its keys in that order; the workflow's other fields follow, so nothing the audit or a
+    person reads (``artifact_folder``, ``review_history``) is lost. ``git_branch`` is copied as
+    it is: abandoning the branch is a git operation phasewatch does not perform."""
+    snapshots = phase_snapshots(doc, aw)
+    entry = {
+        "type": aw.get("type"),
+        "id": _workflow_id(aw),
+        "description": aw.get("description"),
+        "started_at": aw.get("started_at"),
+        "cancelled_at": now,
+        "cancelled_at_phase": aw.get("current_phase"),
+        "cancellation_reason": reason,
+        "status": "cancelled",
+        "merged_commit": None,
+        "phases": copy.deepcopy(aw.get("phases")),
+        "phase_snapshots": snapshots,
+        "metrics": workflow_metrics(snapshots),
+    }
+    if "git_branch" in aw:
+        entry["git_branch"] = aw["git_branch"]
+    entry.update((k, v) for k, v in aw.items() if k not in entry)
+    return entry
+
+
+#: What ``workflow-retry.cjs`` deletes from the phase record (and from its
+#: ``iteration_requirements``) so the phase re-runs from a clean iteration state.
 RETRY_CLEARS = ("test_iteration", "constitutional_validation", "interactive_elicitation")
 
 
 def _js_truthy(value: Any) -> bool:
-    """JavaScript's truthiness (``if (x)``): objects and arrays are true even when empty."""
-    if value is None or value is False or value == "":
-        return False
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return value != 0 and value == value  # 0 and NaN are false
-    return True
+    """JavaScript's truthiness (an empty object or array is true), as the framework tests it."""
+    if isinstance(value, (dict, list)):
+        return True
+    return bool(value) and value == value  # NaN is false
 
 
 def _reset_for_retry(record: dict[str, Any]) -> list[str]:
-    """Clear the phase's iteration state exactly like ``workflow-retry.cjs`` (which deletes a
-    field only when it is truthy); returns the names cleared, in its order."""
+    """Delete the iteration state the way ``workflow-retry.cjs`` does; the names cleared."""
     cleared = []
-    nested = record.get("iteration_requirements")
+    reqs = record.get("iteration_requirements")
     for key in RETRY_CLEARS:
-        found = False
-        in_nested = isinstance(nested, dict) and key != "constitutional_validation"
-        if in_nested and _js_truthy(nested.get(key)):
-            del nested[key]
-            found = True
+        hit = False
+        nested = key != "constitutional_validation" and isinstance(reqs, dict)
+        if nested and _js_truthy(reqs.get(key)):
+            del reqs[key]
+            hit = True
         if _js_truthy(record.get(key)):
             del record[key]
-            found = True
-        if found:
+            hit = True
+        if hit:
             cleared.append(key)
     return cleared
 
@@ -1381,11 +1421,11 @@ def _escalation_mutation(action: str, reason: str | None) -> Mutation:
                     retries = 0
                 if not isinstance(retries, int) or isinstance(retries, bool):
                     raise _invalid(f"phases.{label}.retry_count is not an integer; not touched")
-                cleared_state = _reset_for_retry(record)
+                cleared = _reset_for_retry(record)
                 record["retry_count"] = retries + 1
-                note = f", retry_count {retries + 1}"
-                if cleared_state:
-                    note += f"; cleared {', '.join(cleared_state)}"
+                note = f", retry_count {retries + 1}" + (
+                    f", cleared {', '.join(cleared)}" if cleared else ""
+                )
             else:
                 note = f" (no phases.{label} record: retry_count not set)"
             recovery = {"type": "retry", "phase": phase, "timestamp": now}
@@ -1413,14 +1453,7 @@ def _escalation_mutation(action: str, reason: str | None) -> Mutation:
                 history = doc["workflow_history"] = []
             if not isinstance(history, list):
                 raise _invalid("workflow_history is not a list; not touched")
-            snapshots = phase_snapshots(doc, aw)
-            entry = dict(aw)
-            entry["status"] = "cancelled"
-            entry["cancelled_at"] = now
-            entry["cancellation_reason"] = text
-            entry["phase_snapshots"] = snapshots
-            entry["metrics"] = workflow_metrics(snapshots)
-            history.append(entry)
+            history.append(_cancelled_entry(doc, aw, now, text))
             if len(history) > MAX_WORKFLOW_HISTORY:
                 del history[: len(history) - MAX_WORKFLOW_HISTORY]
             doc["active_workflow"] = None
