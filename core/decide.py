@@ -81,6 +81,7 @@ from typing import Any, Literal
 
 from .files.lock import writer_lock
 from .files.read import MAX_BYTES, ReadRefused, read_regular
+from .files.read import _read_fd as read_capped
 from .files.write import (
     WriteRefused,
     append_line,
@@ -498,17 +499,9 @@ _fsync_dir = fsync_dir  # a module global, so tests can interpose on the directo
 
 
 def _read_fd(fd: int) -> bytes:
-    """The whole file behind ``fd`` (a regular file), at most ``MAX_BYTES`` + 1 bytes."""
-    chunks = []
-    left = MAX_BYTES + 1
+    """The whole file behind ``fd`` (a regular file) from its start, at most the cap + 1 bytes."""
     os.lseek(fd, 0, os.SEEK_SET)
-    while left > 0:
-        chunk = os.read(fd, min(left, 1 << 16))
-        if not chunk:
-            break
-        chunks.append(chunk)
-        left -= len(chunk)
-    return b"".join(chunks)
+    return read_capped(fd, MAX_BYTES + 1)
 
 
 def _read_bytes(path: Path) -> bytes:

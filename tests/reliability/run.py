@@ -58,13 +58,18 @@ def _state() -> dict:
     }  # fmt: skip
 
 
-def owner_race(tmp: Path) -> dict[str, int]:
-    owner_writes = 300 if SMALL else 1200
+def _project(tmp: Path, program: str) -> tuple[Path, Path]:
     (tmp / ".isdlc").mkdir()
     path = tmp / ".isdlc" / "state.json"
     path.write_text(json.dumps(_state(), indent=2))
-    script = tmp / "owner.py"
-    script.write_text(OWNER)
+    script = tmp / "program.py"
+    script.write_text(program)
+    return path, script
+
+
+def owner_race(tmp: Path) -> dict[str, int]:
+    owner_writes = 300 if SMALL else 1200
+    path, script = _project(tmp, OWNER)
     owner = subprocess.Popen([sys.executable, str(script), str(path), str(owner_writes), "3"])
     tried = kept = reported_races = crashes = 0
     while owner.poll() is None:
@@ -109,11 +114,7 @@ print(bad)
 
 def two_writers(tmp: Path) -> dict[str, int]:
     n = 50 if SMALL else 250
-    (tmp / ".isdlc").mkdir()
-    path = tmp / ".isdlc" / "state.json"
-    path.write_text(json.dumps(_state(), indent=2))
-    script = tmp / "writer.py"
-    script.write_text(WRITER)
+    path, script = _project(tmp, WRITER)
     procs = [subprocess.Popen([sys.executable, str(script), str(path), str(n), t],
                               stdout=subprocess.PIPE, text=True) for t in "ab"]  # fmt: skip
     outs = [p.communicate(timeout=300)[0] for p in procs]
