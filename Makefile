@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 RUNTIME_STAMP := $(VENV)/.installed-runtime
 
-.PHONY: demo test lint screenshots screenshot-web bench clean readme-rules
+.PHONY: demo test lint screenshots screenshot-web bench clean readme-rules reliability
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -42,6 +42,11 @@ screenshot-web: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/run_all.py
+
+# The writer against a racing owner, a second writer and planted links, with counts (non-zero
+# exit on any crash, hang, data lost or misreport). RELIABILITY_SCALE=small for CI.
+reliability: $(STAMP)
+	$(BIN)/python tests/reliability/run.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache build dist *.egg-info

@@ -81,6 +81,7 @@ from typing import Any, Literal
 
 from .files.lock import writer_lock
 from .files.read import MAX_BYTES, ReadRefused, read_regular
+from .files.read import _read_fd as read_capped
 from .files.write import (
     WriteRefused,
     append_line,
@@ -212,25 +213,37 @@ def js_string(text: str) -> str:
 
 
 def js_number(value: float | int) -> str:
-    """``JSON.stringify`` of a number."""
+    """``JSON.stringify`` of a number: ECMAScript ``Number::toString`` (``null`` for NaN and the
+    infinities). An integer is held as JS holds it, a double: exact below 2**53, else rounded.
+    The one number formatter (the simulator's JSON writer uses it too)."""
+    if isinstance(value, bool):
+        raise TypeError("booleans are not numbers here")
     if isinstance(value, int):
-        return str(value)
+        if abs(value) < 2**53:
+            return str(value)
+        value = float(value)
     if value != value or value in (float("inf"), float("-inf")):
         return "null"
     if value == 0:
-        return "0"
-    if value.is_integer() and abs(value) < 1e21:
-        if abs(value) < 2**53:
-            return str(int(value))
-        return format(Decimal(repr(value)), "f").split(".")[0]  # shortest digits, then zeros
-    text = repr(value)
-    if "e" not in text:
-        return text
-    mantissa, exp_text = text.split("e")
-    exp = int(exp_text)
-    if -7 < exp < 21:
-        return format(Decimal(text), "f")
-    return f"{mantissa}e{'+' if exp > 0 else '-'}{abs(exp)}"
+        return "0"  # also -0
+    # repr() is the shortest round-tripping decimal: the digits JS chooses.
+    _sign, digit_tuple, exponent = Decimal(repr(abs(value))).as_tuple()
+    assert isinstance(exponent, int)
+    digits = "".join(map(str, digit_tuple)).lstrip("0")
+    stripped = digits.rstrip("0")
+    exponent += len(digits) - len(stripped)
+    k = len(stripped)
+    n = exponent + k  # value = 0.d1d2...dk * 10^n
+    if k <= n <= 21:
+        text = stripped + "0" * (n - k)
+    elif 0 < n <= 21:
+        text = stripped[:n] + "." + stripped[n:]
+    elif -6 < n <= 0:
+        text = "0." + "0" * (-n) + stripped
+    else:
+        mantissa = stripped if k == 1 else stripped[0] + "." + stripped[1:]
+        text = f"{mantissa}e{'+' if n > 1 else '-'}{abs(n - 1)}"
+    return ("-" if value < 0 else "") + text
 
 
 _WS = re.compile(r"[ \t\n\r]*")
@@ -321,7 +334,7 @@ def parse_document(text: str) -> Any:
                 num = _with_literal(LiteralFloat, num, lit)
         else:
             num = int(lit)
-            if str(num) != lit:
+            if js_number(num) != lit:  # -0, or beyond 2**53 (JS would round it)
                 num = _with_literal(LiteralInt, num, lit)
         return num, m.end()
 
@@ -486,17 +499,9 @@ _fsync_dir = fsync_dir  # a module global, so tests can interpose on the directo
 
 
 def _read_fd(fd: int) -> bytes:
-    """The whole file behind ``fd`` (a regular file), at most ``MAX_BYTES`` + 1 bytes."""
-    chunks = []
-    left = MAX_BYTES + 1
+    """The whole file behind ``fd`` (a regular file) from its start, at most the cap + 1 bytes."""
     os.lseek(fd, 0, os.SEEK_SET)
-    while left > 0:
-        chunk = os.read(fd, min(left, 1 << 16))
-        if not chunk:
-            break
-        chunks.append(chunk)
-        left -= len(chunk)
-    return b"".join(chunks)
+    return read_capped(fd, MAX_BYTES + 1)
 
 
 def _read_bytes(path: Path) -> bytes:
