@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from .diff import capped_paths
-from .findings import Finding, Severity, get_rule, sort_findings
+from .findings import Finding, Severity, is_transition, sort_findings
 from .hooklog import HookAudit, HookCounts, HookLogTailer, TailResult, count_lines, line_starts
 from .hooklog.store import KEEP_BYTES, HookStore, rotation_notice
 from .snapshot import Snapshot, observe
@@ -251,12 +251,6 @@ def view_entry(entry: Observation) -> ViewEntry:
         note=note,
     )
 
-
-def is_transition(f: Finding) -> bool:
-    try:
-        return get_rule(f.rule_id).scope == "transition"
-    except KeyError:
-        return f.rule_id.startswith("TR-")
 
 
 def attention(snap: Snapshot | None) -> tuple[bool, int]:

@@ -21,7 +21,7 @@ from ..text import shorten
 from . import rules
 from .checksums import ChecksumState
 from .dates import ParsedDate, parse_date
-from .entry import Entry, TimelineEntry, parse_notes_md
+from .entry import Entry, PluginTimelineEntry, parse_notes_md
 from .frontmatter import load_yaml_literal
 from .handoff import REQUIRED_SECTIONS, ContinueHere, parse_continue_here
 from .handoff_fields import CONTRACT_FILES, STAGE_MARKERS, VALID_CH_STATUS
@@ -46,11 +46,11 @@ __all__ = [
     "Entry",
     "ParsedDate",
     "PluginRecord",
+    "PluginTimelineEntry",
     "PluginsMd",
     "Registry",
     "Status",
     "TableRow",
-    "TimelineEntry",
     "audit_plugins",
     "fix_mojibake",
     "load_registry",

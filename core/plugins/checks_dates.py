@@ -7,7 +7,7 @@ from ..text import shorten
 from ._ctx import Ctx
 from ._emit import Emitter
 from .dates import ParsedDate, parse_date
-from .entry import TimelineEntry
+from .entry import PluginTimelineEntry
 from .rules import R_DATE_FORMAT, R_DATE_INVALID, R_TIMELINE_FORMAT, R_TIMELINE_ORDER
 
 
@@ -63,10 +63,10 @@ def check_timeline_format(em: Emitter, c: Ctx) -> None:
             )
 
 
-def _out_of_order(timeline: list[TimelineEntry]) -> list[tuple[TimelineEntry, TimelineEntry]]:
+def _out_of_order(timeline: list[PluginTimelineEntry]) -> list[tuple[PluginTimelineEntry, PluginTimelineEntry]]:
     """(entry, the latest earlier entry it precedes) for every entry dated too early."""
     out = []
-    latest: TimelineEntry | None = None
+    latest: PluginTimelineEntry | None = None
     for t in timeline:
         value = t.date.value if t.date else None
         if value is None:

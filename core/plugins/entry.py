@@ -33,7 +33,7 @@ _VERSION_LABEL = re.compile(r"v?\d+(?:\.\d+){1,3}(?:[-+.\w]*)")
 
 
 @dataclass(slots=True)
-class TimelineEntry:
+class PluginTimelineEntry:
     """One Lifecycle Timeline item; ``problem`` says why it is not the system's format."""
 
     index: int
@@ -55,7 +55,7 @@ class Entry:
     fields: dict[str, str] = field(default_factory=dict)  # lower-cased key -> raw value
     field_lines: dict[str, int] = field(default_factory=dict)
     bulleted: list[str] = field(default_factory=list)  # fields written as `- **Key:**`
-    timeline: list[TimelineEntry] = field(default_factory=list)
+    timeline: list[PluginTimelineEntry] = field(default_factory=list)
 
     @property
     def in_plugins_md(self) -> bool:
@@ -116,11 +116,11 @@ def _timeline_problem(head: str, parsed: ParsedDate, label: str | None, strict: 
     return None
 
 
-def timeline_entry(index: int, line_no: int, body: str) -> TimelineEntry:
+def timeline_entry(index: int, line_no: int, body: str) -> PluginTimelineEntry:
     """One ``- **YYYY-MM-DD (Stage N):** text`` item (also ``(vX.Y.Z)``, or no label)."""
     m = _TL_BOLD.match(body) or _TL_PLAIN.match(body)
     if not m:
-        return TimelineEntry(index, line_no, body, None, None, body, "no `**date:**` head")
+        return PluginTimelineEntry(index, line_no, body, None, None, body, "no `**date:**` head")
     head, text = m.group(1), m.group(2).strip()
     label = None
     lm = _TL_LABEL.search(head)
@@ -131,7 +131,7 @@ def timeline_entry(index: int, line_no: int, body: str) -> TimelineEntry:
     parsed = parse_date(head)
     stage = label_stage(label) if label is not None else None
     problem = _timeline_problem(head, parsed, label, bool(_TL_STRICT.match(body)))
-    return TimelineEntry(index, line_no, body, parsed, stage, text, problem)
+    return PluginTimelineEntry(index, line_no, body, parsed, stage, text, problem)
 
 
 class EntryReader:
