@@ -128,6 +128,14 @@ def apply_rule_overrides(findings: Iterable[Finding], rules: dict[str, Override]
     return out
 
 
+def apply_config(findings: Iterable[Finding], config: Config) -> list[Finding]:
+    """``findings`` as the user configured them: a SYNC-AGENT finding about an agent named in
+    ``[agents] extra`` is dropped (that agent is accepted), then ``[rules]`` applies."""
+    extra = set(config.agents.extra)
+    kept = [f for f in findings if not (f.rule_id == "SYNC-AGENT" and f.actual in extra)]
+    return apply_rule_overrides(kept, config.rules)
+
+
 def show(config: Config, where: Path) -> str:
     """``phasewatch config --show``: the effective config as TOML, with where it came from."""
     lines = [f"# effective configuration (file: {_name(where)}"

@@ -65,3 +65,18 @@ async def test_the_configs_theme_is_applied(tmp_path):
     async with app.run_test() as pilot:
         await pilot.pause()
         assert app.theme == "textual-light"
+
+
+async def test_the_overview_applies_the_config_to_its_findings(tmp_path):
+    from phasewatch.core.config import Agents
+
+    state = F.feature_state()
+    state["active_agent"] = "my-custom-agent"
+    write_state(tmp_path / ".isdlc" / "state.json", state)
+    for config, shown in ((Config(), True), (Config(agents=Agents(extra=("my-custom-agent",))), False)):
+        app = app_for(tmp_path, config)
+        async with app.run_test() as pilot:
+            await wait_until(pilot, lambda a=app: a.updates_applied > 0)
+            await pilot.pause()
+            rules = {item.finding.rule_id for item in app.screen.query_one("#findings").items.values()}
+            assert ("SYNC-AGENT" in rules) is shown

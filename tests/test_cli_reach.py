@@ -68,3 +68,18 @@ def test_version():
     proc = subprocess.run([sys.executable, "-m", "phasewatch", "--version"],
                           capture_output=True, text=True)
     assert proc.returncode == 0 and proc.stdout.startswith("phasewatch ")
+
+
+def test_an_extra_agent_from_the_config_is_accepted(tmp_path, capsys):
+    state = factories.feature_state()
+    state["active_agent"] = "my-custom-agent"
+    (tmp_path / ".isdlc").mkdir()
+    (tmp_path / ".isdlc" / "state.json").write_text(json.dumps(state, indent=2))
+    main(["check", str(tmp_path), "--json"])
+    before = {f["rule_id"] for f in json.loads(capsys.readouterr().out)["findings"]}
+    assert "SYNC-AGENT" in before
+    config = tmp_path / "c.toml"
+    config.write_text('[agents]\nextra = ["my-custom-agent"]\n')
+    main(["check", str(tmp_path), "--json", "--config", str(config)])
+    after = {f["rule_id"] for f in json.loads(capsys.readouterr().out)["findings"]}
+    assert after == before - {"SYNC-AGENT"}

@@ -163,13 +163,12 @@ def cmd_check(argv: list[str]) -> int:
         else:
             print(msg, file=sys.stderr)
         return 2
-    overrides = _rule_overrides(args.config)
-    if overrides is None:
+    config = _check_config(args.config)
+    if config is None:
         return 2
-    if overrides:
-        from phasewatch.core.config import apply_rule_overrides
+    from phasewatch.core.config import apply_config
 
-        report.findings = apply_rule_overrides(report.findings, overrides)
+    report.findings = apply_config(report.findings, config)
     if args.format in ("sarif", "github"):
         _print_ci_format(report, args.format)
     elif args.json:
@@ -311,16 +310,16 @@ def _decide(kind: str, argv: list[str]) -> int:
     return args.decide_runner(args)
 
 
-def _rule_overrides(path: Path | None) -> dict[str, str] | None:
-    """The config's per-rule severities ({} when none; None after printing why it is unusable)."""
+def _check_config(path: Path | None):
+    """The config (agents accepted, per-rule severities); None after printing why it is
+    unusable."""
     from phasewatch.core.config import ConfigError, load
 
     try:
-        config, _where = load(path)
+        return load(path)[0]
     except ConfigError as exc:
-        print(f"phasewatch check: {clean(str(exc))}", file=sys.stderr)
+        print(f"phasewatch check: {exc}", file=sys.stderr)
         return None
-    return dict(config.rules)
 
 
 def _print_ci_format(report, kind: str) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
+from phasewatch.core.config import apply_config
 from phasewatch.core.findings import Severity
 from phasewatch.core.session import SessionUpdate
 from phasewatch.core.text import shorten
@@ -108,7 +109,7 @@ class OverviewScreen(UpdateScreen):
         header.show(snap, now, fallback, plan_waiting, other_data_hint(update))
         self.query_one("#pipeline", Pipeline).show(snap, now)
         self.query_one("#matrix", LocationMatrix).show(snap.rows if snap is not None else [])
-        findings = update.findings_for(pid)
+        findings = apply_config(update.findings_for(pid), self.pw_app.config)
         recent = update.events_for(pid)[-MAX_EVENTS_SHOWN:]
         items: list[Item] = standing(findings) + events(
             (e.seq, e.state_version, e.finding) for e in reversed(recent)
