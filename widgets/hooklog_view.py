@@ -28,7 +28,7 @@ from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.cache import LRUCache
@@ -137,6 +137,18 @@ class HookLogView(ScrollView, can_focus=True):
             super().__init__()
             self.view = view
             self.follow = follow
+
+        @property
+        def control(self) -> HookLogView:
+            return self.view
+
+    class RowChosen(Message):
+        """The user asked to read one row whole (a click on it, or ``d`` for the top row)."""
+
+        def __init__(self, view: HookLogView, record: int) -> None:
+            super().__init__()
+            self.view = view
+            self.record = record
 
         @property
         def control(self) -> HookLogView:
@@ -425,6 +437,16 @@ class HookLogView(ScrollView, can_focus=True):
         if follow and self.is_mounted:
             self._scroll_to_end()
         self.post_message(self.FollowChanged(self, follow))
+
+    def _choose(self, row: int) -> None:
+        if 0 <= row < self.shown:
+            self.post_message(self.RowChosen(self, self.record_at(row)))
+
+    def action_detail(self) -> None:
+        self._choose(int(self.scroll_y))
+
+    def on_click(self, event: events.Click) -> None:
+        self._choose(int(self.scroll_y) + event.y)
 
     def action_toggle_follow(self) -> None:
         self.follow = not self.follow

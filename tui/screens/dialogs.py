@@ -215,3 +215,42 @@ class RefusalDialog(ModalScreen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+
+class DetailDialog(ModalScreen[None]):
+    """Fields of one item in full (a hook-log row): labels and values, every value cleaned and
+    shown as plain text. Escape/Enter closes; nothing here decides anything."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,enter", "close", "Close"),
+    ]
+    DEFAULT_CSS = (
+        DIALOG_CSS.format(cls="DetailDialog")
+        + """
+    DetailDialog VerticalScroll { height: auto; max-height: 24; }
+    """
+    )
+
+    def __init__(self, title: str, fields: list[tuple[str, object]]) -> None:
+        super().__init__()
+        self.title_text = clean(title)
+        self.fields = [(clean(label), clean("" if value is None else str(value)))
+                       for label, value in fields]
+
+    @property
+    def text(self) -> str:
+        return "\n".join(f"{label}: {value}" for label, value in self.fields)
+
+    def compose(self) -> ComposeResult:
+        width = max((len(label) for label, _ in self.fields), default=0)
+        body = Text()
+        for label, value in self.fields:
+            body.append(f"{label:>{width}} ", style="bold")
+            body.append(value + "\n")
+        with Vertical() as box:
+            box.border_title = plain_title(self.title_text)
+            with VerticalScroll():
+                yield Static(body, markup=False)
+
+    def action_close(self) -> None:
+        self.dismiss(None)

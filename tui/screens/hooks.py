@@ -12,6 +12,7 @@ from textual.binding import Binding, BindingType
 from textual.widget import Widget
 from textual.widgets import Static
 
+from .dialogs import DetailDialog
 from .panels import PanelScreen
 
 
@@ -31,6 +32,7 @@ class HookActivityScreen(PanelScreen):
         Binding("b", "blocks_only", "Blocks only"),
         Binding("f", "follow", "Follow"),
         Binding("escape", "clear_filters", "Clear filters"),
+        Binding("d", "detail", "Row detail"),
     ]
 
     # the log, not the search box, has the focus: digits still switch screens
@@ -127,3 +129,14 @@ class HookActivityScreen(PanelScreen):
 
 
 # ---------------------------------------------------------------------------- 3 timeline
+
+    def action_detail(self) -> None:
+        self.query_one(HookLogView).action_detail()
+
+    def on_hook_log_view_row_chosen(self, message: HookLogView.RowChosen) -> None:
+        """A row asked for whole (click, or d): every field, the reason uncut."""
+        fields = message.view.record_fields(message.record)
+        order = ("ts", "hook", "event", "phase", "agent", "reason", "line_no", "marker",
+                 "error", "raw")
+        rows = [(key, fields[key]) for key in order if fields.get(key) not in (None, "")]
+        self.app.push_screen(DetailDialog(f"Hook log line {fields.get('line_no')}", rows))
