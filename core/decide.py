@@ -672,14 +672,14 @@ def default_who() -> str:
     return f"{user}@{host}"
 
 
-def _journal(root: Path, journal: Path, entry: dict[str, Any]) -> str | None:
+def _journal(root: Path, journal: Path, entry: dict[str, Any], sync: bool = True) -> str | None:
     """Append one line (a single write on an O_APPEND descriptor of a regular file inside the
     project, never through a link); the error text, if any."""
     line = (json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n").encode(
         "utf-8", "backslashreplace"
     )
     try:
-        append_line(root, journal, line)
+        append_line(root, journal, line, sync=sync)
     except OSError as exc:
         why = exc.reason if isinstance(exc, WriteRefused) else exc.strerror or exc
         return f"journal {journal.name} not written: {why}"
@@ -907,7 +907,9 @@ def apply_update(
     def intent() -> None:  # the journal line before the rename (a kill -9 after it is traceable)
         line = {"ts": now_iso(), **entry, "params": plain(dict(params or {}))}
         line.update(version_before=result.version_before, version_after=doc["state_version"])
-        _journal(root, journal_file, {**line, "outcome": "intent", "message": "renaming"})
+        # not fsynced: it must survive a kill -9 (the page cache does), and it sits between the
+        # read and the rename, where every millisecond is a chance for the owner to write
+        _journal(root, journal_file, {**line, "outcome": "intent", "message": "renaming"}, False)
 
     with _WRITE_LOCK, contextlib.ExitStack() as held:
         try:
@@ -1021,8 +1023,8 @@ def _own_write(
     """A second press of the same decision, after our own write of it, is not a conflict: when
     the journal's newest outcome for this file is our ``applied`` of the same action and
     parameters, from the version the caller saw to the version on disk now, say so."""
-    if expect_version is None or disk_version is None:
-        return None
+    if expect_version is None or disk_version != next_version(expect_version):
+        return None  # our own write moved the version by exactly one step; the journal is not read
     newest = next(
         (
             e

@@ -96,14 +96,16 @@ def create_exclusive(path: Path, data: bytes, mode: int, owner: tuple[int, int] 
     os.close(fd)
 
 
-def append_line(root: Path, path: Path, line: bytes) -> None:
-    """One ``write`` of ``line`` on an ``O_APPEND`` descriptor of a regular file in ``root``."""
+def append_line(root: Path, path: Path, line: bytes, *, sync: bool = True) -> None:
+    """One ``write`` of ``line`` on an ``O_APPEND`` descriptor of a regular file in ``root``;
+    ``sync=False`` skips the fsync (the line survives a killed process, not a power cut)."""
     if not inside(root, path):
         raise WriteRefused(f"{Path(path).name}: resolves outside the project; not written")
     fd = open_regular(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
     try:
         os.write(fd, line)
-        os.fsync(fd)
+        if sync:
+            os.fsync(fd)
     finally:
         os.close(fd)
 
