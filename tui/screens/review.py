@@ -1,8 +1,9 @@
-"""The supervised review gate panel: a ``ModalScreen`` opened by the app when a gate is
-presented (once per presentation; ``g`` brings it back).
+"""The supervised review gate panel: a ``ModalScreen`` the user opens with ``g`` when a gate is
+presented (a gate is announced, never opened over the screen by itself).
 
 It shows the phase, its review summary (``.isdlc/reviews/phase-NN-summary.md``, read in a thread
-by :func:`core.review.read_review_summary`, shown as plain text), the phase's artifacts, timing
+by :func:`core.review.read_review_summary`, rendered as Markdown: :func:`summary_body`), the
+phase's artifacts, timing
 and findings. Keys: ``c`` Continue, ``r`` Review (pause), then ``u`` Resume; ``d`` Redo (asks for
 guidance; hidden once ``redo_count`` reaches 3); Escape closes without deciding. Every decision
 goes through the console service (:class:`tui.console.ReviewConsole`) to ``core.decide`` in a
@@ -20,6 +21,8 @@ from phasewatch.core.review import GateView, read_review_summary, review_summary
 from phasewatch.core.sources import Project
 from phasewatch.core.text import clean
 from phasewatch.widgets.footer import KeyFooter
+from rich.console import RenderableType
+from rich.markdown import Markdown
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -215,8 +218,7 @@ class GatePanel(ModalScreen[None]):
         self.summary_loaded = True
         box = self.query_one("#gate-summary-box")
         box.border_title = Content(f"Review summary · {label}")
-        body = Text(text) if text is not None else Text(f"{label} is missing.", style="dim")
-        self.query_one("#gate-summary", Static).update(body)
+        self.query_one("#gate-summary", Static).update(summary_body(label, text))
 
     # ------------------------------------------------------------------ actions
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -290,3 +292,12 @@ class GatePanel(ModalScreen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+
+def summary_body(label: str, text: str | None) -> RenderableType:
+    """The review summary rendered as Markdown (headings, lists, tables, code) by Rich's parser,
+    which never reads Textual markup; ``hyperlinks=False`` shows a link as text and its address,
+    so nothing in the (untrusted, already cleaned) file is clickable."""
+    if text is None:
+        return Text(f"{label} is missing.", style="dim")
+    return Markdown(text, hyperlinks=False)
