@@ -345,10 +345,10 @@ class HookStore:
         return list(self._markers.values())
 
     def kind(self, row: int) -> int:
-        return self._kind[row]
+        return self._kind[row] if 0 <= row < len(self._kind) else KIND_INVALID
 
     def line_no(self, row: int) -> int:
-        return self._line_no[row]
+        return self._line_no[row] if 0 <= row < len(self._line_no) else 0
 
     def value(self, field: str, row: int) -> str | None:
         """A few-valued field of a filled row."""
@@ -371,6 +371,10 @@ class HookStore:
             self._cache.move_to_end(row)
             return cached
         with self._lock:
+            if not 0 <= row < len(self._kind):
+                # dropped by a rewrite while a viewer still counted it (the worker shrinks the
+                # store; the view learns the new count at its next update): not an error
+                return _gone(0, 0)
             record = self._read(row)
         self._cache[row] = record
         if len(self._cache) > _CACHE:
