@@ -7,6 +7,7 @@ that its owner writes non-atomically: an empty or cut document is retried briefl
 
 from __future__ import annotations
 
+import codecs
 import json
 import os
 import time
@@ -14,10 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from .files.read import MAX_BYTES, ReadRefused, read_regular
 from .findings import Finding, Severity, make, rule
-from .text import clean_json, decode
+from .text import clean_json, decode, json_is_clean
 
-MAX_JSON_BYTES = 32 * 1024 * 1024  # a real state.json is KBs; larger is a finding, not a parse
+MAX_JSON_BYTES = MAX_BYTES  # a real state.json is KBs; larger is a finding, not a parse
 
 R_MISSING = rule(
     "READ-MISSING",
@@ -255,75 +257,79 @@ def _looks_torn(text: str, exc: json.JSONDecodeError) -> bool:
     return "\n" not in stripped[exc.pos :] and not stripped.endswith("}")
 
 
+class _NotJson(ValueError):
+    """Valid for Python's json module but rejected by the owner's ``JSON.parse``."""
+
+
+def _reject_constant(name: str) -> float:
+    raise _NotJson(f"{name} is not JSON (the owner's JSON.parse rejects it)")
+
+
+def _parse(raw: bytes) -> tuple[ReadStatus, Any, str | None]:
+    """Parse ``raw`` exactly as strictly as the owner's ``JSON.parse(readFileSync(p, 'utf8'))``:
+    a byte order mark and ``NaN``/``Infinity`` are errors there, so they are here."""
+    if raw.startswith(codecs.BOM_UTF8):
+        return "invalid", None, "starts with a byte order mark (the owner's JSON.parse rejects it)"
+    text = raw.decode("utf-8", errors="replace")
+    try:
+        data = json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        if not text.strip():
+            return "torn", None, "empty file"
+        status: ReadStatus = "torn" if _looks_torn(text, exc) else "invalid"
+        return status, None, f"{exc.msg} at line {exc.lineno} column {exc.colno}"
+    except _NotJson as exc:
+        return "invalid", None, str(exc)
+    except (RecursionError, ValueError) as exc:
+        return "invalid", None, type(exc).__name__
+    if not isinstance(data, dict):
+        return "not_object", None, f"top level is {type(data).__name__}"
+    return "ok", data if json_is_clean(raw) else clean_json(data), None
+
+
+_REFUSED_STATUS: dict[str, ReadStatus] = {"changed while reading": "torn"}
+
+
 def read_json(path: Path, *, retries: int = 3, delay: float = 0.015) -> ReadResult:
-    """Read and parse a JSON object file; never raises. Every string in it is cleaned."""
+    """Read (:func:`read_regular`) and parse a JSON object file; never raises. Every string in
+    it is cleaned. Torn and invalid documents are read again up to ``retries`` times."""
     attempts = 0
-    last: ReadResult | None = None
     while True:
         attempts += 1
-        stamp = FileStamp.of(path)
         try:
-            with open(path, "rb") as fh:
-                raw = fh.read(MAX_JSON_BYTES + 1)
-        except FileNotFoundError:
-            return ReadResult(path, "missing", error="file not found", attempts=attempts)
-        except (IsADirectoryError, PermissionError, OSError) as exc:
-            return ReadResult(path, "unreadable", error=_os_error(exc), attempts=attempts)
-        if len(raw) > MAX_JSON_BYTES:
-            return ReadResult(
-                path,
-                "too_large",
-                error=f"over {MAX_JSON_BYTES} bytes",
-                stamp=stamp,
-                attempts=attempts,
-            )
-        text = raw.decode("utf-8-sig", errors="replace")
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            status: ReadStatus = "torn" if _looks_torn(text, exc) else "invalid"
-            where = (
-                "empty file"
-                if not text.strip()
-                else f"{exc.msg} at line {exc.lineno} column {exc.colno}"
-            )
-            last = ReadResult(path, status, error=where, stamp=stamp, attempts=attempts)
-        except (RecursionError, ValueError) as exc:
-            last = ReadResult(
-                path, "invalid", error=type(exc).__name__, stamp=stamp, attempts=attempts
-            )
-        else:
-            if not isinstance(data, dict):
-                return ReadResult(
-                    path,
-                    "not_object",
-                    error=f"top level is {type(data).__name__}",
-                    stamp=stamp,
-                    attempts=attempts,
-                )
-            return ReadResult(path, "ok", data=clean_json(data), stamp=stamp, attempts=attempts)
-        if attempts > retries:
-            return last
+            raw, st = read_regular(path, cap=MAX_JSON_BYTES)
+        except ReadRefused as exc:
+            status = _refused_status(exc)
+            if status != "torn" or attempts > retries:
+                return ReadResult(path, status, error=exc.reason, attempts=attempts)
+            time.sleep(delay)
+            continue
+        stamp = FileStamp(st.st_size, st.st_mtime_ns, st.st_ino)
+        status, data, error = _parse(raw)
+        if status not in ("torn", "invalid") or attempts > retries:
+            return ReadResult(path, status, data, error, stamp, attempts)
         time.sleep(delay)
 
 
-def _os_error(exc: OSError) -> str:
-    return f"{type(exc).__name__}: {exc.strerror or exc}"
+def _refused_status(exc: ReadRefused) -> ReadStatus:
+    if exc.missing:
+        return "missing"
+    if exc.reason.startswith("too large"):
+        return "too_large"
+    return _REFUSED_STATUS.get(exc.reason, "unreadable")
 
 
 def read_bytes(path: Path, *, max_bytes: int = 8 * 1024 * 1024) -> tuple[bytes | None, str | None]:
-    """Read at most ``max_bytes`` of a file; returns (bytes, error)."""
+    """Read a whole regular file of at most ``max_bytes`` (:func:`read_regular`); returns
+    (bytes, None) or (None, a plain reason: "file not found", "too large (...)", ...)."""
     try:
-        with open(path, "rb") as fh:
-            return fh.read(max_bytes), None
-    except FileNotFoundError:
-        return None, "file not found"
-    except OSError as exc:
-        return None, _os_error(exc)
+        return read_regular(path, cap=max_bytes)[0], None
+    except ReadRefused as exc:
+        return None, exc.reason
 
 
 def read_text(path: Path, *, max_bytes: int = 8 * 1024 * 1024) -> tuple[str | None, str | None]:
-    """Read a text file (cleaned); returns (text, error). Larger files are cut at ``max_bytes``."""
+    """Read a text file (cleaned); returns (text, error). Larger files are refused."""
     raw, error = read_bytes(path, max_bytes=max_bytes)
     return (decode(raw), None) if raw is not None else (None, error)
 

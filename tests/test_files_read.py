@@ -140,7 +140,7 @@ def test_reads_at_most_cap_plus_one(tmp_path, monkeypatch):
 
 def test_missing_file(tmp_path):
     exc = refused(tmp_path / "nope")
-    assert exc.reason == "not found"
+    assert exc.reason == "file not found"
     assert exc.missing and exc.errno == errno.ENOENT
     assert isinstance(exc, OSError)
 
@@ -277,8 +277,8 @@ def test_unknown_os_error_reason_is_plain(tmp_path, monkeypatch):
 def test_reason_never_names_the_path(tmp_path):
     hostile = tmp_path / "\x1b]52;c;aGk=\x07[bold]x"
     exc = refused(hostile)
-    assert exc.reason == "not found"
-    assert str(exc) == "not found"
+    assert exc.reason == "file not found"
+    assert str(exc) == "file not found"
 
 
 @settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])

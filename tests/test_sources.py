@@ -1,9 +1,15 @@
 import json
 import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from phasewatch.core.files import read as read_mod
 from phasewatch.core.sources import (
     MAX_JSON_BYTES,
     StateReader,
@@ -155,26 +161,24 @@ def test_permission_denied(tmp_path):
     p.chmod(0)
     try:
         r = read_json(p)
-        assert r.status == "unreadable" and "Permission" in r.error
+        assert r.status == "unreadable" and r.error == "permission denied"
     finally:
         p.chmod(0o644)
 
 
 def test_permission_denied_simulated(tmp_path, monkeypatch):
-    import builtins
-
     p = tmp_path / "s.json"
     write(p, "{}")
-    real_open = builtins.open
+    real_open = os.open
 
     def deny(file, *a, **k):
         if str(file) == str(p):
             raise PermissionError(13, "Permission denied")
         return real_open(file, *a, **k)
 
-    monkeypatch.setattr(builtins, "open", deny)
+    monkeypatch.setattr(read_mod.os, "open", deny)
     r = read_json(p)
-    assert r.status == "unreadable" and "Permission denied" in r.error
+    assert r.status == "unreadable" and r.error == "permission denied"
 
 
 def test_huge_file_is_refused_without_parsing(tmp_path):
@@ -228,3 +232,119 @@ def test_read_json_never_raises(tmp_path, blob):
     p.write_bytes(blob)
     r = read_json(p, retries=0)
     assert r.status in {"ok", "torn", "invalid", "not_object"}
+
+
+# ------------------------------------------------------------------ as strict as the owner
+
+
+@pytest.mark.parametrize(
+    ("content", "error"),
+    [
+        (b'\xef\xbb\xbf{"state_version": 1}', "byte order mark"),
+        (b'{"state_version": 1, "x": NaN}', "NaN is not JSON"),
+        (b'{"state_version": 1, "x": Infinity}', "Infinity is not JSON"),
+        (b'{\n  "x": -Infinity\n}', "-Infinity is not JSON"),
+    ],
+    ids=["bom", "nan", "infinity", "minus-infinity"],
+)
+def test_what_json_parse_rejects_is_invalid(tmp_path, content, error):
+    """The owner reads with ``JSON.parse(fs.readFileSync(p, 'utf8'))``, which throws on a BOM and
+    on NaN/Infinity (checked with node, see test_owner_json_parse_agrees): never ``ok`` here."""
+    p = tmp_path / "s.json"
+    write(p, content)
+    r = read_json(p, retries=0)
+    assert r.status == "invalid" and r.data is None
+    assert error in r.error
+
+
+def test_invalid_state_is_a_read_error_finding(tmp_path):
+    p = tmp_path / "s.json"
+    write(p, b'{"x": NaN}')
+    _result, data, findings = StateReader(p, ".isdlc/state.json").read()
+    assert data is None
+    assert [f.rule_id for f in findings] == ["READ-INVALID"]
+    assert "NaN is not JSON" in findings[0].message
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_owner_json_parse_agrees(tmp_path):
+    """The oracle: node's JSON.parse on the same bytes throws exactly where we say invalid."""
+    cases = {
+        "bom": b'\xef\xbb\xbf{"a": 1}',
+        "nan": b'{"a": NaN}',
+        "inf": b'{"a": Infinity}',
+        "ninf": b'{"a": -Infinity}',
+        "ok": b'{"a": 1e999, "b": "\\ud800"}',
+    }
+    for name, content in cases.items():
+        write(tmp_path / f"{name}.json", content)
+    script = (
+        "const fs = require('fs');"
+        "for (const f of process.argv.slice(1)) {"
+        " try { JSON.parse(fs.readFileSync(f, 'utf8')); console.log('ok'); }"
+        " catch (e) { console.log('throws'); } }"
+    )
+    paths = [str(tmp_path / f"{name}.json") for name in cases]
+    out = subprocess.run(["node", "-e", script, *paths], capture_output=True, text=True, check=True)
+    node = out.stdout.split()
+    ours = ["ok" if read_json(Path(p), retries=0).ok else "throws" for p in paths]
+    assert ours == node == ["throws", "throws", "throws", "throws", "ok"]
+
+
+def test_lone_surrogate_is_cleaned_away(tmp_path):
+    p = tmp_path / "s.json"
+    write(p, b'{"a": "x\\ud800y", "\\udfff": 1}')
+    r = read_json(p)
+    assert r.ok and r.data == {"a": "xy", "": 1}
+    json.dumps(r.data, ensure_ascii=False).encode("utf-8")  # printable and encodable
+
+
+# ------------------------------------------------------------------ torn reads (issue 13 item 9)
+
+
+_OWNER_WRITER = """
+import json, sys
+path, cycles = sys.argv[1], int(sys.argv[2])
+docs = [json.dumps({"state_version": n, "pad": chr(97 + n % 26) * 3000}, indent=2).encode()
+        for n in range(26)]
+for n in range(cycles):
+    with open(path, "r+b", buffering=0) as fh:  # the owner's way: truncate, then write
+        fh.truncate(0)
+        doc = docs[n % 26]
+        fh.write(doc[: len(doc) // 2])
+        fh.write(doc[len(doc) // 2 :])
+"""
+
+
+def slow_reads(fd: int, n: int, *, real_read=os.read) -> bytes:
+    """``os.read`` as a loaded machine or a large file does it: in parts, with pauses."""
+    time.sleep(0.00005)
+    return real_read(fd, min(n, 1024))
+
+
+def test_torn_reads_never_parse_as_a_state(tmp_path, monkeypatch):
+    """Another process truncates then writes thousands of times, each document as long as the
+    last, while we read (slowly, in parts): every ``ok`` read is one whole document, never the
+    start of write N with the end of write N+1 (which would parse: a mixed ``pad``)."""
+    monkeypatch.setattr(read_mod.os, "read", slow_reads)
+    p = tmp_path / "state.json"
+    whole = {
+        json.dumps({"state_version": n, "pad": chr(97 + n % 26) * 3000}, indent=2).encode()
+        for n in range(26)
+    }
+    write(p, b"{}")
+    writer = subprocess.Popen([sys.executable, "-c", _OWNER_WRITER, str(p), "5000"])
+    statuses: dict[str, int] = {}
+    try:
+        while writer.poll() is None:
+            r = read_json(p, retries=0)
+            statuses[r.status] = statuses.get(r.status, 0) + 1
+            if r.ok and r.data != {}:
+                raw = json.dumps(r.data, indent=2).encode()
+                assert raw in whole, f"a torn read parsed as a state after {statuses}"
+    finally:
+        writer.kill()
+        writer.wait()
+    assert writer.returncode == 0
+    assert set(statuses) <= {"ok", "torn"}, statuses
+    assert statuses.get("ok", 0) > 0

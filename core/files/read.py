@@ -49,7 +49,7 @@ _OPEN_FLAGS = (
 _CHUNK = 1024 * 1024
 
 _ERRNO_REASONS = {
-    errno.ENOENT: "not found",
+    errno.ENOENT: "file not found",
     errno.EACCES: "permission denied",
     errno.EPERM: "permission denied",
     errno.EISDIR: "is a directory",
