@@ -1,18 +1,25 @@
 # The whole set-up is `make demo` (watch a simulated workflow) or `make test`.
-# Both create .venv with the Python on PATH (3.11+) and install what they need.
+# Both create .venv with the Python on PATH (3.11+) and install what they need: the demo only
+# the runtime (its own stamp), the tests and tools the test extras too.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+RUNTIME_STAMP := $(VENV)/.installed-runtime
 
-.PHONY: demo test lint screenshots bench clean readme-rules
+.PHONY: demo test lint screenshots screenshot-web bench clean readme-rules reliability
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
-	@touch $(STAMP)
+	@touch $(STAMP) $(RUNTIME_STAMP)
 
-demo: $(STAMP)
+$(RUNTIME_STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e .
+	@touch $(RUNTIME_STAMP)
+
+demo: $(RUNTIME_STAMP)
 	$(BIN)/phasewatch demo
 
 lint: $(STAMP)
@@ -24,8 +31,22 @@ test: lint
 screenshots: $(STAMP)
 	$(BIN)/python screenshots/make_screenshots.py
 
+# `phasewatch serve` in headless Chromium (Debian: apt-get install chromium), saved as
+# screenshots/web.png. Not part of `make test`: it needs Chromium and Node (playwright-core is
+# installed once under PW_DIR, outside the repository).
+PW_DIR ?= /tmp/phasewatch-playwright
+screenshot-web: $(STAMP)
+	test -d $(PW_DIR)/node_modules/playwright-core || \
+		npm install --prefix $(PW_DIR) --no-audit --no-fund --no-save playwright-core
+	NODE_PATH=$(PW_DIR)/node_modules $(BIN)/python screenshots/make_web_screenshot.py
+
 bench: $(STAMP)
 	$(BIN)/python bench/run_all.py
+
+# The writer against a racing owner, a second writer and planted links, with counts (non-zero
+# exit on any crash, hang, data lost or misreport). RELIABILITY_SCALE=small for CI.
+reliability: $(STAMP)
+	$(BIN)/python tests/reliability/run.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache build dist *.egg-info

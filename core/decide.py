@@ -6,7 +6,8 @@ programs own":
 1. read the file's raw bytes and parse them (strict JSON, no repair; a torn read is retried);
 2. compare-and-swap: ``state_version`` and the fields the decision depends on must still be what
    the caller saw (``expect_version``, ``seen``), otherwise nothing is written;
-3. change only the fields the protocol names and set ``state_version`` to disk + 1;
+3. change only the fields the protocol names and set ``state_version`` to disk + 1 (1 when the
+   disk's is missing, zero or negative: ``writeState``'s rule);
 4. write ``.<name>.phasewatch-<pid>.tmp`` in the same directory, fsync, ``os.replace``, fsync the
    directory, keeping the file's mode (and owner where possible) and its formatting;
 5. look again: an owner write that landed on the replaced inode is put back at once (our
@@ -24,13 +25,15 @@ What each decision writes (nothing else; ``state_version`` = disk + 1 always):
 - review ``continue`` (status gate_presented): append ``{phase, action: "continue", timestamp}``
   to ``active_workflow.review_history``; delete ``supervised_review``.
 - review ``review`` (gate_presented): ``status = "reviewing"``, ``paused_at = now``.
-- review ``resume`` (reviewing): append ``{phase, action: "review", paused_at, resumed_at,
-  timestamp}``; delete ``supervised_review``.
+- review ``resume`` (reviewing): append ``{phase, action: "review", timestamp, paused_at,
+  resumed_at}`` (``recordReviewAction``'s key order); delete ``supervised_review``.
 - review ``redo`` (gate_presented or reviewing, redo_count < 3, guidance): ``redo_count += 1``,
   guidance appended to ``redo_guidance_history``, ``status = "redo_pending"``,
   ``phases[k].status`` and ``phase_status[k]`` = ``in_progress`` (index unchanged).
-- escalation ``retry``: ``active_workflow.recovery_action = {type: "retry", phase, timestamp}``,
-  ``phases[k].retry_count += 1`` (created; only when ``phases[k]`` exists),
+- escalation ``retry``: what ``workflow-retry.cjs`` does: ``active_workflow.recovery_action =
+  {type: "retry", phase, timestamp}``; when ``phases[k]`` exists, ``test_iteration``,
+  ``constitutional_validation`` and ``interactive_elicitation`` deleted from it (the first and
+  last from its ``iteration_requirements`` too) and ``retry_count += 1`` (created);
   ``pending_escalations = []``.
 - escalation ``skip``: ``pending_escalations = []`` only. Marking the task done and starting the
   next phase is the controller's part (seed 003 TS-015); ``recovery_action`` has no skip type,
@@ -76,8 +79,20 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal
 
+from .files.lock import writer_lock
+from .files.read import MAX_BYTES, ReadRefused, read_regular
+from .files.read import _read_fd as read_capped
+from .files.write import (
+    WriteRefused,
+    append_line,
+    check_target,
+    create_exclusive,
+    fsync_dir,
+    inside,
+    open_regular,
+)
 from .protocol import MAX_REDOS, now_iso
-from .sources import find_root
+from .tdd.approval import approval_line
 from .text import clean, clean_json, shorten
 
 # ---------------------------------------------------------------------------- outcomes
@@ -198,25 +213,37 @@ def js_string(text: str) -> str:
 
 
 def js_number(value: float | int) -> str:
-    """``JSON.stringify`` of a number."""
+    """``JSON.stringify`` of a number: ECMAScript ``Number::toString`` (``null`` for NaN and the
+    infinities). An integer is held as JS holds it, a double: exact below 2**53, else rounded.
+    The one number formatter (the simulator's JSON writer uses it too)."""
+    if isinstance(value, bool):
+        raise TypeError("booleans are not numbers here")
     if isinstance(value, int):
-        return str(value)
+        if abs(value) < 2**53:
+            return str(value)
+        value = float(value)
     if value != value or value in (float("inf"), float("-inf")):
         return "null"
     if value == 0:
-        return "0"
-    if value.is_integer() and abs(value) < 1e21:
-        if abs(value) < 2**53:
-            return str(int(value))
-        return format(Decimal(repr(value)), "f").split(".")[0]  # shortest digits, then zeros
-    text = repr(value)
-    if "e" not in text:
-        return text
-    mantissa, exp_text = text.split("e")
-    exp = int(exp_text)
-    if -7 < exp < 21:
-        return format(Decimal(text), "f")
-    return f"{mantissa}e{'+' if exp > 0 else '-'}{abs(exp)}"
+        return "0"  # also -0
+    # repr() is the shortest round-tripping decimal: the digits JS chooses.
+    _sign, digit_tuple, exponent = Decimal(repr(abs(value))).as_tuple()
+    assert isinstance(exponent, int)
+    digits = "".join(map(str, digit_tuple)).lstrip("0")
+    stripped = digits.rstrip("0")
+    exponent += len(digits) - len(stripped)
+    k = len(stripped)
+    n = exponent + k  # value = 0.d1d2...dk * 10^n
+    if k <= n <= 21:
+        text = stripped + "0" * (n - k)
+    elif 0 < n <= 21:
+        text = stripped[:n] + "." + stripped[n:]
+    elif -6 < n <= 0:
+        text = "0." + "0" * (-n) + stripped
+    else:
+        mantissa = stripped if k == 1 else stripped[0] + "." + stripped[1:]
+        text = f"{mantissa}e{'+' if n > 1 else '-'}{abs(n - 1)}"
+    return ("-" if value < 0 else "") + text
 
 
 _WS = re.compile(r"[ \t\n\r]*")
@@ -307,7 +334,7 @@ def parse_document(text: str) -> Any:
                 num = _with_literal(LiteralFloat, num, lit)
         else:
             num = int(lit)
-            if str(num) != lit:
+            if js_number(num) != lit:  # -0, or beyond 2**53 (JS would round it)
                 num = _with_literal(LiteralInt, num, lit)
         return num, m.end()
 
@@ -468,55 +495,27 @@ def clean_stale_temps(path: Path) -> list[Path]:
     return removed
 
 
-def _fsync_dir(directory: Path) -> None:
-    try:
-        fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+_fsync_dir = fsync_dir  # a module global, so tests can interpose on the directory fsync
 
 
 def _read_fd(fd: int) -> bytes:
-    chunks = []
+    """The whole file behind ``fd`` (a regular file) from its start, at most the cap + 1 bytes."""
     os.lseek(fd, 0, os.SEEK_SET)
-    while True:
-        chunk = os.read(fd, 1 << 16)
-        if not chunk:
-            return b"".join(chunks)
-        chunks.append(chunk)
+    return read_capped(fd, MAX_BYTES + 1)
 
 
 def _read_bytes(path: Path) -> bytes:
-    with open(path, "rb") as fh:
-        return fh.read()
+    """A file the writer is about to replace: never through a link, never a FIFO or device."""
+    return read_regular(path, follow_symlinks=False)[0]
 
 
 def _write_temp(path: Path, data: bytes, st: os.stat_result | None) -> Path:
     tmp = temp_path(path)
     with contextlib.suppress(FileNotFoundError):
-        os.unlink(tmp)
+        os.unlink(tmp)  # a link planted at the temp name is removed, never followed
     mode = stat.S_IMODE(st.st_mode) if st else 0o644
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        if st is not None:
-            with contextlib.suppress(OSError):
-                os.fchown(fd, st.st_uid, st.st_gid)
-        os.fchmod(fd, mode)
-        os.fsync(fd)
-    except BaseException:
-        os.close(fd)
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    os.close(fd)
+    owner = (st.st_uid, st.st_gid) if st is not None else None
+    create_exclusive(tmp, data, mode, owner)
     return tmp
 
 
@@ -540,6 +539,7 @@ def _atomic_replace(
     new: bytes,
     valid: Callable[[bytes], bool],
     settle: float = SETTLE_SECONDS,
+    intent: Callable[[], None] | None = None,
 ) -> _Replace:
     """Steps 4 and 5: temp + fsync, last look, ``os.replace``, dir fsync, look again.
 
@@ -551,12 +551,14 @@ def _atomic_replace(
     wrote after it shows up here (``overwritten``) and the caller decides, from the content,
     whether the decision survived.
     """
+    if intent is not None:  # journaled before the temp: the last look and the rename stay adjacent
+        intent()
     tmp = _write_temp(path, new, original_stat)
     try:
-        old_fd = os.open(path, os.O_RDONLY)
-    except FileNotFoundError:
+        old_fd = open_regular(path, os.O_RDONLY)
+    except OSError:
         os.unlink(tmp)
-        return _Replace("changed", "the file disappeared")
+        return _Replace("changed", "the file disappeared or is no longer a regular file")
     try:
         if os.fstat(old_fd).st_ino != original_stat.st_ino or _read_fd(old_fd) != original:
             os.unlink(tmp)
@@ -608,19 +610,46 @@ def _restore_orphan(
             break
         time.sleep(0.001)
     else:
-        return _Replace("lost", "another writer wrote during the replace and never finished")
-    if _read_bytes_or_none(path) != new:
         return _Replace(
             "lost",
-            "another writer wrote during the replace and again after it; its first write is lost",
+            "another writer wrote during the replace and never finished; that owner write may "
+            "be lost",
         )
-    tmp = _write_temp(path, theirs, os.fstat(old_fd))
+    tmp = _write_temp(path, theirs, os.fstat(old_fd))  # before the look: look and rename adjacent
+    if _bytes_now(path) != new:
+        os.unlink(tmp)
+        return _Replace(
+            "lost",
+            f"another writer wrote during the replace ({_name_write(theirs)}) and again after "
+            "it; that write may be lost",
+        )
     os.replace(tmp, path)
     return _Replace(
         "withdrawn",
-        "another writer wrote during the replace; its write was put back and the decision "
-        "withdrawn",
+        f"another writer wrote during the replace ({_name_write(theirs)}); its write was put "
+        "back and the decision withdrawn",
     )
+
+
+def _bytes_now(path: Path) -> bytes | None:
+    """One immediate read (no retry, no pause), for a last look right before a rename."""
+    try:
+        fd = open_regular(path, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        return _read_fd(fd)
+    finally:
+        os.close(fd)
+
+
+def _name_write(data: bytes) -> str:
+    """How to recognise an owner write in a message: its ``state_version``, else its digest."""
+    doc = _reread(data) if data.lstrip().startswith(b"{") else None
+    version = _version_of(doc.get("state_version")) if doc is not None else None
+    if version is not None:
+        return f"its state_version {version}"
+    return f"sha256 {hashlib.sha256(data).hexdigest()[:12]}"
 
 
 # ---------------------------------------------------------------------------- journal
@@ -643,34 +672,35 @@ def default_who() -> str:
     return f"{user}@{host}"
 
 
-def _journal(journal: Path, entry: dict[str, Any]) -> str | None:
-    """Append one line (a single write on an O_APPEND descriptor); the error text, if any."""
+def _journal(root: Path, journal: Path, entry: dict[str, Any], sync: bool = True) -> str | None:
+    """Append one line (a single write on an O_APPEND descriptor of a regular file inside the
+    project, never through a link); the error text, if any."""
     line = (json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n").encode(
         "utf-8", "backslashreplace"
     )
     try:
-        fd = os.open(journal, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            os.write(fd, line)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        append_line(root, journal, line, sync=sync)
     except OSError as exc:
-        return f"journal {journal} not written: {type(exc).__name__}: {exc.strerror or exc}"
+        why = exc.reason if isinstance(exc, WriteRefused) else exc.strerror or exc
+        return f"journal {journal.name} not written: {why}"
     return None
 
 
-def read_journal(journal: Path) -> list[dict[str, Any]]:
-    """Every parseable entry of a journal (for the TUI's history and the tests)."""
+def read_journal(journal: Path, *, intents: bool = False) -> list[dict[str, Any]]:
+    """Every parseable entry of a journal (for the TUI's history and the tests).
+
+    ``intent`` lines (written just before a rename, so a writer killed between the rename and
+    its outcome line still left a trace) are skipped unless ``intents``: an intent with no
+    outcome line after it is a decision whose fate the file itself must tell."""
     out = []
     try:
-        text = journal.read_text(encoding="utf-8", errors="replace")
+        text = read_regular(journal, follow_symlinks=False)[0].decode("utf-8", "replace")
     except OSError:
         return out
     for line in text.splitlines():
         with contextlib.suppress(ValueError):
             entry = json.loads(line)
-            if isinstance(entry, dict):
+            if isinstance(entry, dict) and (intents or entry.get("outcome") != "intent"):
                 out.append(entry)
     return out
 
@@ -680,6 +710,11 @@ def read_journal(journal: Path) -> list[dict[str, Any]]:
 
 def _obj(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
+
+
+def next_version(disk: int | None) -> int:
+    """``writeState``'s rule: disk + 1 when disk is a positive number, else 1."""
+    return disk + 1 if disk is not None and disk > 0 else 1
 
 
 def _version_of(value: Any) -> int | None:
@@ -817,13 +852,13 @@ def _read_state(path: Path, attempts: int = 6) -> tuple[bytes, os.stat_result, d
     last: DocumentError | None = None
     for n in range(attempts):
         try:
-            with open(path, "rb") as fh:
-                st = os.fstat(fh.fileno())
-                raw = fh.read()
-        except FileNotFoundError:
-            raise _Refusal(INVALID, f"{path.name} does not exist: nothing to decide") from None
-        except OSError as exc:
-            raise _Refusal(ERROR, f"cannot read {path.name}: {exc.strerror or exc}") from None
+            raw, st = read_regular(path, follow_symlinks=False)
+        except ReadRefused as exc:
+            if exc.kind == "missing":
+                raise _Refusal(INVALID, f"{path.name} does not exist: nothing to decide") from None
+            if exc.kind in ("symlink", "not_regular", "too_large"):
+                raise _Refusal(INVALID, f"{path.name}: {exc.reason}; not touched") from None
+            raise _Refusal(ERROR, f"cannot read {path.name}: {exc.reason}") from None
         try:
             return raw, st, _parse_state_bytes(raw)
         except DocumentError as exc:
@@ -859,16 +894,27 @@ def apply_update(
     must equal the version on disk; ``depends(seen)`` must equal ``depends(disk)`` when both
     ``seen`` and ``depends`` are given. ``state_version`` is set to disk + 1 by this function.
     """
-    path = Path(os.path.realpath(path))
-    root = find_root(path.parent)
+    path = Path(os.path.abspath(path))  # never resolved: a link at the path is refused below
+    root = _project_root(path)
     journal_file = Path(journal) if journal is not None else journal_path(root)
     target = _rel(root, path)
     if expect_version is None and seen is not None:
         expect_version = _version_of(seen.get("state_version"))
     result = DecisionResult(INVALID, "", action=action, target=target)
     reformatted = False
-    with _WRITE_LOCK:
+    entry = {"who": who or default_who(), "via": via, "action": action, "target": target}
+
+    def intent() -> None:  # the journal line before the rename (a kill -9 after it is traceable)
+        line = {"ts": now_iso(), **entry, "params": plain(dict(params or {}))}
+        line.update(version_before=result.version_before, version_after=doc["state_version"])
+        # not fsynced: it must survive a kill -9 (the page cache does), and it sits between the
+        # read and the rename, where every millisecond is a chance for the owner to write
+        _journal(root, journal_file, {**line, "outcome": "intent", "message": "renaming"}, False)
+
+    with _WRITE_LOCK, contextlib.ExitStack() as held:
         try:
+            _check_writable(root, path, journal_file)
+            held.enter_context(writer_lock(root))
             clean_stale_temps(path)
             raw, st, doc = _read_state(path)
             result.version_before = disk_version = _version_of(doc.get("state_version"))
@@ -884,6 +930,10 @@ def apply_update(
                 and fingerprint(depends(seen)) != fingerprint(depends(doc))
             ):
                 problems.append("the fields this decision depends on changed")
+            own = problems and _own_write(journal_file, entry, params, expect_version, disk_version)
+            if own:
+                result.version_after = disk_version
+                raise _Refusal(APPLIED, own)
             if problems:
                 raise _Refusal(
                     CONFLICT,
@@ -897,9 +947,9 @@ def apply_update(
             if isinstance(change, str):
                 change = Change(change)
             message = change.message
-            doc["state_version"] = (disk_version or 0) + 1
+            doc["state_version"] = next_version(disk_version)
             new = dumps(doc, style).encode("utf-8")
-            outcome = _atomic_replace(path, raw, st, new, _valid_state_bytes, settle)
+            outcome = _atomic_replace(path, raw, st, new, _valid_state_bytes, settle, intent)
             if outcome.status == "changed":
                 raise _Refusal(
                     CONFLICT, f"{path.name}: {outcome.detail}. Nothing written; look again."
@@ -931,24 +981,26 @@ def apply_update(
                     result.message = f"race on {path.name}: {outcome.detail}; " + (
                         f"the decision is in the file (state_version now {now_v})"
                         if kept
-                        else "the decision is NOT in the file: look again and decide again"
+                        else _race_verdict(outcome.status)
                     )
         except _Refusal as refusal:
             result.outcome, result.message = refusal.outcome, refusal.message
+        except WriteRefused as exc:
+            result.outcome, result.message = INVALID, exc.reason
         except Exception as exc:  # an I/O failure mid-write: say so, never half-apply silently
             result.outcome = ERROR
             result.message = f"{path.name}: {type(exc).__name__}: {exc}"
         entry_params = dict(params or {})
+        if result.outcome == APPLIED and result.message.startswith("already applied"):
+            entry_params["already_applied"] = True
         if reformatted and result.outcome == APPLIED:
             entry_params["reformatted"] = True
         result.journal_error = _journal(
+            root,
             journal_file,
             {
                 "ts": now_iso(),
-                "who": who or default_who(),
-                "via": via,
-                "action": action,
-                "target": target,
+                **entry,
                 "params": plain(entry_params),
                 "version_before": result.version_before,
                 "version_after": result.version_after,
@@ -959,6 +1011,67 @@ def apply_update(
     if result.journal_error:
         result.message += f" [{result.journal_error}]"
     return result
+
+
+def _own_write(
+    journal: Path,
+    entry: Mapping[str, Any],
+    params: Mapping[str, Any] | None,
+    expect_version: int | None,
+    disk_version: int | None,
+) -> str | None:
+    """A second press of the same decision, after our own write of it, is not a conflict: when
+    the journal's newest outcome for this file is our ``applied`` of the same action and
+    parameters, from the version the caller saw to the version on disk now, say so."""
+    if expect_version is None or disk_version != next_version(expect_version):
+        return None  # our own write moved the version by exactly one step; the journal is not read
+    newest = next(
+        (
+            e
+            for e in reversed(read_journal(journal))
+            if e.get("target") == entry["target"]
+            and e.get("outcome") == APPLIED
+            and not (e.get("params") or {}).get("already_applied")
+        ),
+        None,
+    )
+    if newest is None:
+        return None
+    logged = {k: v for k, v in (newest.get("params") or {}).items() if k != "reformatted"}
+    if (newest.get("action"), logged) != (entry["action"], plain(dict(params or {}))):
+        return None
+    if (newest.get("version_before"), newest.get("version_after")) != (expect_version, disk_version):
+        return None
+    return (
+        f"already applied: this {entry['action']} is in the file (your earlier write, "
+        f"state_version {disk_version}); nothing written again"
+    )
+
+
+def _project_root(path: Path) -> Path:
+    """The nearest ancestor of ``path`` (as given, no link resolved) holding a ``.isdlc`` entry;
+    else its directory. Unlike ``find_root`` nothing is resolved first, so a ``.isdlc`` that
+    links outside the project cannot move the root there (and is then refused as outside)."""
+    for candidate in path.parents:
+        if os.path.lexists(candidate / ".isdlc"):
+            return candidate
+    return path.parent
+
+
+def _check_writable(root: Path, path: Path, journal: Path) -> None:
+    """Refuse a target (or journal) that is a link, not a regular file, or outside the root."""
+    check_target(root, path, may_be_missing=True)
+    if not inside(root, journal):
+        raise WriteRefused(f"{journal.name}: resolves outside the project; nothing written")
+
+
+def _race_verdict(status: str) -> str:
+    """What a reader of a race result must do. ``overwritten``: the file was read after the
+    other write and does not carry the decision. ``withdrawn``/``lost``: an owner write landed
+    on the replaced inode; what the file holds now depends on what the owner does next."""
+    if status == "overwritten":
+        return "the decision is NOT in the file: look again and decide again"
+    return "uncertain, look again before deciding again"
 
 
 def _reread(data: bytes | None) -> dict[str, Any] | None:
@@ -1061,12 +1174,12 @@ def _review_mutation(action: str, guidance: str | None) -> Mutation:
             if status != "reviewing":
                 raise _invalid(f"resume needs a gate under review; {label} is {status!r}")
             history = _history(aw, "review_history")
-            entry = {
+            entry = {  # recordReviewAction's key order: phase, action, timestamp, then details
                 "phase": phase,
                 "action": "review",
+                "timestamp": now,
                 "paused_at": sr.get("paused_at"),
                 "resumed_at": now,
-                "timestamp": now,
             }
             history.append(entry)
             del aw["supervised_review"]
@@ -1218,6 +1331,72 @@ def workflow_metrics(snapshots: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def _workflow_id(aw: Mapping[str, Any]) -> str | None:
+    """``artifact_prefix + "-" + zeroPad(counter_used, 4)``, null when either is missing."""
+    prefix, counter = aw.get("artifact_prefix"), _version_of(aw.get("counter_used"))
+    if not isinstance(prefix, str) or not prefix or counter is None:
+        return None
+    return f"{prefix}-{counter:04d}"
+
+
+def _cancelled_entry(
+    doc: Mapping[str, Any], aw: Mapping[str, Any], now: str, reason: str
+) -> dict[str, Any]:
+    """The orchestrator's cancellation entry (00-sdlc-orchestrator.md, "Cancellation Process"),
+    its keys in that order; the workflow's other fields follow, so nothing the audit or a
+    person reads (``artifact_folder``, ``review_history``) is lost. ``git_branch`` is copied as
+    it is: abandoning the branch is a git operation phasewatch does not perform."""
+    snapshots = phase_snapshots(doc, aw)
+    entry = {
+        "type": aw.get("type"),
+        "id": _workflow_id(aw),
+        "description": aw.get("description"),
+        "started_at": aw.get("started_at"),
+        "cancelled_at": now,
+        "cancelled_at_phase": aw.get("current_phase"),
+        "cancellation_reason": reason,
+        "status": "cancelled",
+        "merged_commit": None,
+        "phases": copy.deepcopy(aw.get("phases")),
+        "phase_snapshots": snapshots,
+        "metrics": workflow_metrics(snapshots),
+    }
+    if "git_branch" in aw:
+        entry["git_branch"] = aw["git_branch"]
+    entry.update((k, v) for k, v in aw.items() if k not in entry)
+    return entry
+
+
+#: What ``workflow-retry.cjs`` deletes from the phase record (and from its
+#: ``iteration_requirements``) so the phase re-runs from a clean iteration state.
+RETRY_CLEARS = ("test_iteration", "constitutional_validation", "interactive_elicitation")
+
+
+def _js_truthy(value: Any) -> bool:
+    """JavaScript's truthiness (an empty object or array is true), as the framework tests it."""
+    if isinstance(value, (dict, list)):
+        return True
+    return bool(value) and value == value  # NaN is false
+
+
+def _reset_for_retry(record: dict[str, Any]) -> list[str]:
+    """Delete the iteration state the way ``workflow-retry.cjs`` does; the names cleared."""
+    cleared = []
+    reqs = record.get("iteration_requirements")
+    for key in RETRY_CLEARS:
+        hit = False
+        nested = key != "constitutional_validation" and isinstance(reqs, dict)
+        if nested and _js_truthy(reqs.get(key)):
+            del reqs[key]
+            hit = True
+        if _js_truthy(record.get(key)):
+            del record[key]
+            hit = True
+        if hit:
+            cleared.append(key)
+    return cleared
+
+
 def _escalation_mutation(action: str, reason: str | None) -> Mutation:
     def mutate(doc: dict[str, Any]) -> Change:
         esc = doc.get("pending_escalations")
@@ -1249,8 +1428,11 @@ def _escalation_mutation(action: str, reason: str | None) -> Mutation:
                     retries = 0
                 if not isinstance(retries, int) or isinstance(retries, bool):
                     raise _invalid(f"phases.{label}.retry_count is not an integer; not touched")
+                cleared = _reset_for_retry(record)
                 record["retry_count"] = retries + 1
-                note = f", retry_count {retries + 1}"
+                note = f", retry_count {retries + 1}" + (
+                    f", cleared {', '.join(cleared)}" if cleared else ""
+                )
             else:
                 note = f" (no phases.{label} record: retry_count not set)"
             recovery = {"type": "retry", "phase": phase, "timestamp": now}
@@ -1270,7 +1452,7 @@ def _escalation_mutation(action: str, reason: str | None) -> Mutation:
         if action == "cancel":
             text = (reason or "").strip()
             if not text:
-                raise _invalid("cancel needs a reason")
+                raise _invalid("cancel needs a reason (--reason TEXT)")
             if not isinstance(aw, dict):
                 raise _invalid("no active workflow to cancel")
             history = doc.get("workflow_history")
@@ -1278,14 +1460,7 @@ def _escalation_mutation(action: str, reason: str | None) -> Mutation:
                 history = doc["workflow_history"] = []
             if not isinstance(history, list):
                 raise _invalid("workflow_history is not a list; not touched")
-            snapshots = phase_snapshots(doc, aw)
-            entry = dict(aw)
-            entry["status"] = "cancelled"
-            entry["cancelled_at"] = now
-            entry["cancellation_reason"] = text
-            entry["phase_snapshots"] = snapshots
-            entry["metrics"] = workflow_metrics(snapshots)
-            history.append(entry)
+            history.append(_cancelled_entry(doc, aw, now, text))
             if len(history) > MAX_WORKFLOW_HISTORY:
                 del history[: len(history) - MAX_WORKFLOW_HISTORY]
             doc["active_workflow"] = None
@@ -1350,10 +1525,11 @@ def _refuse_early(
     via: str,
     journal: str | os.PathLike[str] | None,
 ) -> DecisionResult:
-    p = Path(os.path.realpath(path))
-    root = find_root(p.parent)
+    p = Path(os.path.abspath(path))
+    root = _project_root(p)
     result = DecisionResult(INVALID, message, action=action, target=_rel(root, p))
     result.journal_error = _journal(
+        root,
         Path(journal) if journal is not None else journal_path(root),
         {
             "ts": now_iso(),
@@ -1373,7 +1549,6 @@ def _refuse_early(
 
 # ---------------------------------------------------------------------------- TDD plan approval
 
-_APPROVED_LINE = re.compile(r"^\s*(?:[-*+]\s+)?(?:\*\*|__)?approved(?:\*\*|__)?\s*:", re.I)
 _LAST_UPDATED = re.compile(r"^\s*(?:\*\*|__)?last[ _-]?updated(?:\*\*|__)?\s*:", re.I)
 _BOLD_KEY = re.compile(r"^\s*(?:\*\*|__)[^*_\n]+?:?(?:\*\*|__)\s*:?")
 _TITLE = re.compile(r"^#\s")
@@ -1395,13 +1570,12 @@ def _line_text(data: bytes, span: tuple[int, int]) -> str:
     return data[span[0] : span[1]].decode("utf-8", "replace").lstrip("\ufeff").rstrip("\r\n")
 
 
-def approval_line(data: bytes) -> str | None:
-    """The plan's ``Approved:`` line (case-insensitive, bold optional), if any."""
-    for span in _line_spans(data):
-        text = _line_text(data, span)
-        if _APPROVED_LINE.match(text):
-            return clean(text.strip())
-    return None
+def approved_text(data: bytes) -> str | None:
+    """The accepted ``Approved:`` line (cleaned, for display), if the stop hook sees one."""
+    index = approval_line(data)
+    if index is None:
+        return None
+    return clean(_line_text(data, _line_spans(data)[index]).strip())
 
 
 def approval_insertion(data: bytes, timestamp: str) -> tuple[int, bytes, str]:
@@ -1437,7 +1611,7 @@ def approval_insertion(data: bytes, timestamp: str) -> tuple[int, bytes, str]:
 
 
 def tdd_summary(progress: Path, data: bytes | None, lock: Path) -> dict[str, Any]:
-    line = approval_line(data) if data is not None else None
+    line = approved_text(data) if data is not None else None
     return {
         "tdd_file": progress.name,
         "exists": data is not None,
@@ -1459,8 +1633,8 @@ def decide_approval(
 ) -> DecisionResult:
     """``approve``: insert ``**Approved:** <now>`` into ``.tdd-progress.md`` (every other byte
     kept), then remove ``.tdd-plan-locked`` if present. ``discard``: only remove the lock."""
-    root = Path(os.path.abspath(progress)).parent  # the project root (even if the file links)
-    progress = Path(os.path.realpath(progress))
+    progress = Path(os.path.abspath(progress))  # never resolved: a link there is refused
+    root = progress.parent
     lock = root / ".tdd-plan-locked"
     journal_file = Path(journal) if journal is not None else journal_path(root)
     action = "approve --discard" if discard else "approve"
@@ -1470,14 +1644,19 @@ def decide_approval(
         params["expect_sha256"] = expect_sha256
     with _WRITE_LOCK:
         try:
-            if discard:
-                result.outcome, result.message = _discard_lock(lock)
-            else:
-                result.outcome, result.message = _approve(progress, lock, expect_sha256)
+            with writer_lock(root):
+                if discard:
+                    result.outcome, result.message = _discard_lock(lock)
+                else:
+                    _check_writable(root, progress, journal_file)
+                    result.outcome, result.message = _approve(progress, lock, expect_sha256)
+        except WriteRefused as exc:
+            result.outcome, result.message = INVALID, exc.reason
         except Exception as exc:
             result.outcome, result.message = ERROR, f"{type(exc).__name__}: {exc}"
         result.state_summary = tdd_summary(progress, _read_bytes_or_none(progress), lock)
         result.journal_error = _journal(
+            root,
             journal_file,
             {
                 "ts": now_iso(),
@@ -1510,15 +1689,18 @@ def _discard_lock(lock: Path) -> tuple[Outcome, str]:
 def _approve(progress: Path, lock: Path, expect_sha256: str | None) -> tuple[Outcome, str]:
     clean_stale_temps(progress)
     try:
-        with open(progress, "rb") as fh:
-            st = os.fstat(fh.fileno())
-            data = fh.read()
-    except FileNotFoundError:
-        return INVALID, f"no {progress.name}: nothing to approve"
+        data, st = read_regular(progress, follow_symlinks=False)
+    except ReadRefused as exc:
+        if exc.kind == "missing":
+            return INVALID, f"no {progress.name}: nothing to approve"
+        return INVALID, f"{progress.name}: {exc.reason}; nothing written"
     digest = hashlib.sha256(data).hexdigest()
     if expect_sha256 and digest != expect_sha256.lower():
-        return CONFLICT, f"{progress.name} changed since you looked; nothing written. Look again."
-    existing = approval_line(data)
+        return CONFLICT, (
+            f"{progress.name} changed since you looked (its sha256 is now {digest}); nothing "
+            "written. Look again."
+        )
+    existing = approved_text(data)
     if existing is not None:
         return INVALID, f"already approved ({shorten(existing, 80)}); nothing written"
     if not data.strip():
@@ -1531,7 +1713,7 @@ def _approve(progress: Path, lock: Path, expect_sha256: str | None) -> tuple[Out
         return CONFLICT, f"{progress.name}: {outcome.detail}. Nothing written; look again."
     message = f"approved at {stamp} (marker inserted {where})"
     if outcome.status != "ok":
-        kept = (approval_line(outcome.current or b"") or "").endswith(stamp)
+        kept = (approved_text(outcome.current or b"") or "").endswith(stamp)
         if outcome.status != "overwritten" or not kept:
             state = "the marker is in the file" if kept else "the marker is NOT in the file"
             return RACE, f"race on {progress.name}: {outcome.detail}; {state}; lock left in place"

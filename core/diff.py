@@ -136,7 +136,15 @@ def diff_json(
 
 def changed_paths(a: Any, b: Any, *, max_changes: int = MAX_CHANGES) -> list[str]:
     """Paths of every change between ``a`` and ``b`` (document order, no duplicates)."""
-    return list(dict.fromkeys(c.path for c in diff_json(a, b, max_changes=max_changes)))
+    return capped_paths(a, b, max_changes=max_changes)[0]
+
+
+def capped_paths(a: Any, b: Any, *, max_changes: int = MAX_CHANGES) -> tuple[list[str], bool]:
+    """:func:`changed_paths` and whether ``max_changes`` cut the list short (a timeline row
+    records at most that many; the diff pane, from :func:`diff_json`, names them alike)."""
+    changes = diff_json(a, b, max_changes=max_changes + 1)
+    paths = list(dict.fromkeys(c.path for c in changes))
+    return paths[:max_changes], len(paths) > max_changes
 
 
 def summarize_paths(

@@ -31,9 +31,10 @@ _RANK = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
 class Rule:
     id: str
     severity: Severity
-    title: str  # what it means, one line
-    seed: str  # which seed / FORMATS section it comes from
-    fix: str  # how to fix it (default hint)
+    title: str  # what it means, one line of plain words (shown on screen; no spec references)
+    seed: str  # the reference: which seed / FORMATS section / framework file it comes from
+    # (for ``--rules --verbose`` and the docs, never in a message)
+    fix: str  # what a human should do about it (the default hint), advice in plain words
     scope: str = "snapshot"  # snapshot | transition | read | hooklog | tdd | plugins
 
 
@@ -127,6 +128,15 @@ def make(
         message=message,
         hint=hint or r.fix,
     )
+
+
+def is_transition(finding: Finding) -> bool:
+    """Whether ``finding`` comes from a transition rule (previous -> current state) rather than
+    from one snapshot; unknown rule ids are not transitions."""
+    try:
+        return _REGISTRY[finding.rule_id].scope == "transition"
+    except KeyError:
+        return False
 
 
 def summarize(findings: list[Finding]) -> dict[str, int]:

@@ -33,6 +33,7 @@ class PhaseLocations:
     agent: str | None  # active_agent, on the row the workflow says is current
     agent_ok: bool | None  # None: no agent expected/known for this row
     disagree: tuple[tuple[str, str], ...] = ()  # (column, explanation)
+    legal: str = ""  # cells differ but legally (the init window): why, in plain words
 
     @property
     def divergent(self) -> bool:
@@ -55,7 +56,68 @@ def _key_match(a: str | None, b: str) -> bool:
     return a is not None and (a == b or canonical_phase(a) == canonical_phase(b))
 
 
-def location_rows(state: State) -> list[PhaseLocations]:
+def no_phase_started(state: State) -> bool:
+    """No phase of the workflow has been activated yet: only pending skeleton records (if any)
+    and no completed summary (skipped phases are set at init by a process.json)."""
+    aw = state.active_workflow
+    if aw is None:
+        return False
+    for key in aw.phases:
+        rec = state.phases.get(key)
+        if rec is not None and (rec.status not in (None, "pending") or rec.started is not None):
+            return False
+    return not any(v in ("completed",) for v in aw.phase_status.values())
+
+
+def init_window(state: State) -> str:
+    """Why the first phase may legally look unfinished, or ``""`` outside the init window.
+
+    Two legal shapes right after the orchestrator's init step, before STEP 3c-prime activates
+    phase 0 (``current_phase`` and index already point at it):
+    the init-only mode leaves every phase ``pending`` in both maps; the full init sets
+    ``phase_status`` of phase 0 to ``in_progress`` while ``phases[k]`` stays a pending skeleton
+    (the framework's validator notes that difference, V9-A, until 3c-prime writes both).
+    """
+    aw = state.active_workflow
+    if aw is None or not aw.phases or aw.current_phase_index not in (0, None):
+        return ""
+    first = aw.phases[0]
+    if not _key_match(aw.current_phase, first) or not no_phase_started(state):
+        return ""
+    summary = aw.phase_status.get(first)
+    rec = state.phases.get(first)
+    if summary == "in_progress" and (rec is None or rec.status in (None, "pending")):
+        return (
+            f"legal init window: the orchestrator set phase_status[{first}] to in_progress at "
+            f"init; phases[{first}] becomes in_progress when STEP 3c-prime activates it (the "
+            "framework's validator notes the difference until then)."
+        )
+    if summary in (None, "pending"):
+        return (
+            f"legal init window: the workflow was initialised (init-only) and {first} waits for "
+            "STEP 3c-prime to activate it."
+        )
+    return ""
+
+
+def _pointer_note(a: bool, i: bool, t: bool | None) -> str:
+    """The disagreement among the pointers naming one row; ``t`` None: top-level not set."""
+    flags = [("active_workflow.current_phase", a), ("phases[current_phase_index]", i)]
+    if t is not None:
+        flags.append(("top-level current_phase", t))
+    if not any(f for _, f in flags) or all(f for _, f in flags):
+        return ""
+    said = [name for name, flag in flags if flag]
+    return f"only {', '.join(said)} point here"
+
+
+def _status_note(key: str, detail: str | None, summary: str | None) -> str:
+    if detail is None or summary is None or detail == summary:
+        return ""
+    return f"phases[{key}].status is {detail!r} but phase_status[{key}] is {summary!r}"
+
+
+def _row_order(state: State) -> list[str]:
     aw = state.active_workflow
     order: list[str] = list(aw.phases) if aw else []
     seen = set(order)
@@ -64,115 +126,79 @@ def location_rows(state: State) -> list[PhaseLocations]:
         if key not in seen:
             order.append(key)
             seen.add(key)
-    if aw is None:
-        extra = [k for k in (state.current_phase,) if k and k not in seen]
-        order.extend(extra)
+    if aw is None and state.current_phase and state.current_phase not in seen:
+        order.append(state.current_phase)
+    return order
 
+
+def location_rows(state: State) -> list[PhaseLocations]:
+    aw = state.active_workflow
     idx = aw.current_phase_index if aw else None
     idx_key = aw.phases[idx] if aw and idx is not None and 0 <= idx < len(aw.phases) else None
-    aw_cur = aw.current_phase if aw else None
     between = aw is not None and is_between_phases(state)
-    rows: list[PhaseLocations] = []
-    for key in order:
-        position = aw.phases.index(key) if aw and key in aw.phases else None
-        record = state.phases.get(key)
-        detail = record.status if record else None
-        summary = aw.phase_status.get(key) if aw else None
-        a = _key_match(aw_cur, key)
-        i = idx_key == key
-        t = _key_match(state.current_phase, key)
-        if between:
-            # After STEP 3e (or during a supervised redo) the index is one past current_phase
-            # until the next STEP 3c-prime: the protocol's own window, not a divergence.
-            i = a
-        awaiting = (
-            aw is not None
-            and position == 0
-            and idx == 0
-            and detail == "pending"
-            and summary == "in_progress"
-            and record is not None
-            and record.started is None
-        )
-        notes: list[tuple[str, str]] = []
-        if aw is not None and position is not None:
-            if record is None:
-                notes.append((DETAIL, f"phases[{key}] is missing although the workflow runs it"))
-            if summary is None:
-                notes.append(
-                    (SUMMARY, f"phase_status[{key}] is missing although the workflow runs it")
-                )
-        if (
-            detail is not None
-            and summary is not None
-            and detail != summary
-            and not (summary == "skipped" and detail == "pending")
-            and not awaiting  # initialised; STEP 3c-prime has not activated phase 0 yet
-        ):
-            text = f"phases[{key}].status is {detail!r} but phase_status[{key}] is {summary!r}"
-            notes.append((DETAIL, text))
-            notes.append((SUMMARY, text))
-        if aw is not None and (a or i or t) and not (a == i == t):
-            said = [
-                name
-                for name, flag in (
-                    ("active_workflow.current_phase", a),
-                    ("phases[current_phase_index]", i),
-                    ("top-level current_phase", t),
-                )
-                if flag
-            ]
-            notes.append((POINTERS, f"only {', '.join(said)} point here"))
-        if a and not awaiting and (detail == "pending" or summary == "pending"):
-            notes.append((POINTERS, "current_phase points here but the phase is still 'pending'"))
-        agent, agent_ok = None, None
-        if a or (aw is None and t):
-            agent = state.active_agent
-            expected = agents_for(key)
-            if expected:
-                agent_ok = agent in expected
-                if not agent_ok:
-                    notes.append(
-                        (
-                            AGENT,
-                            f"active_agent is {agent!r}; expected {' or '.join(sorted(expected))}",
-                        )
-                    )
-        rows.append(
-            PhaseLocations(
-                key,
-                position,
-                detail,
-                record is not None,
-                summary,
-                a,
-                i,
-                t,
-                agent,
-                agent_ok,
-                tuple(notes),
-            )
-        )
-    return rows
+    window = init_window(state)
+    return [_row(state, key, idx_key, between, window) for key in _row_order(state)]
+
+
+def _row(state: State, key: str, idx_key: str | None, between: bool, window: str) -> PhaseLocations:
+    aw = state.active_workflow
+    position = aw.phases.index(key) if aw and key in aw.phases else None
+    record = state.phases.get(key)
+    detail = record.status if record else None
+    summary = aw.phase_status.get(key) if aw else None
+    a = _key_match(aw.current_phase if aw else None, key)
+    # After STEP 3e the index is one past current_phase until the next 3c-prime: the
+    # validator's own intermediate state (V9-C), not a divergence.
+    i = a if between else idx_key == key
+    t = _key_match(state.current_phase, key)
+    legal = window if position == 0 else ""
+    notes: list[tuple[str, str]] = []
+    if aw is not None and position is not None:
+        if record is None:
+            notes.append((DETAIL, f"phases[{key}] is missing although the workflow runs it"))
+        if summary is None:
+            notes.append((SUMMARY, f"phase_status[{key}] is missing although the workflow runs it"))
+    status = _status_note(key, detail, summary)
+    if status and not legal:
+        notes += [(DETAIL, status), (SUMMARY, status)]
+    if aw is not None:
+        # a null top-level current_phase is not compared (V9-B compares only when both are set;
+        # clearTransientFields() nulls it and the antigravity CLIs never write it)
+        pointer = _pointer_note(a, i, t if state.current_phase is not None else None)
+        if pointer:
+            notes.append((POINTERS, pointer))
+    if a and not legal and (detail == "pending" or summary == "pending"):
+        notes.append((POINTERS, "current_phase points here but the phase is still 'pending'"))
+    agent, agent_ok = None, None
+    if a or (aw is None and t):
+        agent = state.active_agent
+        expected = agents_for(key)
+        if expected and agent is not None:  # null: cleared between workflows, not a claim
+            agent_ok = agent in expected
+            if not agent_ok:
+                names = " or ".join(sorted(expected))
+                notes.append((AGENT, f"active_agent is {agent!r}; expected {names}"))
+    return PhaseLocations(
+        key,
+        position,
+        detail,
+        record is not None,
+        summary,
+        a,
+        i,
+        t,
+        agent,
+        agent_ok,
+        tuple(notes),
+        legal if (legal and status) else "",
+    )
 
 
 def is_between_phases(state: State) -> bool:
-    """True in the protocol's window after STEP 3e: the index is one past ``current_phase``
-    because that phase completed (or is being redone under supervised review)."""
+    """True when ``current_phase_index`` is one past ``current_phase``: after STEP 3e (and
+    during a supervised redo) until the next 3c-prime. The framework's validator suppresses
+    exactly this case (V9-C "intermediate state"), whatever the phase's status."""
     aw = state.active_workflow
     if aw is None or aw.current_phase not in aw.phases or aw.current_phase_index is None:
         return False
-    cur = aw.current_phase
-    if aw.current_phase_index != aw.phases.index(cur) + 1:
-        return False
-    record = state.phases.get(cur)
-    done = (record is not None and record.status == "completed") or aw.phase_status.get(
-        cur
-    ) == "completed"
-    review = aw.supervised_review
-    redo = (
-        review is not None
-        and review.phase == cur
-        and (review.status == "redo_pending" or (review.redo_count or 0) > 0)
-    )
-    return done or redo
+    return aw.current_phase_index == aw.phases.index(aw.current_phase) + 1

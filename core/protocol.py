@@ -43,20 +43,28 @@ PHASE_ALIASES = {
     "16-upgrade-execute": "15-upgrade-execute",
 }
 
-# Two agent vocabularies exist (the controller keeps a second map); both are accepted.
+# Agent names accepted per phase: the controller's PHASE_AGENT_MAP (isdlc.md STEP 3c-prime:
+# impact-analyst, software-designer, code-reviewer, quality-assurance-engineer, ...) and the
+# orchestrator's own vocabulary (impact-analysis-orchestrator, system-designer, ...). Both are legal.
 _AGENTS_BY_KEY = {
-    "02-impact-analysis": {"impact-analysis-orchestrator"},
+    "02-impact-analysis": {"impact-analysis-orchestrator", "impact-analyst"},
     "02-tracing": {"tracing-orchestrator", "trace-analyst"},
+    "10-local-testing": {"quality-assurance-engineer"},
+    "11-local-testing": {"quality-assurance-engineer", "integration-tester"},
+    "11-deployment": {"release-engineer"},
+    "12-test-deploy": {"release-engineer"},
+    "13-production": {"release-engineer"},
 }
 _AGENTS_BY_PREFIX = {
     "00": {"quick-scan-agent"},
     "01": {"requirements-analyst"},
     "03": {"solution-architect"},
-    "04": {"system-designer"},
+    "04": {"system-designer", "software-designer"},
     "05": {"test-design-engineer"},
     "06": {"software-developer"},
-    "07": {"integration-tester"},
+    "07": {"integration-tester", "quality-assurance-engineer"},
     "08": {"qa-engineer", "code-reviewer"},
+    "09": {"security-engineer"},
     "16": {"quality-loop-engineer", "quality-assurance-engineer"},
 }
 
@@ -125,16 +133,31 @@ def primary_agent(key: str) -> str | None:
     return next(iter(agents)) if agents and len(agents) == 1 else None
 
 
+_REVIEW_PREFIX = re.compile(r"[0-9]{2}")  # JavaScript \d: ASCII digits only
+
+
+def review_phases(supervised_mode: object) -> str | list[str]:
+    """``review_phases`` read exactly like the framework's ``readSupervisedModeConfig``.
+
+    ``"all"`` unless the value is a list holding at least one two-digit prefix string (``"03"``);
+    then only those prefixes. Anything else (``null``, ``"some"``, ``{}``, ``[0]``, full keys such
+    as ``"00-quick-scan"``) falls back to ``"all"``: the gate fires for every phase.
+    """
+    value = supervised_mode.get("review_phases") if isinstance(supervised_mode, dict) else None
+    if isinstance(value, list):
+        prefixes = [p for p in value if isinstance(p, str) and _REVIEW_PREFIX.fullmatch(p)]
+        if prefixes:
+            return prefixes
+    return "all"
+
+
 def review_selected(supervised_mode: object, phase_key: str) -> bool:
-    """Whether a phase is reviewed under ``supervised_mode`` (FORMATS: anything but true = off)."""
+    """Whether the review gate fires for ``phase_key`` (``shouldReviewPhase``): only when
+    ``enabled`` is exactly ``true``."""
     if not isinstance(supervised_mode, dict) or supervised_mode.get("enabled") is not True:
         return False
-    phases = supervised_mode.get("review_phases", "all")
-    if phases == "all" or phases == []:
-        return True
-    if isinstance(phases, list):
-        return phase_prefix(phase_key) in {str(p) for p in phases}
-    return False
+    phases = review_phases(supervised_mode)
+    return phases == "all" or phase_prefix(phase_key) in phases
 
 
 def parse_iso(value: object) -> datetime | None:

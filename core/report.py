@@ -23,6 +23,9 @@ class Report:
     snapshots: list[Snapshot] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     hook_records: int = 0
+    #: One summary per plugin (``core.plugins.summary_json``); None: no plugin registry.
+    plugins: list[dict[str, Any]] | None = None
+    tdd: dict[str, Any] | None = None  # core.tdd.summary_json of the plan; None without one
 
     @property
     def summary(self) -> dict[str, int]:
@@ -45,7 +48,9 @@ class Report:
             "systems": self.project.systems,
             "projects": [_snapshot_json(s) for s in self.snapshots],
             "findings": [f.to_json() for f in self.findings],
+            "plugins": self.plugins,
             "summary": self.summary,
+            "tdd": self.tdd,
         }
 
 
@@ -81,14 +86,14 @@ def audit_project(path: str | os.PathLike[str] | None = None, *, retries: int = 
         report.snapshots.append(snap)
         findings += snap.findings
     findings += _hook_log(project, report)
-    findings += _tdd(project)
-    findings += _plugins(project)
+    findings += _tdd(project, report)
+    findings += _plugins(project, report)
     report.findings = sort_findings(findings)
     return report
 
 
 def _hook_log(project: Project, report: Report) -> list[Finding]:
-    if not project.hook_log.exists():
+    if not os.path.exists(project.hook_log):  # False, not an error, in an unsearchable dir
         return []
     from .hooklog import audit_hook_log, iter_hook_log
 
@@ -102,21 +107,24 @@ def _hook_log(project: Project, report: Report) -> list[Finding]:
     return audit_hook_log(counted(), project.rel(project.hook_log), current_phase=current)
 
 
-def _tdd(project: Project) -> list[Finding]:
+def _tdd(project: Project, report: Report) -> list[Finding]:
     if "tdd" not in project.systems:
         return []
-    from .tdd import load_tdd
+    from .tdd import load_tdd, summary_json
 
-    _plan, findings = load_tdd(project)
+    plan, findings = load_tdd(project)
+    report.tdd = None if plan is None else summary_json(plan)
     return findings
 
 
-def _plugins(project: Project) -> list[Finding]:
+def _plugins(project: Project, report: Report) -> list[Finding]:
     if "plugins" not in project.systems:
         return []
-    from .plugins import audit_plugins
+    from .plugins import load_registry, summary_json
 
-    return audit_plugins(project)
+    registry = load_registry(project)
+    report.plugins = summary_json(registry)
+    return registry.findings
 
 
 def project_exists(path: str | os.PathLike[str]) -> bool:

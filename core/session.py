@@ -8,7 +8,7 @@ renders, never a widget. It runs in a worker thread; nothing here imports textua
 
 What the session remembers across refreshes (the files do not):
 
-* every distinct state content observed (:class:`TimelineEntry`, the last ``timeline_cap``), with
+* every distinct state content observed (:class:`Observation`, the last ``timeline_cap``), with
   the changed field paths and the transition findings of that step; the raw document is kept for
   the newest ``raw_cap`` entries only (older entries drop it to bound memory);
 * every transition finding seen (:class:`RecentEvent`): a transition finding exists only in the
@@ -28,16 +28,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .findings import Finding, Severity, get_rule, sort_findings
-from .hooklog import (
-    HookLogBackfill,
-    HookLogTailer,
-    HookRecord,
-    TailResult,
-    audit_hook_log,
-    count_lines,
-    hook_stats,
-)
+from .diff import capped_paths
+from .findings import Finding, Severity, is_transition, sort_findings
+from .hooklog import HookAudit, HookCounts, HookLogTailer, TailResult, count_lines, line_starts
+from .hooklog.store import KEEP_BYTES, HookStore, rotation_notice
 from .snapshot import Snapshot, observe
 from .sources import FileStamp, Project, StateReader, StateSource, discover
 from .timeline import TimelineEntry as ViewEntry
@@ -45,15 +39,10 @@ from .timeline import TimelineEntry as ViewEntry
 TIMELINE_CAP = 2000
 RAW_CAP = 200
 EVENTS_CAP = 500
-HOOK_WINDOW = 20_000  # newest hook records kept for the log audit and stats
-MERGE_RECORDS_CAP = 200_000  # hook records kept when updates are merged for an unseen screen
-# Bytes of the hook log parsed per refresh at most (~12k lines, ~0.15 s): a huge log is read
-# over several refreshes (``SessionUpdate.hook_pending``), so state changes are never stuck
-# behind it and the first screen does not wait for it. A log larger than this when first seen
-# is read from its end: new lines are followed at once and the older ones come after, newest
-# part first (``SessionUpdate.hook_older``), so the newest lines show first.
+# Bytes of the hook log parsed per refresh at most (~12k lines, ~25 ms): a huge log is read over
+# several refreshes (``SessionUpdate.hook_pending``), so state changes are never stuck behind it.
+# Its lines are indexed first (a newline scan), so they show at once, parsed when on screen.
 HOOK_READ_BYTES = 2 * 1024 * 1024
-HOOK_FIRST_PART = 256 * 1024  # the newest lines of such a log: a small first part, shown soonest
 DIFF_LIMIT = 200  # changed field paths recorded per timeline entry
 
 Clock = Callable[[], datetime]
@@ -96,7 +85,7 @@ class FileStatus:
 
 
 @dataclass(frozen=True, slots=True)
-class TimelineEntry:
+class Observation:
     """One distinct state content observed in this session."""
 
     seq: int  # session-wide observation number (monotonic)
@@ -129,7 +118,7 @@ class RecentEvent:
 
 @dataclass(frozen=True, slots=True)
 class HookTail:
-    """Flags of the hook log reads merged into one update (see core.hooklog.TailResult)."""
+    """Flags of the hook log's last read (see core.hooklog.TailResult)."""
 
     rotated: bool = False
     truncated: bool = False
@@ -145,72 +134,56 @@ class HookTail:
         again, or took the unrelated new file whole): what a viewer marks in its record list."""
         return self.rotated or self.reset
 
-    def merged(self, newer: HookTail) -> HookTail:
-        return HookTail(
-            self.rotated or newer.rotated,
-            self.truncated or newer.truncated,
-            self.reset or newer.reset,
-            newer.missing,
-            self.replaced or newer.replaced,
-            newer.error,
-            newer.lines if newer.lines is not None else self.lines,
-        )
-
 
 @dataclass(slots=True)
 class SessionUpdate:
     """What one :meth:`ProjectSession.refresh` produced. Plain data, safe to hand to the UI.
 
-    Current-state fields (full picture, the newest wins when merging): ``project``,
-    ``snapshots``, ``files``, ``events``, ``tdd_plan``/``tdd_findings``, ``registry``/
-    ``plugin_findings``, ``hook_findings``/``hook_stats``, ``timeline_total``, ``watch_*``.
-
-    Delta fields (appended when merging): ``hook_records`` (new lines since the previous
-    update), ``hook_older`` (lines older than any delivered before: a large log's back-fill,
-    to put before them), ``timeline`` (entries appended), ``new_events``; flags are OR-ed.
+    The state picture only: a newer update says all an older one would (the app lets the newest
+    through, and a screen not shown yet keeps the newest). What changed is told by revision
+    numbers a screen compares with the ones it rendered: ``versions`` (per project, the ``seq``
+    of its newest timeline entry), ``discovery``, ``tdd_rev``, ``plugins_rev``, ``hook_rows``;
+    ``timeline`` holds every entry kept (a screen takes those newer than it has, by ``seq``). The
+    hook log's records are not carried: they are in ``hooks`` (the session's
+    :class:`~core.hooklog.store.HookStore`), which viewers read.
     """
 
     seq: int
     at: datetime
     project: Project
     snapshots: dict[str, Snapshot] = field(default_factory=dict)
-    changed_projects: frozenset[str] = frozenset()  # ids whose snapshot was re-read
-    new_versions: frozenset[str] = frozenset()  # ids whose content changed
-    rediscovered: bool = False
+    versions: dict[str, int] = field(default_factory=dict)  # project -> newest timeline seq
+    discovery: int = 0  # rediscoveries that changed the project's layout
     files: dict[str, FileStatus] = field(default_factory=dict)  # by path relative to the root
     # hook log
-    hook_records: list[HookRecord] = field(default_factory=list)
-    hook_older: list[HookRecord] = field(default_factory=list)
-    hook_tail: HookTail = field(default_factory=HookTail)
-    hook_changed: bool = False
-    hook_findings: list[Finding] = field(default_factory=list)
-    hook_stats: dict[str, Any] = field(default_factory=dict)
-    hook_total: int = 0  # records read this session
+    hooks: HookStore | None = None  # the records (rows), read by the hook screen
+    hook_rows: int = 0  # rows the store held at this update (a viewer compares)
+    hook_tail: HookTail = field(default_factory=HookTail)  # the last read of the log
+    hook_changed: bool = False  # this refresh changed the log's rows or status (for the worker)
+    hook_findings: list[Finding] = field(default_factory=list)  # over every line read
+    hook_stats: dict[str, Any] = field(default_factory=dict)  # over every line read
+    hook_total: int = 0  # lines read (parsed, counted) this session
     hook_rotations: int = 0  # rotations/rewrites of the log seen this session
     hook_rotated_at: datetime | None = None  # when the last one was seen
-    hook_dropped: int = 0  # records dropped by merging (screen never shown, cap hit)
     hook_pending: bool = False  # more of the log waits: refresh again with the log "changed"
     hook_progress: tuple[int, int] | None = None  # (bytes read, file size) while pending
-    hook_unread: int = 0  # bytes of older lines never read: the log was rewritten first
     # timeline and recent events
-    timeline: list[TimelineEntry] = field(default_factory=list)
+    timeline: tuple[Observation, ...] = ()
     timeline_total: int = 0
     events: tuple[RecentEvent, ...] = ()
-    new_events: list[RecentEvent] = field(default_factory=list)
     # TDD and plugins
-    tdd_changed: bool = False
+    tdd_rev: int = 0  # times the TDD plan (or its findings) changed so far
     tdd_plan: Any = None
     tdd_findings: list[Finding] = field(default_factory=list)
-    plugins_changed: bool = False
+    plugins_rev: int = 0  # times the plugin registry (or its findings) changed so far
     registry: Any = None
     plugin_findings: list[Finding] = field(default_factory=list)
     # watcher targets
     watch_files: frozenset[Path] = frozenset()
     watch_dirs: frozenset[Path] = frozenset()
-    targets_changed: bool = False
-    own_writes: frozenset[Path] = frozenset()
-    errors: list[str] = field(default_factory=list)  # loader failures (kept short)
-    initial: bool = False
+    targets_changed: bool = False  # this refresh changed them (for the worker)
+    errors: list[str] = field(default_factory=list)  # the last loader failures (kept short)
+    initial: bool = False  # the session's first refresh
 
     # -- reading helpers ------------------------------------------------------------------
 
@@ -230,22 +203,6 @@ class SessionUpdate:
     def state_file(self, project_id: str | None = None) -> FileStatus | None:
         snap = self.snapshot(project_id)
         return self.files.get(snap.source) if snap is not None else None
-
-    @property
-    def changed(self) -> bool:
-        """Whether anything visible changed (an update can be a no-op re-read)."""
-        return bool(
-            self.new_versions
-            or self.rediscovered
-            or self.hook_records
-            or self.hook_older
-            or self.hook_changed
-            or self.timeline
-            or self.new_events
-            or self.tdd_changed
-            or self.plugins_changed
-            or self.initial
-        )
 
     def findings_for(self, project_id: str | None = None) -> list[Finding]:
         """Every standing finding relevant to one project's overview: discovery, its state
@@ -271,41 +228,6 @@ class SessionUpdate:
         pid = snap.project_id if snap is not None else (project_id or "")
         return [e for e in self.events if e.project_id == pid]
 
-    def merged_after(self, older: SessionUpdate) -> SessionUpdate:
-        """This update with ``older``'s deltas folded in (``older`` came first): what the UI
-        must apply when it skipped ``older`` (message coalescing, a screen not shown yet)."""
-        records = older.hook_records + self.hook_records
-        back = self.hook_older + older.hook_older  # this update's back-fill part is the older
-        dropped = older.hook_dropped + self.hook_dropped
-        over = len(records) + len(back) - MERGE_RECORDS_CAP
-        if over > 0:  # the oldest go first
-            dropped += over
-            cut = min(over, len(back))
-            back = back[cut:]
-            records = records[over - cut :]
-        timeline = older.timeline + self.timeline
-        if len(timeline) > TIMELINE_CAP:
-            timeline = timeline[-TIMELINE_CAP:]
-        return replace(
-            self,
-            changed_projects=older.changed_projects | self.changed_projects,
-            new_versions=older.new_versions | self.new_versions,
-            rediscovered=older.rediscovered or self.rediscovered,
-            hook_records=records,
-            hook_older=back,
-            hook_tail=older.hook_tail.merged(self.hook_tail),
-            hook_changed=older.hook_changed or self.hook_changed,
-            hook_dropped=dropped,
-            timeline=timeline,
-            new_events=(older.new_events + self.new_events)[-EVENTS_CAP:],
-            tdd_changed=older.tdd_changed or self.tdd_changed,
-            plugins_changed=older.plugins_changed or self.plugins_changed,
-            targets_changed=older.targets_changed or self.targets_changed,
-            own_writes=older.own_writes | self.own_writes,
-            errors=(older.errors + self.errors)[-10:],
-            initial=older.initial or self.initial,
-        )
-
 
 def _size(path: Path) -> int:
     try:
@@ -314,7 +236,7 @@ def _size(path: Path) -> int:
         return 0
 
 
-def view_entry(entry: TimelineEntry) -> ViewEntry:
+def view_entry(entry: Observation) -> ViewEntry:
     """The session's record of one observed state as the timeline widget's entry
     (:class:`core.timeline.TimelineEntry`): same ``seq`` (the row key), time, version, changed
     paths, transition findings and document; the session's flags become the note."""
@@ -330,12 +252,6 @@ def view_entry(entry: TimelineEntry) -> ViewEntry:
     )
 
 
-def is_transition(f: Finding) -> bool:
-    try:
-        return get_rule(f.rule_id).scope == "transition"
-    except KeyError:
-        return f.rule_id.startswith("TR-")
-
 
 def attention(snap: Snapshot | None) -> tuple[bool, int]:
     """(a review gate is waiting, number of pending escalations) for one snapshot."""
@@ -348,40 +264,6 @@ def attention(snap: Snapshot | None) -> tuple[bool, int]:
         and wf.supervised_review.status == "gate_presented"
     )
     return gate, len(snap.state.pending_escalations)
-
-
-# ---------------------------------------------------------------------------- diff
-
-
-def diff_paths(a: Any, b: Any, limit: int = DIFF_LIMIT) -> tuple[list[str], bool]:
-    """Leaf paths that differ between two JSON values (``phases.06-x.status``, ``[3]`` for
-    list items); a list whose length changed is reported as a whole. Returns (paths, truncated)."""
-    out: list[str] = []
-
-    def walk(x: Any, y: Any, path: str) -> bool:
-        if len(out) >= limit:
-            return False
-        if isinstance(x, dict) and isinstance(y, dict):
-            for key in list(x) + [k for k in y if k not in x]:
-                sub = f"{path}.{key}" if path else str(key)
-                if key not in x or key not in y:
-                    out.append(sub)
-                elif x[key] != y[key] and not walk(x[key], y[key], sub):
-                    return False
-                if len(out) >= limit:
-                    return False
-            return True
-        if isinstance(x, list) and isinstance(y, list) and len(x) == len(y):
-            for i, (u, v) in enumerate(zip(x, y, strict=True)):
-                if u != v and not walk(u, v, f"{path}[{i}]"):
-                    return False
-            return True
-        if x != y or type(x) is not type(y):
-            out.append(path or "$")
-        return len(out) < limit
-
-    complete = walk(a, b, "")
-    return out, not complete and len(out) >= limit
 
 
 # ---------------------------------------------------------------------------- session
@@ -418,7 +300,6 @@ class ProjectSession:
         timeline_cap: int = TIMELINE_CAP,
         raw_cap: int = RAW_CAP,
         events_cap: int = EVENTS_CAP,
-        hook_window: int = HOOK_WINDOW,
         hook_read_bytes: int = HOOK_READ_BYTES,
         env: dict[str, str] | None = None,
     ) -> None:
@@ -434,12 +315,13 @@ class ProjectSession:
         self._sync_tracks()
         self.tailer = HookLogTailer(self.project.hook_log, max_read=hook_read_bytes)
         self._hook_read_bytes = hook_read_bytes
-        self._hook_started = False  # the log was looked at (read, or its end found)
-        self._backfill: HookLogBackfill | None = None  # a large log's older lines, newest first
-        self._hook_unread = 0
+        self.hooks = HookStore(self.project.hook_log, max_line=self.tailer.max_line)
+        self._hook_audit = HookAudit()
+        self._hook_counts = HookCounts()
+        self._hook_indexed = 0  # byte offset up to which the store holds rows (parsed or not)
+        self._hook_started = False  # the log was looked at
         self._hook_pending = False
-        self._hook_audit_due = False  # records arrived while the log was read in parts
-        self._hook_window: deque[HookRecord] = deque(maxlen=hook_window)
+        self._hook_audit_key: tuple[int, str | None] | None = None  # what the findings cover
         self._hook_total = 0
         self._hook_rotations = 0
         self._hook_rotated_at: datetime | None = None
@@ -449,8 +331,12 @@ class ProjectSession:
             self.project.hook_log, self.project.rel(self.project.hook_log), "hook_log", "missing"
         )
         self._hook_existed = False
-        self.timeline: deque[TimelineEntry] = deque(maxlen=timeline_cap)
+        self.timeline: deque[Observation] = deque(maxlen=timeline_cap)
         self._timeline_total = 0
+        self._versions: dict[str, int] = {}  # project -> seq of its newest timeline entry
+        self._discovery = 0
+        self._tdd_rev = 0
+        self._plugins_rev = 0
         self.events: deque[RecentEvent] = deque(maxlen=events_cap)
         self._tdd_plan: Any = None
         self._tdd_findings: list[Finding] = []
@@ -515,48 +401,34 @@ class ProjectSession:
         full = changed is None
         changed = changed or set()
 
-        rediscovered = False
         if full or self._needs_discovery(changed):
             rediscovered = self._rediscover()
+            self._discovery += rediscovered
             full = full or rediscovered
 
         # state files
-        changed_projects: set[str] = set()
-        new_versions: set[str] = set()
-        timeline: list[TimelineEntry] = []
-        new_events: list[RecentEvent] = []
         for pid, track in self._tracks.items():
-            if not (full or track.source.path in changed or track.snapshot is None):
-                continue
-            changed_projects.add(pid)
-            entry = self._observe(track, now, own=track.source.path in own_set)
-            if entry is not None:
-                new_versions.add(pid)
-                timeline.append(entry)
-                for f in entry.findings:
-                    ev = RecentEvent(entry.seq, now, pid, entry.state_version, f)
-                    new_events.append(ev)
-                    self.events.append(ev)
+            if full or track.source.path in changed or track.snapshot is None:
+                self._observe_state(pid, track, now, own=track.source.path in own_set)
         self._trim_raw()
 
         # hook log
         p = self.project
-        hook_records: list[HookRecord] = []
-        hook_older: list[HookRecord] = []
         tail = HookTail()
         hook_changed = False
         if full or p.hook_log in changed:
-            hook_records, hook_older, tail, hook_changed = self._read_hooks(now, initial)
+            tail, hook_changed = self._read_hooks(now, initial)
+        self._audit_hooks()
 
-        # TDD plan
-        tdd_changed = False
+        # TDD plan and plugin registry
         if full or p.tdd_progress in changed or p.tdd_lock in changed:
-            tdd_changed = self._load_tdd(now, errors)
-
-        # plugin registry
-        plugins_changed = False
+            before = (self._tdd_plan, self._tdd_findings)
+            if self._load_tdd(now, errors) and (self._tdd_plan, self._tdd_findings) != before:
+                self._tdd_rev += 1
         if full or any(self._is_plugin_path(c) for c in changed):
-            plugins_changed = self._load_plugins(now, errors)
+            before = (self._registry, self._plugin_findings)
+            if self._load_plugins(now, errors) and (self._registry, self._plugin_findings) != before:
+                self._plugins_rev += 1
 
         files, dirs = self.watch_targets()
         targets_changed = (files, dirs) != self._targets
@@ -568,12 +440,11 @@ class ProjectSession:
             at=now,
             project=self.project,
             snapshots={pid: t.snapshot for pid, t in self._tracks.items() if t.snapshot},
-            changed_projects=frozenset(changed_projects),
-            new_versions=frozenset(new_versions),
-            rediscovered=rediscovered,
+            versions=dict(self._versions),
+            discovery=self._discovery,
             files=self._file_statuses(),
-            hook_records=hook_records,
-            hook_older=hook_older,
+            hooks=self.hooks,
+            hook_rows=self.hooks.count,
             hook_tail=tail,
             hook_changed=hook_changed,
             hook_findings=self._hook_findings,
@@ -583,24 +454,31 @@ class ProjectSession:
             hook_rotated_at=self._hook_rotated_at,
             hook_pending=self._hook_pending,
             hook_progress=self._hook_progress() if self._hook_pending else None,
-            hook_unread=self._hook_unread,
-            timeline=timeline,
+            timeline=tuple(self.timeline),
             timeline_total=self._timeline_total,
             events=tuple(self.events),
-            new_events=new_events,
-            tdd_changed=tdd_changed,
+            tdd_rev=self._tdd_rev,
             tdd_plan=self._tdd_plan,
             tdd_findings=self._tdd_findings,
-            plugins_changed=plugins_changed,
+            plugins_rev=self._plugins_rev,
             registry=self._registry,
             plugin_findings=self._plugin_findings,
             watch_files=files,
             watch_dirs=dirs,
             targets_changed=targets_changed,
-            own_writes=own_set,
-            errors=errors,
+            errors=list(self._errors),
             initial=initial,
         )
+
+    def _observe_state(self, pid: str, track: _StateTrack, now: datetime, *, own: bool) -> None:
+        """Re-read one state file; a new content becomes a timeline entry (and its transition
+        findings recent events)."""
+        entry = self._observe(track, now, own=own)
+        if entry is None:
+            return
+        self._versions[pid] = entry.seq
+        for f in entry.findings:
+            self.events.append(RecentEvent(entry.seq, now, pid, entry.state_version, f))
 
     # ------------------------------------------------------------------ discovery
 
@@ -646,7 +524,7 @@ class ProjectSession:
 
     # ------------------------------------------------------------------ state files
 
-    def _observe(self, track: _StateTrack, now: datetime, *, own: bool) -> TimelineEntry | None:
+    def _observe(self, track: _StateTrack, now: datetime, *, own: bool) -> Observation | None:
         previous = track.snapshot
         snap = observe(track.reader, previous, track.source.project_id)
         result = snap.read
@@ -675,9 +553,9 @@ class ProjectSession:
         if previous is None or previous.raw is None:
             paths, truncated, first = [], False, True
         else:
-            paths, truncated = diff_paths(previous.raw, snap.raw)
+            paths, truncated = capped_paths(previous.raw, snap.raw, max_changes=DIFF_LIMIT)
             first = False
-        entry = TimelineEntry(
+        entry = Observation(
             seq=self._obs,
             at=now,
             project_id=track.source.project_id,
@@ -706,38 +584,89 @@ class ProjectSession:
 
     # ------------------------------------------------------------------ hook log
 
-    def _read_hooks(
-        self, now: datetime, initial: bool
-    ) -> tuple[list[HookRecord], list[HookRecord], HookTail, bool]:
-        """New lines (the tailer: at most hook_read_bytes, the rest at the next refresh), then,
-        once caught up, one part of a large log's older lines (the back-fill)."""
+    def _read_hooks(self, now: datetime, initial: bool) -> tuple[HookTail, bool]:
+        """New lines into the store (at most hook_read_bytes parsed; the rest at the next
+        refresh), each counted and audited once. A large log is first indexed whole, so its
+        newest lines show at once, and then parsed from its start, part by part."""
         p = self.project
-        older: list[HookRecord] = []
-        if not self._hook_started and initial and _size(p.hook_log) > self._hook_read_bytes:
-            # a large log: the first refresh shows the state; its newest lines come next
+        large = not self._hook_started and _size(p.hook_log) > self._hook_read_bytes
+        if large and initial:
+            res = TailResult(pending=True)  # a large log: the first refresh shows the state
+        elif large:  # then its lines, indexed (shown at once); parsed from the next refresh on
+            self._hook_started = True
+            self._index_hooks(0, 1)
             res = TailResult(pending=True)
         else:
-            if not self._hook_started:  # (until the log exists: it may appear whole, large)
-                self._backfill = self.tailer.start_at_end(
-                    min_skip=self._hook_read_bytes, first_part=HOOK_FIRST_PART
-                )
-                self._hook_started = self._backfill is not None or _size(p.hook_log) > 0
+            self._hook_started = self._hook_started or _size(p.hook_log) > 0
             res = self.tailer.poll()
-            back = self._backfill
-            if back is not None:
-                if res.truncated or res.reset:
-                    back.close()  # rewritten in place: the older lines are gone
-                elif not res.pending:  # new lines first, then one older part
-                    older = back.poll().records
-                if back.done:
-                    self._hook_unread += back.remaining
-                    self._backfill = None
-        self._hook_pending = res.pending or self._backfill is not None
+            self._store_hooks(res, now)
+        self._hook_pending = res.pending
         lines = count_lines(p.hook_log) if res.rotated or res.reset else None
         tail = HookTail(
             res.rotated, res.truncated, res.reset, res.missing, res.replaced, res.error, lines
         )
-        rel = p.rel(p.hook_log)
+        rewritten = bool(res.rotated or res.truncated or res.reset)
+        if rewritten:
+            self._hook_rotations += 1
+            self._hook_rotated_at = now
+        flags_changed = self._hook_file_status(res, now) or rewritten
+        return tail, bool(res.records) or flags_changed or (large and not initial)
+
+    def _store_hooks(self, res: TailResult, now: datetime) -> None:
+        """Put a poll's records in the store (after a rotation marker), then index what the
+        tailer has not parsed yet, so the newest lines show before they are counted."""
+        store = self.hooks
+        if store.pending and self._hook_indexed > self.tailer.size:
+            store.drop_pending()  # rewritten shorter before those lines were parsed: not there
+            self._hook_indexed = 0
+        if res.rotated or res.truncated or res.reset or res.replaced:
+            store.retire_file()
+            if (res.rotated or res.reset) and store.count:
+                lines = count_lines(self.project.hook_log) or 0
+                store.add_marker(rotation_notice(now, lines), now, lines)
+        ident = self.tailer.ident
+        gen = 0
+        if ident is not None and self.tailer.size > KEEP_BYTES:
+            gen = store.file_generation(ident)
+        store.fill(res.records, res.blocks, gen=gen)
+        if res.records:
+            self._hook_audit.add(res.records)
+            self._hook_counts.add(res.records)
+        if not store.pending:
+            self._hook_indexed = self.tailer.offset
+        if res.pending and ident is not None:
+            start = max(self._hook_indexed, self.tailer.offset)
+            self._index_hooks(start, self.tailer.lines_consumed + store.pending + 1)
+
+    def _index_hooks(self, start: int, first_line: int) -> None:
+        """Rows for the complete lines from byte ``start`` on, not parsed yet (shown at once)."""
+        path = self.project.hook_log
+        try:
+            st = path.stat()
+        except OSError:
+            return
+        starts, end = line_starts(path, start)
+        self.hooks.add_pending(starts, end, first_line, self.hooks.file_generation((st.st_dev, st.st_ino)))
+        self._hook_indexed = max(start, end)
+
+    def _audit_hooks(self) -> None:
+        """The findings over every line read (cheap: the audit keeps only what they need);
+        rebuilt when lines arrived or the current phase may have moved."""
+        current = None
+        snap = self._default_snapshot()
+        if snap is not None and snap.workflow is not None:
+            current = snap.workflow.current_phase
+        key = (self._hook_audit.records, current)
+        if key != self._hook_audit_key:
+            self._hook_audit_key = key
+            rel = self.project.rel(self.project.hook_log)
+            self._hook_findings = self._hook_audit.findings(rel, current_phase=current)
+            self._hook_stats = self._hook_counts.as_dict()
+            self._hook_total = self._hook_audit.records
+
+    def _hook_file_status(self, res: TailResult, now: datetime) -> bool:
+        """Record the log file's status; whether it changed."""
+        p = self.project
         if res.missing:
             status = "vanished" if self._hook_existed else "missing"
         elif res.error:
@@ -746,49 +675,23 @@ class ProjectSession:
             status = "ok"
             self._hook_existed = True
         old = self._hook_status
-        rewritten = bool(res.rotated or res.truncated or res.reset)
-        if rewritten:
-            self._hook_rotations += 1
-            self._hook_rotated_at = now
-        flags_changed = status != old.status or rewritten or bool(older)
         self._hook_status = FileStatus(
             p.hook_log,
-            rel,
+            p.rel(p.hook_log),
             "hook_log",
             status,
             res.error,
             stamp=FileStamp.of(p.hook_log),
             checked_at=now,
-            changed_at=now if res.records or flags_changed else old.changed_at,
+            changed_at=now if res.records or status != old.status else old.changed_at,
             last_ok_at=now if status == "ok" else old.last_ok_at,
         )
-        window = self._hook_window
-        if res.records:
-            window.extend(res.records)
-            self._hook_total += len(res.records)
-            self._hook_audit_due = True
-        if older:
-            self._hook_total += len(older)
-            room = (window.maxlen or 0) - len(window)
-            if room > 0:  # the window keeps the newest: older lines fill it from the left
-                window.extendleft(reversed(older[-room:]))
-                self._hook_audit_due = True
-        if self._hook_audit_due and not res.pending:  # once caught up, not at every part
-            self._hook_audit_due = False
-            current = None
-            snap = self._default_snapshot()
-            if snap is not None and snap.workflow is not None:
-                current = snap.workflow.current_phase
-            records = list(self._hook_window)
-            self._hook_findings = audit_hook_log(records, rel, current_phase=current)
-            self._hook_stats = hook_stats(records)
-        return list(res.records), older, tail, bool(res.records) or flags_changed
+        return status != old.status
 
     def _hook_progress(self) -> tuple[int, int]:
         """(bytes read, file size) of the hook log while parts of it wait."""
         size = self.tailer.size or _size(self.project.hook_log)
-        back = self._backfill  # it read from the tailer's start backwards
-        return self.tailer.offset - (back.remaining if back is not None else 0), size
+        return self.tailer.offset, size
 
     def _default_snapshot(self) -> Snapshot | None:
         source = self.project.state_for(None)

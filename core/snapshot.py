@@ -41,9 +41,6 @@ class Snapshot:
     def row(self, key: str) -> PhaseLocations | None:
         return next((r for r in self.rows if r.key == key), None)
 
-    def findings_at(self, prefix: str) -> list[Finding]:
-        return [f for f in self.findings if f.path.startswith(prefix)]
-
 
 def evaluate(
     data: dict[str, Any] | None,

@@ -7,7 +7,6 @@ that its owner writes non-atomically: an empty or cut document is retried briefl
 
 from __future__ import annotations
 
-import codecs
 import json
 import os
 import time
@@ -34,7 +33,8 @@ R_TORN = rule(
     Severity.WARNING,
     "The file was empty or cut mid-document when read (its owner writes non-atomically).",
     seed="FORMATS 1 How state.json is written",
-    fix="Usually transient: the next write fixes it. The last good version is shown meanwhile.",
+    fix="Usually transient: the owner's next write completes the file; look again (the "
+    "dashboard keeps showing the last good version meanwhile).",
     scope="read",
 )
 R_INVALID = rule(
@@ -171,12 +171,39 @@ def find_root(
     return start
 
 
+def _searchable(directory: Path) -> bool:
+    """False when ``directory`` exists but its entries cannot be looked up (mode 000 for us):
+    ``Path.exists()`` raises there instead of answering."""
+    try:
+        os.stat(directory / "state.json")
+    except PermissionError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
 def discover(
     path: str | os.PathLike[str] | None = None, env: dict[str, str] | None = None
 ) -> Project:
     root = find_root(path, env)
     project = Project(root=root)
     isdlc = project.isdlc_dir
+    if not _searchable(isdlc):
+        project.findings.append(
+            make(
+                R_UNREADABLE,
+                source=project.rel(isdlc),
+                path="",
+                expected="a directory phasewatch can list and read",
+                actual="permission denied",
+                message=f"{project.rel(isdlc)} cannot be searched (permission denied): no "
+                "workflow file in it can be read",
+                hint=f"Give your user read and search rights: chmod u+rx {project.rel(isdlc)}",
+            )
+        )
+        project.states.append(StateSource("", isdlc / "state.json", root.name))
+        return project
     mono_file = isdlc / "monorepo.json"
     if mono_file.exists():
         project.monorepo = True
@@ -257,79 +284,82 @@ def _looks_torn(text: str, exc: json.JSONDecodeError) -> bool:
     return "\n" not in stripped[exc.pos :] and not stripped.endswith("}")
 
 
-class _NotJson(ValueError):
-    """Valid for Python's json module but rejected by the owner's ``JSON.parse``."""
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON (the owner's JSON.parse rejects it)")
 
 
-def _reject_constant(name: str) -> float:
-    raise _NotJson(f"{name} is not JSON (the owner's JSON.parse rejects it)")
-
-
-def _parse(raw: bytes) -> tuple[ReadStatus, Any, str | None]:
-    """Parse ``raw`` exactly as strictly as the owner's ``JSON.parse(readFileSync(p, 'utf8'))``:
-    a byte order mark and ``NaN``/``Infinity`` are errors there, so they are here."""
-    if raw.startswith(codecs.BOM_UTF8):
-        return "invalid", None, "starts with a byte order mark (the owner's JSON.parse rejects it)"
-    text = raw.decode("utf-8", errors="replace")
-    try:
-        data = json.loads(text, parse_constant=_reject_constant)
-    except json.JSONDecodeError as exc:
-        if not text.strip():
-            return "torn", None, "empty file"
-        status: ReadStatus = "torn" if _looks_torn(text, exc) else "invalid"
-        return status, None, f"{exc.msg} at line {exc.lineno} column {exc.colno}"
-    except _NotJson as exc:
-        return "invalid", None, str(exc)
-    except (RecursionError, ValueError) as exc:
-        return "invalid", None, type(exc).__name__
-    if not isinstance(data, dict):
-        return "not_object", None, f"top level is {type(data).__name__}"
-    return "ok", data if json_is_clean(raw) else clean_json(data), None
-
-
-_REFUSED_STATUS: dict[str, ReadStatus] = {"changed while reading": "torn"}
+def _parse(raw: bytes) -> Any:
+    """Parse like the owner's ``JSON.parse``: a byte order mark and ``NaN``/``Infinity`` are
+    errors (Python's json would accept both), invalid UTF-8 becomes U+FFFD as in node."""
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raise ValueError("starts with a byte order mark (the owner's JSON.parse rejects it)")
+    return json.loads(raw.decode("utf-8", errors="replace"), parse_constant=_reject_constant)
 
 
 def read_json(path: Path, *, retries: int = 3, delay: float = 0.015) -> ReadResult:
-    """Read (:func:`read_regular`) and parse a JSON object file; never raises. Every string in
-    it is cleaned. Torn and invalid documents are read again up to ``retries`` times."""
+    """Read and parse a JSON object file; never raises. Every string in it is cleaned.
+
+    The read is :func:`~phasewatch.core.files.read.read_regular`'s: a FIFO, a device or a file
+    over ``MAX_JSON_BYTES`` is never read, and a read that overlapped a write is retried (an
+    empty or cut document too: ``torn``), so a torn write never parses as a state."""
     attempts = 0
+    last: ReadResult | None = None
     while True:
         attempts += 1
         try:
             raw, st = read_regular(path, cap=MAX_JSON_BYTES)
         except ReadRefused as exc:
-            status = _refused_status(exc)
-            if status != "torn" or attempts > retries:
-                return ReadResult(path, status, error=exc.reason, attempts=attempts)
-            time.sleep(delay)
-            continue
-        stamp = FileStamp(st.st_size, st.st_mtime_ns, st.st_ino)
-        status, data, error = _parse(raw)
-        if status not in ("torn", "invalid") or attempts > retries:
-            return ReadResult(path, status, data, error, stamp, attempts)
+            if exc.kind == "missing":
+                return ReadResult(path, "missing", error=exc.reason, attempts=attempts)
+            if exc.kind == "too_large":
+                return ReadResult(path, "too_large", error=exc.reason, attempts=attempts)
+            status: ReadStatus = "torn" if exc.kind == "changed" else "unreadable"
+            last = ReadResult(path, status, error=exc.reason, attempts=attempts)
+            if status == "unreadable":
+                return last
+        else:
+            stamp = FileStamp(st.st_size, st.st_mtime_ns, st.st_ino)
+            result = _parsed(path, raw, stamp, attempts)
+            if result.status not in ("torn", "invalid"):  # a torn read can look invalid too
+                return result
+            last = result
+        if attempts > retries:
+            assert last is not None
+            return last
         time.sleep(delay)
 
 
-def _refused_status(exc: ReadRefused) -> ReadStatus:
-    if exc.missing:
-        return "missing"
-    if exc.reason.startswith("too large"):
-        return "too_large"
-    return _REFUSED_STATUS.get(exc.reason, "unreadable")
+def _parsed(path: Path, raw: bytes, stamp: FileStamp, attempts: int) -> ReadResult:
+    try:
+        data = _parse(raw)
+    except json.JSONDecodeError as exc:
+        text = raw.decode("utf-8", errors="replace")
+        status: ReadStatus = "torn" if _looks_torn(text, exc) else "invalid"
+        where = "empty file" if not text.strip() else f"{exc.msg} at line {exc.lineno} column {exc.colno}"
+        return ReadResult(path, status, error=where, stamp=stamp, attempts=attempts)
+    except (RecursionError, ValueError) as exc:
+        reason = str(exc) if isinstance(exc, ValueError) and str(exc) else type(exc).__name__
+        return ReadResult(path, "invalid", error=reason, stamp=stamp, attempts=attempts)
+    if not isinstance(data, dict):
+        return ReadResult(
+            path, "not_object", error=f"top level is {type(data).__name__}", stamp=stamp,
+            attempts=attempts,
+        )
+    data = data if json_is_clean(raw) else clean_json(data)  # one pass only when one is needed
+    return ReadResult(path, "ok", data=data, stamp=stamp, attempts=attempts)
 
 
 def read_bytes(path: Path, *, max_bytes: int = 8 * 1024 * 1024) -> tuple[bytes | None, str | None]:
-    """Read a whole regular file of at most ``max_bytes`` (:func:`read_regular`); returns
-    (bytes, None) or (None, a plain reason: "file not found", "too large (...)", ...)."""
+    """At most ``max_bytes`` of a regular file (larger ones are cut: text for a human, never a
+    document to parse or rewrite); returns (bytes, error). Never reads a FIFO or a device."""
     try:
-        return read_regular(path, cap=max_bytes)[0], None
+        return read_regular(path, cap=max_bytes, truncate=True)[0], None
     except ReadRefused as exc:
         return None, exc.reason
 
 
 def read_text(path: Path, *, max_bytes: int = 8 * 1024 * 1024) -> tuple[str | None, str | None]:
-    """Read a text file (cleaned); returns (text, error). Larger files are refused."""
+    """Read a text file (cleaned); returns (text, error). Larger files are cut at ``max_bytes``."""
     raw, error = read_bytes(path, max_bytes=max_bytes)
     return (decode(raw), None) if raw is not None else (None, error)
 

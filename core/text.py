@@ -73,3 +73,8 @@ def shorten(text: str, width: int = 80) -> str:
     """One line, at most ``width`` characters, for tables and messages."""
     line = " ".join(text.split())
     return line if len(line) <= width else line[: max(0, width - 1)] + "…"
+
+
+def plural(n: int, word: str) -> str:
+    """``1 warning``, ``2 warnings``."""
+    return f"{n} {word}{'' if n == 1 else 's'}"

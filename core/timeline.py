@@ -9,7 +9,7 @@ from typing import Any
 
 from .diff import changed_paths as _changed_paths
 from .diff import summarize_paths
-from .findings import Finding, get_rule, sort_findings
+from .findings import Finding, is_transition, sort_findings
 
 NOISE_PATHS = frozenset({"state_version"})  # bumped by every write: left out of summaries
 
@@ -33,12 +33,6 @@ class TimelineEntry:
         return list(dict.fromkeys(f.rule_id for f in self.findings))
 
 
-def is_transition_finding(finding: Finding) -> bool:
-    """Whether ``finding`` comes from a transition rule (previous -> current state)."""
-    try:
-        return get_rule(finding.rule_id).scope == "transition"
-    except KeyError:
-        return False
 
 
 def make_entry(
@@ -69,7 +63,7 @@ def make_entry(
         observed_at=observed_at or datetime.now(UTC),
         state_version=state_version,
         changed_paths=paths,
-        findings=sort_findings([f for f in findings or [] if is_transition_finding(f)]),
+        findings=sort_findings([f for f in findings or [] if is_transition(f)]),
         raw=raw,
         note=note,
     )

@@ -8,9 +8,15 @@ top-level folders and ``pyproject.toml`` maps them in (setuptools ``package-dir`
 * ``phasewatch.tui``     <- ``tui/``      the app, its screens and the command line
 """
 
-from importlib.metadata import PackageNotFoundError, version
 
-try:
-    __version__ = version("phasewatch")
-except PackageNotFoundError:  # running from a checkout that was never installed
-    __version__ = "0+unknown"
+
+def __getattr__(name: str) -> str:
+    """``__version__``, read from the installed metadata only when asked (start-up stays lean)."""
+    if name != "__version__":
+        raise AttributeError(name)
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("phasewatch")
+    except PackageNotFoundError:  # running from a checkout that was never installed
+        return "0+unknown"

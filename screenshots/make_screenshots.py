@@ -136,6 +136,8 @@ async def scenario(root: Path, out: Path) -> None:
 
         from phasewatch.tui.screens.review import GatePanel
 
+        await wait_for(pilot, lambda: app.review.waiting_gate() is not None, "the review gate")
+        await pilot.press("g")  # announced, never opened by itself: the user opens it
         await wait_for(pilot, lambda: isinstance(app.screen, GatePanel), "the review gate panel")
         await wait_for(pilot, lambda: getattr(app.screen, "summary_loaded", True), "the summary")
         await shoot(app, pilot, "review-gate", out)

@@ -21,6 +21,8 @@ from phasewatch.tui.screens.escalations import EscalationsScreen
 from phasewatch.tui.screens.plan import PlanScreen
 from phasewatch.tui.screens.review import GatePanel
 from phasewatch.widgets.header import OverviewHeader
+from textual.containers import Vertical
+from textual.widgets import Input
 
 from tests import factories as F
 from tests.test_app_helpers import frozen_clock, screen_text, wait_until, write_state
@@ -103,10 +105,13 @@ def journal(root: Path) -> list[dict[str, Any]]:
     return read_journal(journal_path(root))
 
 
-def make_app(root: Path, **kwargs: Any) -> PhasewatchApp:
+def make_app(root: Path, *, arm_delay: float = 0.0, **kwargs: Any) -> PhasewatchApp:
+    """The app, its key guards off unless ``arm_delay`` (the guard tests drive a fake clock)."""
     kwargs.setdefault("clock", frozen_clock)
     kwargs.setdefault("watcher_options", {"reconcile_interval": 0.5})
-    return PhasewatchApp(root, **kwargs)
+    app = PhasewatchApp(root, **kwargs)
+    app.review.arm_delay = arm_delay
+    return app
 
 
 def record_calls(app: PhasewatchApp) -> tuple[list[dict[str, Any]], list[int]]:
@@ -137,6 +142,38 @@ def gate_open(app: PhasewatchApp, phase: str, redo: int = 0) -> Callable[[], boo
     return check
 
 
+def gate_waits(app: PhasewatchApp, phase: str, redo: int = 0) -> Callable[[], bool]:
+    def check() -> bool:
+        view = app.review.waiting_gate()
+        return view is not None and view.phase == phase and view.redo_count == redo
+
+    return check
+
+
+async def open_gate(pilot, app: PhasewatchApp, phase: str, redo: int = 0) -> GatePanel:
+    """Wait for the gate to be waiting (announced, never opened by itself), then press g.
+    A panel the user still has open (the next gate arrived before the last decision's result
+    closed it) shows the new gate in place: that one is used."""
+    await wait_until(pilot, gate_waits(app, phase, redo))
+    if not gate_open(app, phase, redo)():
+        await pilot.press("g")
+    await wait_until(pilot, gate_open(app, phase, redo))
+    panel = app.screen
+    assert isinstance(panel, GatePanel)
+    return panel
+
+
+async def open_escalations(pilot, app: PhasewatchApp) -> EscalationsScreen:
+    """Press e once it is offered; the screen, showing the one pending escalation."""
+    await wait_until(pilot, lambda: "e" in footer_keys(app))
+    await pilot.press("e")
+    await wait_until(pilot, lambda: isinstance(app.screen, EscalationsScreen))
+    screen = app.screen
+    assert isinstance(screen, EscalationsScreen)
+    await wait_until(pilot, lambda: len(screen.keys) == 1)
+    return screen
+
+
 def review(doc: dict[str, Any]) -> dict[str, Any] | None:
     aw = doc.get("active_workflow") or {}
     return aw.get("supervised_review")
@@ -149,7 +186,7 @@ def footer_keys(app: PhasewatchApp) -> set[str]:
 # ---------------------------------------------------------------------------- the gate panel
 
 
-async def test_gate_opens_notifies_and_continue_lets_the_workflow_proceed(
+async def test_gate_is_announced_opened_with_g_and_continue_lets_the_workflow_proceed(
     tmp_path: Path, simulate
 ) -> None:
     sim = simulate(tmp_path)
@@ -157,9 +194,10 @@ async def test_gate_opens_notifies_and_continue_lets_the_workflow_proceed(
     app = make_app(tmp_path)
     toasts, bells = record_calls(app)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, gate_open(app, "05-test-strategy"))
-        panel = app.screen
-        assert isinstance(panel, GatePanel)
+        await wait_until(pilot, gate_waits(app, "05-test-strategy"))
+        await wait_until(pilot, lambda: bool(bells))
+        assert "g" in footer_keys(app) and not isinstance(app.screen, GatePanel)  # offered
+        panel = await open_gate(pilot, app, "05-test-strategy")
         await wait_until(pilot, lambda: panel.summary_loaded)
         summary = (tmp_path / ".isdlc" / "reviews" / "phase-05-summary.md").read_text()
         assert panel.summary_text is not None and panel.summary_text.strip() == summary.strip()
@@ -182,9 +220,10 @@ async def test_gate_opens_notifies_and_continue_lets_the_workflow_proceed(
         assert entries[0]["outcome"] == "applied" and entries[0]["via"] == "tui"
         history = read_state(tmp_path)["active_workflow"]["review_history"]
         assert history[0]["phase"] == "05-test-strategy" and history[0]["action"] == "continue"
-        # the next presentation is a new gate: the panel opens again, announced once more
-        await wait_until(pilot, gate_open(app, "06-implementation"))
-        assert len(bells) >= 2
+        # the next presentation is a new gate: announced once more, opened by the user
+        await wait_until(pilot, gate_waits(app, "06-implementation"))
+        await wait_until(pilot, lambda: len(bells) >= 2)
+        await open_gate(pilot, app, "06-implementation")
 
 
 async def test_review_then_resume(tmp_path: Path, simulate) -> None:
@@ -192,9 +231,7 @@ async def test_review_then_resume(tmp_path: Path, simulate) -> None:
     sim.wait("gate", "05-test-strategy")
     app = make_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, gate_open(app, "05-test-strategy"))
-        panel = app.screen
-        assert isinstance(panel, GatePanel)
+        panel = await open_gate(pilot, app, "05-test-strategy")
         await pilot.press("r")
         await wait_until(pilot, lambda: panel.view.status == "reviewing")
         doc = read_state(tmp_path)
@@ -221,7 +258,7 @@ async def test_redo_with_guidance_reruns_the_phase_and_presents_again(
     sim.wait("gate", "05-test-strategy")
     app = make_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, gate_open(app, "05-test-strategy"))
+        await open_gate(pilot, app, "05-test-strategy")
         await pilot.press("d")
         await wait_until(pilot, lambda: isinstance(app.screen, TextPromptDialog))
         await pilot.press("enter")  # empty guidance is refused, the dialog stays
@@ -235,14 +272,14 @@ async def test_redo_with_guidance_reruns_the_phase_and_presents_again(
         assert sr["redo_guidance_history"] == ["cover [the] edge cases"]
         # the phase re-runs (3c-prime again) and the gate is presented again: a new panel
         await wait_until(pilot, lambda: sim.seen("3c-prime", "05-test-strategy", count=2))
-        await wait_until(pilot, gate_open(app, "05-test-strategy", redo=1))
+        await open_gate(pilot, app, "05-test-strategy", redo=1)
         history = read_state(tmp_path)["active_workflow"]["review_history"]
         assert history[-1]["action"] == "redo"
         assert history[-1]["guidance"] == "cover [the] edge cases"
         assert "cover [the] edge cases" in app.screen.text  # shown as text, not markup
 
 
-async def test_redo_is_hidden_at_the_limit_and_the_gate_opens_once(tmp_path: Path) -> None:
+async def test_redo_is_hidden_at_the_limit_and_the_gate_is_announced_once(tmp_path: Path) -> None:
     state = F.build_state()  # 06-implementation gate presented
     state = F.setpath(state, "active_workflow.supervised_review.redo_count", 3)
     state = F.setpath(
@@ -252,14 +289,14 @@ async def test_redo_is_hidden_at_the_limit_and_the_gate_opens_once(tmp_path: Pat
     app = make_app(tmp_path)
     toasts, bells = record_calls(app)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, gate_open(app, "06-implementation", redo=3))
+        await open_gate(pilot, app, "06-implementation", redo=3)
         keys = footer_keys(app)
         assert "c" in keys and "d" not in keys
         await pilot.press("d")
         await pilot.pause()
         assert isinstance(app.screen, GatePanel)  # no guidance dialog
         assert "redo limit reached (3/3)" in app.screen.text
-        # closing and further updates of the same presentation do not re-open it
+        # closing and further updates of the same presentation announce nothing again
         await pilot.press("escape")
         assert not isinstance(app.screen, GatePanel)
         applied = app.updates_applied
@@ -269,6 +306,7 @@ async def test_redo_is_hidden_at_the_limit_and_the_gate_opens_once(tmp_path: Pat
         assert not isinstance(app.screen, GatePanel)
         assert len(bells) == 1
         assert sum("Review gate" in t["message"] for t in toasts) == 1
+        assert "g to decide" in next(t["message"] for t in toasts if "Review gate" in t["message"])
         assert "w" in footer_keys(app) and app.screen.active_bindings["g"].enabled
         await pilot.press("g")  # brings it back
         await wait_until(pilot, gate_open(app, "06-implementation", redo=3))
@@ -280,7 +318,7 @@ async def test_a_conflict_shows_the_refusal_and_writes_nothing(tmp_path: Path, s
     sim.wait("gate", "05-test-strategy")
     app = make_app(tmp_path, watch=False)  # one read: the panel keeps what the user looked at
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, gate_open(app, "05-test-strategy"))
+        await open_gate(pilot, app, "05-test-strategy")
         looked = read_state(tmp_path)
         changed = F.setpath(F.bump(looked), "project.description", "changed behind the panel")
         write_state(tmp_path / STATE, changed)
@@ -307,17 +345,13 @@ async def test_escalation_retry_then_skip(tmp_path: Path, simulate) -> None:
     sim.wait("escalation", "06-implementation")
     app = make_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: "e" in footer_keys(app))
-        await pilot.press("e")
-        await wait_until(pilot, lambda: isinstance(app.screen, EscalationsScreen))
-        screen = app.screen
-        assert isinstance(screen, EscalationsScreen)
-        await wait_until(pilot, lambda: len(screen.keys) == 1)
+        screen = await open_escalations(pilot, app)
         detail = read_state(tmp_path)["pending_escalations"][0]["detail"]
         assert "\n" in detail
         for line in detail.strip().splitlines():
             assert line.strip() in screen.detail_text
-        await pilot.press("t")
+        assert {"r", "s", "c"} <= footer_keys(app)  # the letters the escalation text offers
+        await pilot.press("r")
         await wait_until(pilot, lambda: sim.seen("decision:retry", "06-implementation"))
         doc = next(e for e in sim.events if e.name == "decision:retry").state or {}
         assert doc["active_workflow"]["recovery_action"]["type"] == "retry"
@@ -345,11 +379,14 @@ async def test_escalation_cancel_asks_a_reason_and_confirmation(tmp_path: Path, 
         await pilot.press("e")
         await wait_until(pilot, lambda: isinstance(app.screen, EscalationsScreen))
         await wait_until(pilot, lambda: bool(app.screen.pending))
-        await pilot.press("x")
+        await pilot.press("c")
         await wait_until(pilot, lambda: isinstance(app.screen, TextPromptDialog))
+        assert "Escape: back, the workflow is kept" in screen_text(app)
+        assert "Escape: cancel" not in screen_text(app)
         await pilot.press(*"wrong approach")
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        assert "Keep the workflow (n)" in screen_text(app)
         await pilot.press("y")
         await wait_until(pilot, lambda: sim.result is not None)
         assert sim.result.status == "cancelled"
@@ -406,15 +443,14 @@ async def test_plan_approval_inserts_only_the_marker_and_removes_the_lock(
         assert inserted.startswith(b"**Approved:** ") and inserted.count(b"\n") == 1
         await wait_until(pilot, lambda: "The plan is approved" in screen.note_text)
         assert "x" not in footer_keys(app)
-        # approving again is refused by the writer, and the dialog says why
+        # an approved plan is not offered for approval again: a does nothing
+        assert "a" not in footer_keys(app)
         await pilot.press("a")
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
-        await pilot.press("y")
-        await wait_until(pilot, lambda: isinstance(app.screen, RefusalDialog))
-        assert "already approved" in app.screen.text
+        await pilot.pause()
+        assert app.screen is screen
         assert (tmp_path / ".tdd-progress.md").read_bytes() == after
     outcomes = [(e["action"], e["outcome"]) for e in journal(tmp_path)]
-    assert outcomes == [("approve", "applied"), ("approve", "refused-invalid")]
+    assert outcomes == [("approve", "applied")]
 
 
 async def test_a_plan_rewritten_after_you_looked_is_not_approved(tmp_path: Path) -> None:
@@ -483,8 +519,9 @@ async def test_read_only_shows_but_never_writes(tmp_path: Path) -> None:
     unapproved_plan(tmp_path, lock=True)
     before = (tmp_path / STATE).read_bytes()
     app = make_app(tmp_path, read_only=True)
+    toasts, _bells = record_calls(app)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, gate_open(app, "06-implementation"))
+        await open_gate(pilot, app, "06-implementation")
         assert not {"c", "r", "u", "d"} & footer_keys(app)
         assert "Read-only mode" in app.screen.text and "06-implementation" in app.screen.text
         await pilot.press("c", "r", "d")
@@ -493,9 +530,9 @@ async def test_read_only_shows_but_never_writes(tmp_path: Path) -> None:
         await pilot.press("escape")
         await pilot.press("e")
         await wait_until(pilot, lambda: isinstance(app.screen, EscalationsScreen))
-        assert not {"t", "s", "x"} & footer_keys(app)
+        assert not {"r", "s", "c"} & footer_keys(app)
         await wait_until(pilot, lambda: bool(app.screen.detail_text))
-        await pilot.press("t", "s", "x")
+        await pilot.press("s", "c")
         await pilot.pause()
         assert isinstance(app.screen, EscalationsScreen)
         await pilot.press("escape", "a")
@@ -505,9 +542,13 @@ async def test_read_only_shows_but_never_writes(tmp_path: Path) -> None:
         await pilot.pause()
         assert isinstance(app.screen, PlanScreen)
         # the action itself refuses too (e.g. from the command palette)
-        app.decide_gate(app.waiting_gate(), "continue")
+        view = app.review.waiting_gate()
+        assert view is not None
+        app.review.decide_gate(view, "continue", asker=app)
         await pilot.pause()
-    assert app.decision_results == []
+        said = " ".join(t["message"] for t in toasts)
+        assert "to answer" not in said and "to decide" not in said and "e to view" in said
+    assert app.review.results == []
     assert (tmp_path / STATE).read_bytes() == before
     assert (tmp_path / ".tdd-plan-locked").exists()
     assert not journal_path(tmp_path).exists()
@@ -534,7 +575,7 @@ async def test_attention_queue_lists_everything_oldest_first(tmp_path: Path) -> 
     assert completed > "2026-03-04T08:30:00Z"
     app = make_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, gate_open(app, "06-implementation"))
+        await open_gate(pilot, app, "06-implementation")
         await pilot.press("escape")
         header = app.data_screens["overview"].query_one(OverviewHeader).text
         assert "REVIEW GATE" in header and "1 ESCALATION" in header
@@ -559,3 +600,179 @@ async def test_attention_queue_lists_everything_oldest_first(tmp_path: Path) -> 
         await wait_until(pilot, lambda: len(app.screen.items) == 3)
         await pilot.press("down", "enter")
         await wait_until(pilot, lambda: isinstance(app.screen, PlanScreen))
+
+
+# ---------------------------------------------------------------------------- no decision by accident
+
+
+def no_gate(state: dict[str, Any]) -> dict[str, Any]:
+    """``state`` before its gate was presented (the review block not written yet)."""
+    return F.setpath(F.bump(state, -1), "active_workflow.supervised_review", None)
+
+
+async def test_typing_into_the_hook_search_while_a_gate_arrives_decides_nothing(
+    tmp_path: Path,
+) -> None:
+    gated = F.build_state()
+    write_state(tmp_path / STATE, no_gate(gated))
+    app = make_app(tmp_path, arm_delay=0.5)
+    toasts, bells = record_calls(app)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.updates_applied > 0)
+        await pilot.press("2")
+        await wait_until(pilot, lambda: app.screen.name == "hooks")
+        hooks = app.screen
+        await pilot.press("slash")
+        search = hooks.query_one("#hooklog-search", Input)
+        await wait_until(pilot, lambda: search.has_focus)
+        await pilot.press("c", "a")
+        write_state(tmp_path / STATE, gated)  # the gate is presented while the user types
+        await wait_until(pilot, gate_waits(app, "06-implementation"))
+        await pilot.press("c", "h", "e")
+        await pilot.pause()
+        assert search.value == "cache" and search.has_focus
+        assert app.screen is hooks and len(app.screen_stack) == 1  # nothing pushed over it
+        assert bells and any("Review gate 06-implementation" in t["message"] for t in toasts)
+        # the deliberate path still works: leave the box, open the panel, wait, decide
+        await pilot.press("escape")
+        app.set_focus(None)
+        await pilot.press("g")
+        await wait_until(pilot, gate_open(app, "06-implementation"))
+        app.review.arm_delay = 0
+        await pilot.press("c")
+        await wait_until(pilot, lambda: bool(app.review.results))
+    assert [(e["action"], e["outcome"]) for e in journal(tmp_path)] == [
+        ("review continue", "applied")
+    ]
+
+
+async def test_a_key_right_after_the_panel_opens_does_nothing(tmp_path: Path) -> None:
+    write_state(tmp_path / STATE, F.build_state())
+    app = make_app(tmp_path, arm_delay=0.5)
+    ticks = [100.0]
+    app.review.monotonic = lambda: ticks[0]
+    async with app.run_test(size=SIZE) as pilot:
+        panel = await open_gate(pilot, app, "06-implementation")
+        await pilot.press("c", "r", "d")  # "gc..." typed in one go: too soon, ignored
+        await pilot.pause()
+        assert app.screen is panel and app.review.results == [] and journal(tmp_path) == []
+        ticks[0] += 0.6  # a deliberate press, after the panel has been seen
+        await pilot.press("r")
+        await wait_until(pilot, lambda: bool(app.review.results))
+        assert app.review.results[0].ok and review(read_state(tmp_path))["status"] == "reviewing"
+
+
+async def test_a_second_press_after_our_own_write_is_already_applied(tmp_path: Path) -> None:
+    write_state(tmp_path / STATE, F.build_state())
+    app = make_app(tmp_path, watch=False)  # the panel keeps showing the version it decided on
+    toasts, _bells = record_calls(app)
+    async with app.run_test(size=SIZE) as pilot:
+        panel = await open_gate(pilot, app, "06-implementation")
+        await pilot.press("r")
+        await wait_until(pilot, lambda: bool(app.review.results))
+        after = (tmp_path / STATE).read_bytes()
+        await pilot.press("r")  # the same look again: our own write, not a conflict
+        await pilot.pause()
+        assert app.screen is panel and not isinstance(app.screen, RefusalDialog)
+        assert any("already applied" in t["message"] for t in toasts)
+        assert (tmp_path / STATE).read_bytes() == after
+    assert [(e["action"], e["outcome"]) for e in journal(tmp_path)] == [
+        ("review review", "applied")
+    ]
+
+
+async def test_the_gate_panel_states_one_status_and_q_quits(tmp_path: Path) -> None:
+    state = F.build_state()
+    write_state(tmp_path / STATE, state)
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        panel = await open_gate(pilot, app, "06-implementation")
+        assert "gate_presented" in panel.text
+        decided = F.setpath(F.bump(state), "active_workflow.supervised_review", None)
+        write_state(tmp_path / STATE, decided)  # decided elsewhere
+        await wait_until(pilot, lambda: not panel.current)
+        assert "no longer waiting" in panel.text and "gate_presented" not in panel.text
+        assert "gate_presented" not in screen_text(app)
+        await pilot.press("q")
+        await wait_until(pilot, lambda: not app.is_running)
+
+
+# ---------------------------------------------------------------------------- markup and escapes
+
+HOSTILE = ("[/]", "[@click=app.quit]x[/]", "[@click=screen.dismiss('evil')]y[/]")
+
+
+async def test_hostile_phase_keys_in_titles_stay_text(tmp_path: Path) -> None:
+    """The Redo dialog's title carries the phase key: markup there ran an attacker's action
+    when clicked, ``[/]`` crashed. Every dialog title is literal text, escapes removed."""
+    key = "06-impl[@click=screen.dismiss('evil')]y[/][/]\x1b]52;c;ZXZpbA==\x07"
+    state = F.setpath(F.build_state(), "active_workflow.supervised_review.phase", key)
+    write_state(tmp_path / STATE, state)
+    app = make_app(tmp_path)
+    quits: list[int] = []
+
+    async def fake_quit() -> None:
+        quits.append(1)
+
+    app.action_quit = fake_quit  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.review.waiting_gate() is not None)
+        await pilot.press("g")
+        await wait_until(pilot, lambda: isinstance(app.screen, GatePanel))
+        await pilot.press("d")
+        await wait_until(pilot, lambda: isinstance(app.screen, TextPromptDialog))
+        dialog = app.screen
+        await pilot.pause()
+        svg = app.export_screenshot()
+        assert "\x1b" not in svg and "\x07" not in svg and "52;c" not in svg
+        shown = screen_text(app)
+        assert "Redo 06-impl[@click=screen.dismiss('evil')]y[/][/]" in shown
+        box = dialog.query_one(Vertical)
+        for x in range(0, box.size.width, 2):  # click along the title line
+            await pilot.click(Vertical, offset=(x, 0))
+        await pilot.pause()
+        assert app.screen is dialog and quits == [] and journal(tmp_path) == []
+
+
+async def test_every_console_dialog_title_is_literal(tmp_path: Path) -> None:
+    write_state(tmp_path / STATE, F.build_state())
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.updates_applied > 0)
+        for title in HOSTILE:
+            for dialog in (
+                ConfirmDialog(title, title, yes=title, no=title),
+                TextPromptDialog(title, title, title),
+                RefusalDialog(title, title, {title: [title, {title: title}]}, title),
+            ):
+                await app.push_screen(dialog)
+                await pilot.pause()
+                assert title in screen_text(app), (type(dialog).__name__, title)
+                assert "\x1b" not in app.export_screenshot()
+                await pilot.press("escape")
+                await pilot.pause()
+        assert app.is_running and len(app.screen_stack) == 1
+
+
+async def test_a_key_right_after_the_escalations_change_does_nothing(tmp_path: Path) -> None:
+    """The list changes under the user (a new escalation): the key typed for the old list is
+    not an answer to the new one. After a moment, r (the banner's [R] Retry) answers."""
+    base = F.setpath(F.build_state(), "active_workflow.supervised_review", None)
+    one = F.escalate(base, "gate_blocked", phase="06-implementation")
+    write_state(tmp_path / STATE, one)
+    app = make_app(tmp_path, arm_delay=0.5)
+    ticks = [100.0]
+    app.review.monotonic = lambda: ticks[0]
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_escalations(pilot, app)
+        ticks[0] += 1
+        write_state(tmp_path / STATE, F.escalate(one, "constitution_blocked", seconds=5))
+        await wait_until(pilot, lambda: len(screen.keys) == 2)
+        await pilot.press("r")
+        await pilot.pause()
+        assert app.review.results == [] and journal(tmp_path) == []
+        ticks[0] += 1
+        await pilot.press("r")
+        await wait_until(pilot, lambda: bool(app.review.results))
+    [entry] = journal(tmp_path)
+    assert entry["action"] == "escalation retry" and entry["outcome"] == "applied"

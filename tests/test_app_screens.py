@@ -98,9 +98,9 @@ async def test_hook_screen_shows_every_record_and_the_counts(tmp_path: Path) -> 
         assert summary.status == "completed" and summary.hook_lines > 50
         lines = log_lines(tmp_path)
         await wait_until(pilot, lambda: len(shown_records(screen)) == len(lines))
-        # every line once, in order (fed incrementally, one append per update with records)
+        # every line once, in order (the view takes in the store's new rows as the log grows)
         assert [r["ts"] for r in shown_records(screen)] == [line["ts"] for line in lines]
-        assert 0 < screen.appends <= screen.applied
+        assert screen.syncs > 0
         assert screen.empty_text == ""
         hooks, events = screen.body.view.counts()
         assert events == dict(Counter(line["event"] for line in lines))
@@ -168,7 +168,7 @@ async def test_hook_screen_keeps_records_across_an_owner_rotation(tmp_path: Path
         await wait_until(pilot, lambda: len(shown_records(screen)) == 36)
         reasons = [r["reason"] for r in shown_records(screen)]
         assert reasons == [f"line {i}" for i in range(36)]  # nothing lost or repeated
-        assert screen.rotations_noted == 1 and len(screen.body.view.rotations) == 1
+        assert len(screen.body.view.rotations) == 1
         markers = [
             screen.body.view.record_fields(i)["marker"] for i in range(screen.body.view.total)
         ]
@@ -383,7 +383,11 @@ async def test_plugins_screen_highlights_and_explains_a_drifted_cell(tmp_path: P
         assert "the status words differ" in text
         # the run goes on: rows are updated in place by key, the drift is repaired
         await asyncio.to_thread(list, steps)
-        await wait_until(pilot, lambda: not any(r.drift for r in table.registry.plugins))
+        # (a read of PLUGINS.md half-written shows fewer plugins and no drift: wait for both)
+        await wait_until(
+            pilot,
+            lambda: table.table.row_count == 2 and not any(r.drift for r in table.registry.plugins),
+        )
         assert table.last_update.added == [] and table.table.row_count == 2
 
 
@@ -510,7 +514,7 @@ def test_view_entry_converts_the_session_timeline(tmp_path: Path) -> None:
     session = ProjectSession(tmp_path, clock=frozen_clock)
     (first,) = session.refresh(None).timeline
     write_state(state_path, F.complete(F.feature_state()))
-    (second,) = session.refresh([state_path], own=[state_path]).timeline
+    _first, second = session.refresh([state_path], own=[state_path]).timeline  # all kept
     a, b = view_entry(first), view_entry(second)
     assert (a.seq, a.state_version, a.note, a.changed_paths) == (
         first.seq,
@@ -541,10 +545,10 @@ async def test_a_large_hook_log_loads_in_parts_into_a_screen_not_shown(
         screen = app.data_screen("hooks")  # built, not shown
         view = screen.log_view
         await wait_until(pilot, lambda: view.total > 0, timeout=30)
-        assert view.record_fields(view.total - 1)["reason"] == "r399"  # the newest first
         await wait_until(pilot, lambda: view.total == 400, timeout=30)
         assert not screen.is_mounted and screen._pending is not None
-        assert screen._pending.hook_records == [] and screen._pending.hook_dropped == 0
+        await wait_until(pilot, lambda: app.last_update.hook_total == 400, timeout=30)
+        assert view.record_fields(view.total - 1)["reason"] == "r399"  # in file order, whole
         assert app.updates_received > 10
         assert app.last_update is not None and not app.last_update.hook_pending
         shown = await show(pilot, app, "2", "hooks")
@@ -552,58 +556,51 @@ async def test_a_large_hook_log_loads_in_parts_into_a_screen_not_shown(
         assert "400 of 400 records" in screen_text(app)
 
 
-async def test_a_rewrite_in_the_middle_of_the_back_fill_is_said_not_misread(
+async def test_a_rewrite_while_the_log_is_read_in_parts_is_not_misread(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The owner rotates the log (in place) while its older lines are still being read: the
-    view keeps what was read, takes nothing of the new content as old lines, and the status
-    bar says how much was not read."""
-    from phasewatch.core.hooklog import HookLogBackfill
+    """The owner rotates the log (in place) while it is still being parsed in parts: the view
+    keeps what was read, shows no line twice and none out of order, and says it rotated."""
+    from phasewatch.core.hooklog import HookLogTailer
 
     (tmp_path / ".isdlc").mkdir()
     log = HookLog(tmp_path / ".isdlc" / "hook-activity.log", max_bytes=10**9)
     for i in range(400):
         log.append(TS.format(i // 60, i % 60), "gate-blocker", "allow", None, None, f"r{i}")
     polls = 0
-    real_poll = HookLogBackfill.poll
+    real_poll = HookLogTailer.poll
 
-    def poll(self: HookLogBackfill):
+    def poll(self: HookLogTailer):
         nonlocal polls
         polls += 1
-        if polls == 2:  # between two parts
+        if polls == 3:  # between two parts
             kept = log.path.read_text().splitlines()[-20:]
             log.path.write_text("\n".join(kept) + "\n")
         return real_poll(self)
 
-    monkeypatch.setattr(HookLogBackfill, "poll", poll)
+    monkeypatch.setattr(HookLogTailer, "poll", poll)
     app = make_app(tmp_path, session_options={"hook_read_bytes": 2048})
     async with app.run_test(size=SIZE) as pilot:
         screen = await show(pilot, app, "2", "hooks")
-        await wait_until(pilot, lambda: "older hook lines not read" in screen_text(app))
         await wait_until(pilot, lambda: "hook log rotated" in screen_text(app))
-        assert "older hook lines not read" in screen_text(app)  # first: never cut off
+        await wait_until(pilot, lambda: not app.last_update.hook_pending, timeout=30)
+        await pilot.pause()
         reasons = [r["reason"] for r in shown_records(screen)]
-        assert reasons and reasons == [f"r{i}" for i in range(400 - len(reasons), 400)]
-        assert 0 < app.last_update.hook_unread < 400 * 120
+        numbers = [int(r[1:]) for r in reasons if r]
+        assert numbers and numbers == sorted(set(numbers))  # nothing repeated or misplaced
 
 
-async def test_the_hook_screen_is_built_with_the_first_records_and_keeps_them_all(
-    tmp_path: Path,
-) -> None:
-    """Nobody opens the hook screen: it is built anyway once records arrive, so they go into
-    its view, and the update kept for the screens not built yet stops carrying them."""
+async def test_the_hook_screen_reads_the_store_when_first_opened(tmp_path: Path) -> None:
+    """Nobody opens the hook screen: it is not built, and no record is carried for it (they
+    are in the session's store); opened later, it shows them all."""
     (tmp_path / ".isdlc").mkdir()
     app = make_app(tmp_path, session_options={"hook_read_bytes": 2048})
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.updates_applied > 0)
-        assert set(app.data_screens) == {"overview"}  # no log yet: nothing to take in
         log = HookLog(tmp_path / ".isdlc" / "hook-activity.log", max_bytes=10**9)
         for i in range(300):
             log.append(TS.format(i // 60, i % 60), "gate-blocker", "allow", None, None, f"r{i}")
-        await wait_until(pilot, lambda: "hooks" in app.data_screens)
-        view = app.data_screens["hooks"].log_view
-        await wait_until(pilot, lambda: view.total == 300, timeout=30)
-        assert app.screen is app.data_screens["overview"]
-        assert app._unbuilt_pending is not None and app._unbuilt_pending.hook_records == []
+        await wait_until(pilot, lambda: app.last_update.hook_total == 300, timeout=30)
+        assert set(app.data_screens) == {"overview"}
         screen = await show(pilot, app, "2", "hooks")
         assert [r["reason"] for r in shown_records(screen)] == [f"r{i}" for i in range(300)]

@@ -1,6 +1,7 @@
 """`phasewatch check`: output, JSON document, exit codes, rules listing."""
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -98,12 +99,63 @@ def test_unreadable_state_exits_2_with_a_finding(tmp_path, capsys, raw):
 
 def test_missing_directory_is_a_usage_error(tmp_path, capsys):
     code, _, err = run(capsys, str(tmp_path / "nope"))
-    assert code == 2 and "no such directory" in err
+    assert code == 2 and "no such file or directory" in err
+
+
+def test_a_state_file_is_accepted_like_review_accepts_it(tmp_path, capsys):
+    state = factories.feature_state()
+    project(tmp_path, state)
+    code, out, _ = run(capsys, str(tmp_path / ".isdlc" / "state.json"), "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["root"] == str(tmp_path.resolve())
+    assert doc["projects"][0]["state_version"] == state["state_version"]
+
+
+def test_strict_verdict_line_matches_the_exit_code(tmp_path, capsys):
+    state = factories.feature_state()
+    state["current_phase"] = state["active_workflow"]["phases"][0]  # SYNC-CURRENT (warning)
+    project(tmp_path, state)
+    code, out, _ = run(capsys, str(tmp_path))
+    assert code == 0 and out.rstrip().endswith("-> clean"), out
+    assert "1 warning " in out  # singular
+    code, out, _ = run(capsys, str(tmp_path), "--strict")
+    assert code == 1
+    assert out.rstrip().endswith("-> warnings fail under --strict"), out
+    assert "clean" not in out.splitlines()[-1]
 
 
 def test_no_workflow_files(tmp_path, capsys):
     code, _, err = run(capsys, str(tmp_path))
-    assert code == 2 and "no workflow files" in err
+    assert code == 2 and "no workflow files" in err and "phasewatch demo" in err
+
+
+PLAN = """# TDD Task: Rate limit
+
+**Status:** pending
+**Created:** 2026-03-04T09:00:00.000Z
+**Last Updated:** 2026-03-04T09:05:00.000Z
+
+## Slice 1: Token bucket
+
+**Status:** pending
+"""
+
+
+def test_an_unapproved_plan_is_said_in_text_and_json(tmp_path, capsys):
+    (tmp_path / ".tdd-progress.md").write_text(PLAN, encoding="utf-8")
+    code, out, _ = run(capsys, str(tmp_path))
+    assert code == 0
+    line = next(li for li in out.splitlines() if ".tdd-progress.md" in li)
+    assert "NOT approved" in line and "then `phasewatch approve`" in line
+    code, out, _ = run(capsys, str(tmp_path), "--json")
+    doc = json.loads(out)
+    assert doc["projects"] == [] and doc["plugins"] is None
+    assert doc["tdd"]["approved"] is False and doc["tdd"]["slices"] == 1
+    approved = PLAN.replace("05:00.000Z\n", "05:00.000Z\n**Approved:** 2026-03-04T09:06:00Z\n")
+    (tmp_path / ".tdd-progress.md").write_text(approved, encoding="utf-8")
+    _code, out, _ = run(capsys, str(tmp_path))
+    line = next(li for li in out.splitlines() if ".tdd-progress.md" in li)
+    assert "approved" in line and "NOT" not in line and "phasewatch approve" not in line
 
 
 def test_markup_in_state_is_printed_literally(tmp_path, capsys):
@@ -114,6 +166,20 @@ def test_markup_in_state_is_printed_literally(tmp_path, capsys):
     _code, out, _ = run(capsys, str(tmp_path))
     assert "[/][bold]x" in out
     assert "\x1b]0" not in out and "pwned" not in out
+
+
+def test_rules_table_in_plain_words_references_with_verbose(capsys):
+    assert main(["check", "--rules"]) == 0
+    plain = capsys.readouterr().out
+    assert main(["check", "--rules", "--verbose"]) == 0
+    verbose = capsys.readouterr().out
+    # the "from" column (the format section or design document each rule comes from)
+    header = re.compile(r"┃ from\s+┃")
+    assert not header.search(plain) and header.search(verbose)
+    assert main(["check", "--rules", "--markdown"]) == 0
+    assert "FORMATS" not in capsys.readouterr().out
+    assert main(["check", "--rules", "--markdown", "--verbose"]) == 0
+    assert "FORMATS 1 Where" in capsys.readouterr().out
 
 
 def test_rules_listing(capsys):
@@ -148,3 +214,79 @@ def test_check_runs_without_textual_as_a_process(tmp_path):
         [sys.executable, "-c", code, str(tmp_path)], cwd=ROOT, capture_output=True, text=True
     )
     assert proc.returncode == 0, proc.stderr
+
+
+# ---------------------------------------------------------------------------- hostile names
+
+#: A directory name that, printed raw, sets the clipboard (OSC 52), the title and clears the
+#: screen (issue 13.3).
+EVIL = "x\x1b]52;c;aGk=\x07\x1b]0;pwned\x07\x1b[2J\x9b31my"
+SGR = re.compile(rb"\x1b\[[0-9;]*m")  # colours on a terminal: the only escapes check may write
+
+
+def hostile_project(tmp_path: Path) -> Path:
+    """Every name ``check`` prints from a listing carries escapes: the root, a monorepo project
+    directory, a plugin directory (and the plugin name its notes give)."""
+    root = tmp_path / f"proj{EVIL}"
+    state = root / ".isdlc" / "projects" / EVIL / "state.json"
+    state.parent.mkdir(parents=True)
+    (root / ".isdlc" / "monorepo.json").write_text('{"version": 1, "projects": {}}')
+    state.write_text(json.dumps(factories.feature_state(), indent=2))
+    notes = root / "plugins" / EVIL / ".continue-here.md"
+    notes.parent.mkdir(parents=True)
+    notes.write_text(f"---\nplugin: {EVIL}\nstage: 1\n---\n", encoding="utf-8")
+    (root / "PLUGINS.md").write_text("# Plugins\n\n| Name | Status |\n|---|---|\n| Foo | x |\n")
+    return root
+
+
+def check_bytes(root: Path, *args: str, tty: bool) -> bytes:
+    """The raw bytes ``phasewatch check`` writes to a pipe or a terminal (a pty)."""
+    command = [sys.executable, "-m", "phasewatch", "check", str(root), *args]
+    if not tty:
+        return subprocess.run(command, capture_output=True, check=False).stdout
+    import pty
+
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(command, stdout=slave, stderr=slave, close_fds=True)
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    proc.wait(timeout=60)
+    os.close(master)
+    return b"".join(chunks)
+
+
+@pytest.mark.parametrize("tty", [False, True], ids=["piped", "tty"])
+@pytest.mark.parametrize("args", [(), ("--json",)], ids=["text", "json"])
+def test_names_with_escapes_are_printed_clean(tmp_path, tty, args):
+    raw = check_bytes(hostile_project(tmp_path), *args, tty=tty)
+    assert b"PLG-" in raw  # the plugin directory was audited and named
+    rest = SGR.sub(b"", raw)
+    for bad in (b"\x1b", b"\x07", "\x9b".encode()):
+        assert bad not in rest, (bad, raw[:400])
+    if args:
+        doc = json.loads(raw.decode())
+        assert doc["projects"][0]["id"] == EVIL  # the data stay exact, spelled as JSON escapes
+
+
+# ---------------------------------------------------------------------------- decision messages
+
+
+def test_decision_errors_name_the_fix(tmp_path, capsys):
+    """The messages say what to type or what is there now (issue 16.13)."""
+    project(tmp_path, factories.escalate(factories.feature_state()))
+    assert main(["escalation", "cancel", str(tmp_path)]) == 2
+    assert "cancel needs a reason (--reason TEXT)" in capsys.readouterr().out
+    (tmp_path / ".tdd-progress.md").write_text(PLAN, encoding="utf-8")
+    import hashlib
+
+    digest = hashlib.sha256(PLAN.encode()).hexdigest()
+    assert main(["approve", str(tmp_path), "--expect-sha256", "0" * 64]) == 3
+    assert f"its sha256 is now {digest}" in capsys.readouterr().out

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from phasewatch.core import decide
+from phasewatch.core.tdd.approval import approval_line
 
 from tests.test_decide_support import NOW
 
@@ -93,7 +94,7 @@ def test_lock_removed_only_after_the_marker_is_written(tmp_path: Path, monkeypat
 
     def unlink(p, *args, **kwargs):
         if Path(p).name == ".tdd-plan-locked":
-            seen_at_unlink.append(decide.approval_line(path.read_bytes()))
+            seen_at_unlink.append(decide.approved_text(path.read_bytes()))
         return real_unlink(p, *args, **kwargs)
 
     monkeypatch.setattr(decide.os, "unlink", unlink)
@@ -116,7 +117,7 @@ def test_lock_kept_when_the_approval_is_not_written(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "line",
-    ["**Approved:** 2026-02-20", "Approved: by hugo", "**approved:** x", "- **APPROVED:** x"],
+    ["**Approved:** 2026-02-20", "Approved: by hugo", "**approved:** x", "*APPROVED: x"],
 )
 def test_already_approved_variants_are_refused(tmp_path: Path, line: str) -> None:
     path = write_plan(tmp_path, PLAN + "\n" + line + "\n")
@@ -205,3 +206,14 @@ def test_approval_race_leaves_the_lock(tmp_path: Path, monkeypatch) -> None:
     result = decide.decide_approval(path)
     assert result.outcome == "race" and "lock left in place" in result.message
     assert (tmp_path / ".tdd-plan-locked").exists()
+
+
+@pytest.mark.parametrize("line", ["- **APPROVED:** x", "  Approved: x", "**Approved**: x"])
+def test_a_lookalike_the_hook_rejects_is_not_approval(tmp_path: Path, line: str) -> None:
+    """Already approved exactly when the stop hook's test accepts a line; the marker that
+    ``approve`` inserts passes that same test."""
+    path = write_plan(tmp_path, PLAN + "\n" + line + "\n")
+    assert approval_line(path.read_bytes()) is None
+    result = decide.decide_approval(path)
+    assert result.outcome == "applied"
+    assert approval_line(path.read_bytes()) is not None

@@ -214,7 +214,7 @@ def test_subprocess_without_textual(tmp_path: Path) -> None:
             "redo",
             str(tmp_path),
             "--guidance",
-            "x",
+            "y",  # another decision (the same one again would be "already applied")
             "--expect-version",
             "41",
         ],

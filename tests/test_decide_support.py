@@ -167,7 +167,8 @@ def journal_entries(root: Path) -> list[dict[str, Any]]:
     path = root / ".isdlc" / "phasewatch-decisions.jsonl"
     if not path.exists():
         return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    return [e for e in lines if e["outcome"] != "intent"]  # the line before each rename
 
 
 def clone(state: dict[str, Any]) -> dict[str, Any]:

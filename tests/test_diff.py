@@ -6,7 +6,14 @@ import copy
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from phasewatch.core.diff import Change, changed_paths, diff_json, format_value, summarize_paths
+from phasewatch.core.diff import (
+    Change,
+    capped_paths,
+    changed_paths,
+    diff_json,
+    format_value,
+    summarize_paths,
+)
 from phasewatch.core.timeline import make_entry
 
 json_values = st.recursive(
@@ -138,3 +145,19 @@ def test_one_key_edit_is_reported_at_its_path(doc, key, value):
         assert all(c.path.startswith(changed_paths({key: 0}, {key: 1})[0]) for c in changes)
     else:
         assert [c.kind for c in changes] == ["added"]
+
+
+def test_capped_paths_name_changes_like_the_diff_pane_and_say_when_cut() -> None:
+    a = {"a": 1, "b": {"c": [1, 2], "d": "x"}, "gone": 1}
+    b = {"a": 1, "b": {"c": [1, 3], "d": "y"}, "new": 2}
+    paths, truncated = capped_paths(a, b)
+    assert paths == ["b.c[1]", "b.d", "gone", "new"] and not truncated
+    assert paths == [c.path for c in diff_json(a, b)]  # the row and the pane agree
+    assert capped_paths({"l": [1]}, {"l": [1, 2]})[0] == ["l[1]"]
+    assert capped_paths(1, 1) == ([], False)
+    many, truncated = capped_paths(
+        {str(i): i for i in range(10)}, {str(i): -i - 1 for i in range(10)}, max_changes=3
+    )
+    assert many == ["0", "1", "2"] and truncated
+    exact, truncated = capped_paths({"a": 1, "b": 1}, {"a": 2, "b": 2}, max_changes=2)
+    assert exact == ["a", "b"] and not truncated

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 from datetime import timedelta
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -13,14 +14,19 @@ from hypothesis import strategies as st
 from phasewatch.core.findings import get_rule
 from phasewatch.core.hooklog import (
     KEYS,
+    HookAudit,
     HookLogTailer,
     HookRecord,
     audit_hook_log,
     hook_stats,
     iter_hook_log,
+    line_starts,
+    parse_fast,
     parse_line,
     read_hook_log,
 )
+from phasewatch.core.hooklog.parse import _overlong, _parse_owner
+from phasewatch.core.hooklog.store import HookStore
 from phasewatch.core.text import clean
 
 ROTATE_AT = 1024 * 1024
@@ -654,109 +660,156 @@ def test_property_random_appends_and_rotations(tmp_path_factory, ops):
 # ---------------------------------------------------------------------------- starting at the end
 
 
-def _start_at_end_and_backfill(
-    path: Path, part: int, max_line: int, first_part: int | None = None
-) -> list[HookRecord]:
-    """Read a whole file the viewer's way: the tailer starts at the end, then the back-fill
-    reader's parts (newest first) are put before what is held."""
-    t = HookLogTailer(path, max_read=part, max_line=max_line)
-    back = t.start_at_end(first_part=first_part)
-    held: list[HookRecord] = []
-    if back is not None:
-        polls = 0
-        while not back.done:
-            res = back.poll()
-            assert res.error is None
-            held[:0] = res.records
-            polls += 1
-            assert polls < 10_000
-        assert back.remaining == 0
-    held += t.read_all().records
-    return held
+def _eager(data: bytes, max_line: int) -> list[HookRecord]:
+    """The reference: every complete line parsed by parse_line (over-long ones reported)."""
+    out: list[HookRecord] = []
+    offset = 0
+    body = data[: data.rfind(b"\n") + 1]
+    for n, raw in enumerate(body.split(b"\n")[:-1], start=1):
+        if len(raw) >= max_line:
+            out.append(_overlong(raw, max_line, n, offset))
+        else:
+            out.append(parse_line(raw, n, offset))
+        offset += len(raw) + 1
+    return out
 
 
-def test_start_at_end_reads_new_lines_only_and_backfills_the_rest_newest_first(tmp_path):
-    path = tmp_path / "log"
-    owner = Owner(path, rotate_at=1 << 30)
-    owner.append(*[line(i, pad=40) for i in range(200)])
-    t = HookLogTailer(path, max_read=2048)
-    back = t.start_at_end()
-    assert back is not None and t.lines_consumed == 200 and t.offset == path.stat().st_size
-    assert t.poll().records == []  # nothing new yet
-    owner.append(line(200), line(201))
-    new = t.poll().records
-    assert [r.line_no for r in new] == [201, 202] and texts(new) == owner.written[200:]
-    first = back.poll()
-    assert first.pending and first.records and first.records[-1].line_no == 200
-    assert texts(first.records) == owner.written[200 - len(first.records) : 200]
-    assert sum(len(x) + 1 for x in owner.written[:200]) - back.remaining <= 2048
+_text = st.text(st.characters(codec="utf-8"), max_size=12)
+_value = st.none() | _text | st.sampled_from(["allow", "block", "2026-03-04T09:00:00.000Z"])
+_owner_like = st.fixed_dictionaries(
+    {k: (st.sampled_from(["allow", "block", "teleport", ""]) if k == "event" else _value)
+     for k in KEYS}
+).map(lambda d: json.dumps(d, separators=(",", ":"), ensure_ascii=False))
+_any_line = st.one_of(
+    st.integers(0, 10**6).map(lambda i: line(i, pad=i % 97)),
+    _owner_like,
+    _owner_like.map(lambda s: s.replace('"ts":', '"ts" :', 1)),
+    _owner_like.map(lambda s: s[:-1] + ',"hook":"dup"}'),
+    _owner_like.map(lambda s: s[:-1] + ',"x":1}'),
+    st.sampled_from(["", "not json", "{}", "[1]", '{"event":"allow"}', '{"ts":1}']),
+    st.integers(200, 700).map(lambda n: "y" * n),  # over max_line below
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(raw=st.one_of(_any_line.map(str.encode), st.binary(max_size=80)))
+def test_property_fast_parser_equals_the_reference(raw):
+    raw = raw.replace(b"\n", b" ")
+    assert _parse_owner(raw, 3, 7) == parse_fast(raw, 3, 7) == parse_line(raw, 3, 7)
 
 
 @settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(
-    lines_=st.lists(
-        st.one_of(
-            st.integers(0, 10**6).map(lambda i: line(i, pad=i % 97)),
-            st.sampled_from(["", "not json", "{}", "[1]", '{"event":"allow"}']),
-            st.integers(200, 700).map(lambda n: "y" * n),  # over max_line below
-        ),
-        max_size=120,
-    ),
+    lines_=st.lists(_any_line, max_size=120),
     part=st.integers(600, 3000),
-    first_part=st.none() | st.integers(1, 700),  # smaller than a line, or than max_line
     tail=st.binary(max_size=30).filter(lambda b: b"\n" not in b),
+    copy=st.booleans(),
 )
-def test_property_start_at_end_plus_backfill_equals_reading_from_the_start(
-    tmp_path_factory, lines_, part, first_part, tail
-):
-    """Whatever the content (invalid and over-long lines, a cut last line), the viewer's order of
-    reading gives exactly the records of a read from the start: fields, line numbers, offsets."""
-    path = tmp_path_factory.mktemp("tail") / "log"
-    path.write_bytes("".join(x + "\n" for x in lines_).encode() + tail)
+def test_property_lazy_rows_equal_the_eager_parser(tmp_path_factory, lines_, part, tail, copy):
+    """Whatever the content (invalid and over-long lines, a cut last line), a row of the store
+    shows the record the eager parser gives: indexed and parsed when shown, then filled by the
+    tailer in parts (read back from the file, or from the store's copy)."""
+    path = tmp_path_factory.mktemp("lazy") / "log"
+    data = "".join(x + "\n" for x in lines_).encode() + tail
+    path.write_bytes(data)
     max_line = 512
-    whole = HookLogTailer(path, max_read=part, max_line=max_line).read_all().records
-    assert _start_at_end_and_backfill(path, part, max_line, first_part) == whole
+    eager = _eager(data, max_line)
+    store = HookStore(path, max_line=max_line)
+    tailer = HookLogTailer(path, max_read=part, max_line=max_line)
+    ident = (path.stat().st_dev, path.stat().st_ino)
+    gen = store.file_generation(ident)
+    starts, end = line_starts(path)
+    store.add_pending(starts, end, 1, gen)
+    assert [store.record(i) for i in range(store.count)] == eager
+    for _ in range(10_000):
+        res = tailer.poll()
+        store.fill(res.records, res.blocks, gen=0 if copy else gen)
+        if not res.pending:
+            break
+    assert store.filled == store.count == len(eager)
+    store._cache.clear()
+    assert [store.record(i) for i in range(store.count)] == eager
 
 
-def test_backfill_survives_an_atomic_replace_and_stops_on_an_in_place_rewrite(tmp_path):
+_stamp = st.builds(
+    lambda h, m, s, ms: f"2026-03-04T{h:02d}:{m:02d}:{s:02d}.{ms:03d}Z",
+    st.integers(9, 10), st.integers(0, 1), st.integers(0, 2), st.integers(0, 999),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    items=st.lists(
+        st.tuples(
+            _stamp | st.sampled_from([None, "soon", "2026-03-04T09:00:01+00:00"]),
+            st.sampled_from(["allow", "block", "error", "teleport"]),
+            st.sampled_from([None, "V7: state_version 1 < disk 2", "V8: phase_index 1 < disk 2",
+                             "V7: incoming no version, disk 4"]),
+            st.sampled_from([None, "05-x", "06-y"]),
+        ),
+        max_size=60,
+    ),
+    cuts=st.lists(st.integers(0, 60), max_size=5),
+    phase=st.sampled_from([None, "05-x", "06-y"]),
+)
+def test_property_audit_in_parts_equals_the_whole(items, cuts, phase):
+    """Each record seen once, in parts of any size, gives the findings of one pass; the
+    string fast path for timestamps finds what parsing every one finds."""
+    records = [
+        parse_line(line(i, ts=ts, event=ev, reason=reason, phase=ph) if ts else
+                   line(i, event=ev, reason=reason, phase=ph).replace(f'"ts":"{_ts(i)}"', '"ts":null'), i + 1)
+        for i, (ts, ev, reason, ph) in enumerate(items)
+    ]
+    whole = HookAudit().add(records).findings("log", current_phase=phase)
+    audit = HookAudit()
+    bounds = sorted({0, len(records), *(min(c, len(records)) for c in cuts)})
+    for a, b in pairwise(bounds):
+        audit.add(records[a:b])
+    assert audit.findings("log", current_phase=phase) == whole
+    # the same times written so that each one is parsed (no string comparison possible)
+    slow = [r._replace(ts=r.ts.replace("Z", "+00:00")) if r.ts and r.ts.endswith("Z") else r
+            for r in records]
+    by = {f.rule_id: f for f in HookAudit().add(slow).findings("log", current_phase=phase)}
+    fast = {f.rule_id: f for f in whole}
+    assert ("HOOK-TS-ORDER" in by) == ("HOOK-TS-ORDER" in fast)
+    if "HOOK-TS-ORDER" in by:
+        assert by["HOOK-TS-ORDER"].message == fast["HOOK-TS-ORDER"].message
+
+
+def _ts(i: int) -> str:
+    return f"2026-03-04T09:{(i // 60000) % 60:02d}:{(i // 1000) % 60:02d}.{i % 1000:03d}Z"
+
+
+def test_store_rows_survive_the_owners_rotation(tmp_path):
+    """A small (rotating) log is copied as read: after the owner rewrites it, earlier rows
+    still show their lines; a large one read back from the file says its lines are gone."""
     path = tmp_path / "log"
     owner = Owner(path, rotate_at=1 << 30, keep=5)
-    owner.append(*[line(i, pad=40) for i in range(300)])
-    t = HookLogTailer(path, max_read=2048)
-    back = t.start_at_end()
-    assert back is not None
-    part = back.poll()
-    # replaced by a copy: the reader holds the old file open and goes on
-    copy = tmp_path / "copy"
-    copy.write_bytes(path.read_bytes()[:100])
-    os.replace(copy, path)
-    more = back.poll()
-    assert more.error is None and more.records[-1].line_no == part.records[0].line_no - 1
-    back.close()
-    # an in-place rewrite (the owner's rotation) ends the back-fill with an error, no junk
-    owner2 = Owner(tmp_path / "log2", rotate_at=1 << 30, keep=5)
-    owner2.append(*[line(i, pad=40) for i in range(300)])
-    t2 = HookLogTailer(owner2.path, max_read=2048)
-    back2 = t2.start_at_end()
-    assert back2 is not None and back2.poll().records
-    owner2.rotate()
-    res = back2.poll()
-    assert res.records == [] and res.error and "rewritten" in res.error
-    assert back2.done and back2.remaining > 0
-
-
-def test_start_at_end_declines_small_missing_and_unterminated_files(tmp_path):
-    path = tmp_path / "log"
-    assert HookLogTailer(path).start_at_end() is None  # missing
-    path.write_text(line(1) + "\n")
-    assert HookLogTailer(path).start_at_end(min_skip=10_000) is None  # small: read it all
-    path.write_bytes(b"x" * 5000)  # no newline near the end
-    t = HookLogTailer(path, max_line=1024)
-    assert t.start_at_end() is None and t.offset == 0
-    path.write_bytes(b"")
-    assert HookLogTailer(path).start_at_end() is None
+    store = HookStore(path)
+    tailer = HookLogTailer(path)
+    owner.append(*[line(i, pad=40) for i in range(40)])
+    res = tailer.read_all()
+    store.fill(res.records, res.blocks, gen=0)
+    owner.append(line(40))
+    owner.rotate()
+    res = tailer.read_all()
+    assert res.rotated
+    store.fill(res.records, res.blocks, gen=0)
+    got = [json.dumps({k: getattr(store.record(i), k) for k in KEYS}, separators=(",", ":"),
+                      ensure_ascii=False) for i in range(store.count)]
+    assert got == owner.written
+    big = HookStore(path)
+    gen = big.file_generation((path.stat().st_dev, path.stat().st_ino))
+    t2 = HookLogTailer(path)
+    res = t2.read_all()
+    big.fill(res.records, res.blocks, gen=gen)
+    assert big.record(0).reason == parse_line(owner.written[-5]).reason
+    with path.open("r+b") as f:  # rewritten in place with other lines
+        f.write(line(999, pad=80).encode() + b"\n")
+    big._cache.clear()
+    assert not big.record(0).valid and "no longer in the file" in (big.record(0).error or "")
 
 
 def _recs(*lines_: str) -> list[HookRecord]:
@@ -918,3 +971,35 @@ def test_tail_result_is_its_batch_of_records(tmp_path):
     path.write_text(line(1) + "\n" + line(2) + "\n")
     res = read_hook_log(path)
     assert len(res) == 2 and [r.line_no for r in res] == [1, 2]
+
+
+def test_real_validator_v7_v8_lines():
+    """The real state-write-validator's lines (tests/fixtures/hooklog/README.md): both unversioned
+    V7 blocks count as stale writes; V8 supervised-redo allows are not regressions."""
+    path = Path(__file__).parent / "fixtures" / "hooklog" / "validator-v7-v8.log"
+    by = {f.rule_id: f for f in audit_hook_log(read_hook_log(path).records, "log")}
+    stale = by["HOOK-STALE-WRITE"]
+    assert stale.message.startswith("3 stale write(s) caught (lines 1, 2, 3)")
+    assert (stale.actual, stale.expected) == (41, "state_version >= 43")
+    regression = by["HOOK-REGRESSION"]
+    assert regression.message.startswith("1 regression(s) caught (line 6)")
+    assert regression.actual == "phase_status '05-test-strategy' completed -> in_progress"
+
+
+@pytest.mark.parametrize(
+    ("reason", "actual", "disk"),
+    [
+        ("V7: incoming no version, disk 43", None, "43"),
+        ("V7: incoming has no state_version, disk has 12", None, "12"),
+    ],
+)
+def test_unversioned_v7_block_is_a_stale_write(reason, actual, disk):
+    by = {f.rule_id: f for f in audit_hook_log(_recs(line(1, event="block", reason=reason)), "x")}
+    assert by["HOOK-STALE-WRITE"].actual is actual
+    assert by["HOOK-STALE-WRITE"].expected == f"state_version >= {disk}"
+
+
+def test_v8_allowed_redo_is_not_a_regression():
+    reason = "V8: supervised redo phase_status '06-implementation' completed -> in_progress"
+    findings = audit_hook_log(_recs(line(1, event="allow", reason=reason)), "x")
+    assert "HOOK-REGRESSION" not in _ids(findings)

@@ -47,3 +47,32 @@ def test_widgets_never_touch_files():
         for needle in banned:
             assert needle not in text, f"{path.name} uses {needle}"
         assert "phasewatch.core.decide" not in text and "phasewatch.core.sources" not in text, path
+
+
+def _package_imports(folder: str) -> dict[Path, set[str]]:
+    return {path: _imports(path) for path in (ROOT / folder).rglob("*.py")}
+
+
+def _starts(name: str, *prefixes: str) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in prefixes)
+
+
+def test_core_never_imports_the_ui_layers():
+    for path, names in _package_imports("core").items():
+        bad = [n for n in names if _starts(n, "phasewatch.widgets", "phasewatch.tui")]
+        assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
+
+
+def test_widgets_never_import_the_app_nor_the_file_side_of_core():
+    banned = ("phasewatch.tui", "phasewatch.core.decide", "phasewatch.core.files",
+              "phasewatch.core.sources", "phasewatch.core.watch")
+    for path, names in _package_imports("widgets").items():
+        bad = [n for n in names if _starts(n, *banned)]
+        assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
+
+
+def test_nothing_imports_the_old_top_level_names():
+    for folder in ("core", "widgets", "tui", "tests", "bench", "screenshots"):
+        for path, names in _package_imports(folder).items():
+            bad = [n for n in names if _starts(n, "core", "widgets", "tui")]
+            assert not bad, f"{path.relative_to(ROOT)} imports {bad}: use phasewatch.*"

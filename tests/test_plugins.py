@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from datetime import date
 from pathlib import Path
@@ -23,8 +24,11 @@ from phasewatch.core.plugins import (
     parse_date,
     parse_notes_md,
     parse_plugins_md,
+    summary_json,
+    system_words,
 )
 from phasewatch.core.sources import Project
+from phasewatch.core.text import clean
 
 # ---------------------------------------------------------------------------- fixtures
 
@@ -432,8 +436,7 @@ def test_timeline_malformed_entries(tmp_path):
     assert [(f.path.rsplit("[")[-1], f.severity) for f in fmt] == [
         ("4]", Severity.WARNING),  # no date at all
         ("5]", Severity.WARNING),  # not YYYY-MM-DD
-        ("6]", Severity.INFO),  # (v1.0.1) is not (Stage N)
-    ]
+    ]  # `(v1.0.1)` is the real NOTES.md template's version entry: no finding
     assert "PLG-TIMELINE-ORDER" not in ids(reg.findings)  # 13/11/2025 parsed, in order
 
 
@@ -467,18 +470,45 @@ def test_table_only_layout_with_notes_md(tmp_path):
     write(
         tmp_path,
         "plugins/TapeAge/NOTES.md",
-        "# TapeAge\n\n- **Status:** 🚧 Stage 1\n- **Last Updated:** 2025-11-13\n",
+        # the real NOTES.md shape: the system's template and its sed updater write the bullet
+        "# TapeAge Notes\n\n## Status\n- **Current Status:** 🚧 Stage 1\n- **Version:** 0.1.0\n",
     )
     reg = load_registry(Project(root=tmp_path))
     assert reg.layout == "table-only" and reg.numbering == "current-0-3"
     rec = reg.get("TapeAge")
     assert rec.entry.source == "plugins/TapeAge/NOTES.md" and rec.numbering == "current-0-3"
-    assert rec.stage_name == "Foundation"
-    bullet = only(reg.findings, "PLG-NOTES-BULLET")
-    assert bullet.source == "plugins/TapeAge/NOTES.md" and bullet.severity == Severity.INFO
+    assert rec.entry.status.display == "🚧 Stage 1" and rec.stage_name == "Foundation"
     # no handoff while a stage is in progress (current numbering keeps one until Working)
     assert only(reg.findings, "PLG-CH-ABSENT").source == "plugins/TapeAge/.continue-here.md"
-    assert ids(reg.findings) == ["PLG-CH-ABSENT", "PLG-NOTES-BULLET"]
+    assert ids(reg.findings) == ["PLG-CH-ABSENT"]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "- **Current Status:** 🚧 Stage 1",
+        "**Current Status:** 🚧 Stage 1",
+        "**Status:** 🚧 Stage 1",
+        "- **Status:** 🚧 Stage 1",
+    ],
+)
+def test_notes_md_status_line_shapes(tmp_path, line):
+    write(tmp_path, "PLUGINS.md", TABLE.format(rows="| TapeAge | 🚧 Stage 1 | - | 2025-11-13 |"))
+    write(tmp_path, "plugins/TapeAge/NOTES.md", f"# TapeAge Notes\n\n## Status\n{line}\n")
+    write(tmp_path, "plugins/TapeAge/.continue-here.md", "")
+    reg = load_registry(Project(root=tmp_path))
+    assert reg.get("TapeAge").entry.status.display == "🚧 Stage 1"
+    assert not {"PLG-STATUS-UNKNOWN", "PLG-STATUS-DRIFT", "PLG-NOTES-BULLET"} & set(
+        ids(reg.findings)
+    )
+
+
+def test_bulleted_status_in_plugins_md_entry_is_missed_by_the_system(tmp_path):
+    entry = "### TapeAge\n- **Status:** 🚧 Stage 1\n"
+    text = TABLE.format(rows="| TapeAge | 🚧 Stage 1 | - | 2025-11-13 |") + "\n" + entry
+    write(tmp_path, "PLUGINS.md", text)
+    bullet = only(load_registry(Project(root=tmp_path)).findings, "PLG-NOTES-BULLET")
+    assert bullet.severity == Severity.INFO and bullet.path == "### TapeAge.Status"
 
 
 def test_table_only_layout_drift_against_notes_md(tmp_path):
@@ -583,19 +613,35 @@ def test_rule2_plugin_matches_directory():
     )
 
 
-@pytest.mark.parametrize("stage", ["ideation", "7", "0o7", '"3.2"', "[3]", "-1"])
+@pytest.mark.parametrize("stage", ["ideate", "7", "0o7", '"3.2"', "[3]", "-1"])
 def test_rule3_stage_integer_0_to_6(stage):
     ch, findings = check(handoff(stage=stage, phase=None))
     f = only(findings, "PLG-CH-STAGE")
-    assert f.severity == Severity.ERROR and ch.stage is None
+    # a word (an undocumented workflow marker like `ui_design`) is a warning, a number an error
+    word = stage == "ideate"
+    assert f.severity == (Severity.WARNING if word else Severity.ERROR) and ch.stage is None
     if stage == '"3.2"':
         assert "phase" in f.hint
 
 
-@pytest.mark.parametrize("stage", ["0", "3", "6"])
+@pytest.mark.parametrize("stage", ["0", "3", "6", "ideation", "improvement_planning", "mockup"])
 def test_rule3_stage_in_range_passes(stage):
-    findings = check(handoff(stage=stage, phase="null", next_phase="null"))[1]
+    ch, findings = check(handoff(stage=stage, phase="null", next_phase="null"))
     assert "PLG-CH-STAGE" not in ids(findings)
+    assert ch.stage_label == stage
+
+
+def test_real_ideation_handoff_is_valid():
+    """The plugin-ideation skill's handoff (new-plugin-workflow.md), as the real system writes it."""
+    text = (
+        "---\nplugin: MinimalKick\nstage: ideation\nstatus: creative_brief_complete\n"
+        "last_updated: 2025-11-12 14:30:00\n---\n\n# Resume Point\n\n"
+        "## Current State: Creative Brief Complete\n\ntext\n\n## Completed So Far\n\n"
+        "**Ideation:** ✓ Complete\n\n## Next Steps\n\n1. Create UI mockup\n\n"
+        "## Context to Preserve\n\n**Key Decisions:**\n"
+    )
+    ch, findings = check(text)
+    assert findings == [] and ch.stage_marker == "ideation" and ch.last_updated.value is not None
 
 
 def test_rule4_phase_format_and_stage():
@@ -612,7 +658,8 @@ def test_rule4_phase_format_and_stage():
     [
         ("2025-11-13", True),
         ('"2025-11-13"', True),
-        ("2025-11-13T10:00:00Z", False),
+        ("2025-11-13T10:00:00Z", True),  # the real templates stamp a time
+        ("2025-11-13 10:00:00", True),
         ("13/11/2025", False),
         ("yesterday", False),
         ("2025-13-01", False),
@@ -666,12 +713,8 @@ def test_rule9_required_sections():
     sections = "## Current State: Stage 0 complete\n\n## Completed So Far\n\n## Next Steps\n"
     ch, findings = check(handoff(sections=sections))
     assert ch.missing_sections == ["Build Artifacts", "Testing Checklist", "Context to Preserve"]
-    missing = {f.path: f.severity for f in findings if f.rule_id == "PLG-CH-SECTION"}
-    assert missing == {
-        'sections["Build Artifacts"]': Severity.INFO,
-        'sections["Testing Checklist"]': Severity.INFO,
-        'sections["Context to Preserve"]': Severity.INFO,
-    }
+    # the real system's own templates have none of these three: not reported
+    assert "PLG-CH-SECTION" not in ids(findings)
     f = only(
         check(
             handoff(
@@ -681,12 +724,16 @@ def test_rule9_required_sections():
         )[1],
         "PLG-CH-SECTION",
     )
-    assert f.severity == Severity.WARNING and f.path == 'sections["Current State"]'
+    # the real handoffs are free-form Markdown: a missing section is information
+    assert f.severity == Severity.INFO and f.path == 'sections["Current State"]'
 
 
 def test_status_value_and_required_fields():
-    assert "PLG-CH-STATUS" not in ids(check(handoff(status="workflow_complete"))[1])
-    f = only(check(handoff(status="paused"))[1], "PLG-CH-STATUS")
+    for status in ("workflow_complete", "paused", "creative_brief_complete"):
+        assert "PLG-CH-STATUS" not in ids(check(handoff(status=status))[1])
+    f = only(check(handoff(status="mockup_v2_in_progress"))[1], "PLG-CH-STATUS")
+    assert f.severity == Severity.INFO and "coin" in f.message  # a word the real agents coin
+    f = only(check(handoff(status='"done, mostly"'))[1], "PLG-CH-STATUS")
     assert f.severity == Severity.WARNING
     ch, findings = check(handoff(status="in-progress"))
     assert only(findings, "PLG-CH-STATUS").severity == Severity.INFO
@@ -823,12 +870,13 @@ def test_numbering_inference(tmp_path):
     )
     mk = reg.get("MinimalKick")
     assert mk.numbering == "current-0-3" and mk.stage_name == "DSP"
-    assert any("Stage 1" in e for e in mk.numbering_evidence)
+    # a timeline's "(Stage 1)" is history (Planning in the system's 0-6 era): not evidence
+    assert not any("Stage 1" in e for e in mk.numbering_evidence)
     assert reg.findings == [], [(f.rule_id, f.message) for f in reg.findings]
 
 
 def test_mixed_numbering_is_reported(tmp_path):
-    timeline = MK_TIMELINE + "\n- **2025-11-13 (Stage 1):** migrated"
+    timeline = MK_TIMELINE + "\n- **2025-11-13 (Stage 2.1):** migrated"
     reg = load_registry(
         full_layout(
             tmp_path, timeline=timeline, ch=handoff(stage="4", phase="null", next_phase="null")
@@ -898,6 +946,10 @@ FRAGMENTS = [
     "### X\n",
     "**Status:** ✅ Working\n",
     "- **Status:** ðŸš§ Stage 1\n",
+    "- **Current Status:** 💡 Ideated (Paused at Stage 2)\n",
+    "- **Version:** N/A\n",
+    "- **2025-11-14 (v1.0.1):** release\n",
+    "- **2025-11-12 (Stage 5 Phase 5.1):** gui\n",
     "**Lifecycle Timeline:**\n",
     "- **2025-11-13 (Stage 2):** ok\n",
     "- **03/04/2025 (Stage 9.9.9):**\n",
@@ -963,3 +1015,144 @@ def test_load_registry_never_raises(tmp_path_factory, md, ch, notes):
     reg = load_registry(Project(root=root))
     assert reg.layout in ("full-entries", "table-only", "none")
     assert not any("phasewatch bug" in f.message for f in reg.findings)
+
+
+# ---------------------------------------------------------------------------- hostile directory names
+
+HOSTILE_DIRS = (
+    "\x1b]52;c;aGVsbG8=\x07Clip",  # OSC 52: writes the clipboard
+    "[@click=app.quit]Click",  # Textual markup with an action (no '/' in a file name)
+    "[bold red]Loud",  # markup that would style the rest of a line
+    "Title\x1b]0;pwned\x07\x9b2J",  # window title + 8-bit CSI clear screen
+)
+
+
+def _hostile_project(root: Path) -> Project:
+    rows = "\n".join(f"| Ok{i} | 🚧 Stage 1 | - | 2025-11-13 |" for i in range(1))
+    write(root, "PLUGINS.md", TABLE.format(rows=rows))
+    for name in HOSTILE_DIRS:
+        base = root / "plugins" / name
+        base.mkdir(parents=True)
+        (base / "NOTES.md").write_text("## Status\n- **Current Status:** 🚧 Stage 2\n")
+        (base / ".continue-here.md").write_text(handoff(plugin=json.dumps(clean(name))))
+    return Project(root=root)
+
+
+def _all_text(reg) -> str:
+    parts = []
+    for f in reg.findings:
+        parts += [f.source, f.path, f.message, str(f.expected), str(f.actual), f.hint or ""]
+    for rec in reg.plugins:
+        parts += [rec.name, rec.directory or ""]
+        parts += [
+            x
+            for d in rec.drift
+            for x in (d.left or "", d.right or "", d.left_source, d.right_source)
+        ]
+        parts += [c.file for c in rec.checksums]
+    return "\n".join(parts)
+
+
+def test_hostile_directory_names_are_cleaned_everywhere(tmp_path):
+    reg = load_registry(_hostile_project(tmp_path))
+    text = _all_text(reg)
+    assert not any(ch in text for ch in "\x1b\x07\x9b")
+    names = {r.name for r in reg.plugins}
+    # escapes removed, markup kept as literal text (the UI never parses it)
+    assert {"Clip", "[@click=app.quit]Click", "[bold red]Loud", "Title"} <= names
+    clip = reg.get("Clip")
+    assert clip.directory == "Clip" and clip.entry.status.display == "🚧 Stage 2"
+    assert "AUDIT-INTERNAL" not in ids(reg.findings)
+    assert not [f for f in reg.findings if f.rule_id == "PLG-CH-PLUGIN"]  # cleaned name == plugin
+    assert any("plugins/[bold red]Loud/NOTES.md" in f.message for f in reg.findings)
+
+
+def test_hostile_directory_names_in_check_output(tmp_path, capsys):
+    from phasewatch.tui.cli import main
+
+    _hostile_project(tmp_path)
+    main(["check", str(tmp_path)])
+    out = capsys.readouterr().out
+    main(["check", "--json", str(tmp_path)])
+    doc = capsys.readouterr().out
+    for text in (out, doc):
+        assert not any(ch in text for ch in "\x1b\x07\x9b")
+        assert "[@click=app.quit]Click" in text and "[bold red]Loud" in text
+
+
+STATUSES = [
+    "💡 Ideated",
+    "💡 Ideated (Draft Params)",
+    "🚧 Stage 1",
+    "🚧 Stage 4.2",
+    "✅ Working",
+    "📦 Installed",
+]
+
+
+@given(st.sampled_from(STATUSES), st.text(alphabet="abcXYZ 12:", min_size=1, max_size=20))
+def test_label_suffix_keeps_meaning_but_not_the_system_words(status, label):
+    """``🚧 Stage 1 (Foundation)`` means ``🚧 Stage 1``; the system's own check sees drift."""
+    plain, labelled = normalise_status(status), normalise_status(f"{status} ({label})")
+    assert labelled.key == plain.key
+    if any(ch.isalnum() for ch in label):
+        assert labelled.system_words != plain.system_words
+
+
+@given(st.text(max_size=80))
+def test_system_words_is_what_the_sed_keeps(text):
+    words = system_words(text)
+    assert set(words) <= set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 ")
+    assert words == words.strip() and "  " not in words and system_words(words) == words
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    names=st.lists(
+        st.text(min_size=1, max_size=12).filter(
+            lambda n: "/" not in n and "\x00" not in n and n not in (".", "..")
+        ),
+        min_size=1,
+        max_size=4,
+        unique=True,
+    )
+)
+def test_plugin_directory_names_are_always_clean(tmp_path_factory, names):
+    root = tmp_path_factory.mktemp("names")
+    made = []
+    for name in names:
+        try:
+            (root / "plugins" / name).mkdir(parents=True)
+        except OSError:
+            continue  # a name the file system refuses
+        (root / "plugins" / name / "NOTES.md").write_text("- **Current Status:** 💡 Ideated\n")
+        made.append(name)
+    reg = load_registry(Project(root=root))
+    for rec in reg.plugins:
+        assert rec.name == clean(rec.name) and rec.directory == clean(rec.directory or "")
+    for f in reg.findings:
+        assert f.source == clean(f.source) and f.message == clean(f.message)
+    assert len(reg.plugins) <= len(made)
+
+
+def test_summary_json_reports_statuses_as_written(tmp_path):
+    rows = f"| TapeAge | {MOJI['🚧']} **Stage 1** | - | 2025-11-13 |"
+    write(tmp_path, "PLUGINS.md", TABLE.format(rows=rows))
+    write(tmp_path, "plugins/TapeAge/NOTES.md", "- **Current Status:** 🚧 Stage 1 (Foundation)\n")
+    write(
+        tmp_path,
+        "plugins/TapeAge/.continue-here.md",
+        handoff(plugin="TapeAge", stage="1", phase="null"),
+    )
+    assert summary_json(load_registry(Project(root=tmp_path))) == [
+        {
+            "name": "TapeAge",
+            "table_status": "🚧 Stage 1",
+            "entry_status": "🚧 Stage 1 (Foundation)",
+            "handoff_stage": "1",
+            "drift": True,  # the label: drift for the system's own check
+        }
+    ]
+    assert summary_json(None) == []

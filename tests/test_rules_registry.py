@@ -99,3 +99,11 @@ def test_finding_severity_defaults_to_the_rule() -> None:
         if f.rule_id == "SYNC-STATUS":
             assert f.severity == get_rule("SYNC-STATUS").severity
             assert f.hint == get_rule("SYNC-STATUS").fix
+
+
+def test_plain_words_on_screen_references_apart() -> None:
+    """Titles and fixes of the iSDLC rules carry no spec references: those live in ``seed``."""
+    ref = re.compile(r"\b(BUG|REQ|INV|FR|IR|AC|TS|NFR)-\d|\bseed\b|§")
+    for r in all_rules():
+        if r.scope in ("snapshot", "transition"):
+            assert not ref.search(r.title) and not ref.search(r.fix), r.id

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from phasewatch.core.session import ProjectSession, SessionUpdate, attention, diff_paths
+from phasewatch.core.session import ProjectSession, SessionUpdate, attention
 from phasewatch.core.simulate.files import HookLog, render_state, write_truncate
 
 from tests import factories as F
@@ -56,9 +56,9 @@ def test_initial_refresh_reads_everything(repo: Path) -> None:
 def test_unchanged_reread_adds_no_timeline_entry(repo: Path) -> None:
     s = ProjectSession(repo, clock=Tick())
     s.refresh()
+    before = s.refresh({state_path(repo)})
     u = s.refresh({state_path(repo)})
-    assert u.timeline == [] and not u.new_versions
-    assert u.changed_projects == {""}
+    assert len(u.timeline) == 1 and u.versions == before.versions == {"": 1}
 
 
 def test_new_version_records_changed_paths_and_transition_events(repo: Path) -> None:
@@ -69,13 +69,13 @@ def test_new_version_records_changed_paths_and_transition_events(repo: Path) -> 
     bad = F.setpath(F.bump(first), "phases.04-design.status", "in_progress")
     write_state(state_path(repo), bad)
     u = s.refresh({state_path(repo)})
-    assert u.new_versions == {""}
-    (entry,) = u.timeline
+    assert u.versions == {"": 2}
+    entry = u.timeline[-1]  # every entry kept; the newest is this version
     assert entry.state_version == bad["state_version"]
     assert "phases.04-design.status" in entry.changed and "state_version" in entry.changed
     rules = {f.rule_id for f in entry.findings}
     assert "TR-STATUS-DOWN" in rules
-    assert {e.finding.rule_id for e in u.new_events} >= {"TR-STATUS-DOWN"}
+    assert {e.finding.rule_id for e in u.events if e.seq == entry.seq} >= {"TR-STATUS-DOWN"}
     # the next (unrelated) write: the transition is gone from the snapshot, kept as an event
     later = F.setpath(F.bump(bad), "project.description", "still bad")
     write_state(state_path(repo), later)
@@ -103,12 +103,12 @@ def test_torn_read_keeps_last_good_and_reports_torn(repo: Path) -> None:
     assert status.status == "torn" and status.stale
     assert status.shown_version == good.version
     assert u.snapshot().version == good.version  # type: ignore[union-attr]
-    assert u.timeline == []
+    assert len(u.timeline) == 1  # no entry for the torn read
     assert any(f.rule_id == "READ-TORN" for f in u.findings_for(None))
     state_path(repo).write_bytes(text)
     u = s.refresh({state_path(repo)})
     assert u.files[".isdlc/state.json"].status == "ok"
-    assert len(u.timeline) == 1
+    assert len(u.timeline) == 2
 
 
 def test_vanished_then_recreated(repo: Path) -> None:
@@ -132,21 +132,27 @@ def test_invalid_json_is_not_torn(repo: Path) -> None:
     assert u.files[".isdlc/state.json"].status == "invalid"
 
 
-def test_hook_log_records_are_deltas(repo: Path) -> None:
+def rows(u: SessionUpdate) -> list:
+    """The hook log's rows as the hook screen shows them (parsed from the store)."""
+    assert u.hooks is not None
+    return [u.hooks.record(i) for i in range(u.hook_rows)]
+
+
+def test_hook_log_lines_go_to_the_store(repo: Path) -> None:
     log = HookLog(repo / ".isdlc" / "hook-activity.log")
     log.append(F.ts(1), "gate-blocker", "allow", "05-test-strategy", "x", None)
     s = ProjectSession(repo, clock=Tick())
     u = s.refresh()
-    assert [r.event for r in u.hook_records] == ["allow"]
+    assert [r.event for r in rows(u)] == ["allow"] and u.hook_changed
     assert u.files[".isdlc/hook-activity.log"].status == "ok"
     log.append(
         F.ts(2), "gate-blocker", "block", "05-test-strategy", "x", "V7: state_version 41 < disk 43"
     )
     u = s.refresh({log.path})
-    assert [r.event for r in u.hook_records] == ["block"]
+    assert [r.event for r in rows(u)] == ["allow", "block"] and u.hooks.filled == 2
     assert u.hook_total == 2 and u.hook_stats["total"] == 2
     u = s.refresh({log.path})
-    assert u.hook_records == []
+    assert u.hook_rows == 2 and not u.hook_changed
 
 
 def test_monorepo_discovers_new_project(tmp_path: Path) -> None:
@@ -166,12 +172,14 @@ def test_monorepo_discovers_new_project(tmp_path: Path) -> None:
     assert isdlc / "projects" / "web" / "state.json" in u.watch_files and u.targets_changed
     write_state(isdlc / "projects" / "web" / "state.json", F.fix_state())
     u = s.refresh({isdlc / "projects" / "web" / "state.json"})
-    assert u.rediscovered and set(u.snapshots) == {"api", "web"}
+    assert u.discovery == 1 and set(u.snapshots) == {"api", "web"}  # the layout changed once
     assert u.snapshot("web").workflow.type == "fix"  # type: ignore[union-attr]
     assert u.snapshot(None).project_id == "api"  # type: ignore[union-attr]
 
 
-def test_merged_after_concatenates_deltas(repo: Path) -> None:
+def test_an_update_is_the_state_picture(repo: Path) -> None:
+    """The newest update says all an older one would: revisions, the whole timeline, the hook
+    store (a screen that skipped updates loses nothing)."""
     log = HookLog(repo / ".isdlc" / "hook-activity.log")
     s = ProjectSession(repo, clock=Tick())
     a = s.refresh()
@@ -179,30 +187,9 @@ def test_merged_after_concatenates_deltas(repo: Path) -> None:
     b = s.refresh({log.path})
     write_state(state_path(repo), F.bump(F.feature_state()))
     c = s.refresh({state_path(repo)})
-    merged = c.merged_after(b.merged_after(a))
-    assert [r.event for r in merged.hook_records] == ["allow"]
-    assert len(merged.timeline) == 2 and merged.initial
-    assert merged.snapshots is c.snapshots
-
-
-def test_merged_back_fill_parts_keep_their_order_and_the_cap_drops_the_oldest(
-    repo: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import phasewatch.core.session as session_mod
-
-    log = _big_log(repo)
-    s = ProjectSession(repo, clock=Tick(), hook_read_bytes=4096)
-    s.refresh()
-    a = s.refresh({log.path})
-    log.append(F.ts(400), "gate-blocker", "allow", "05-test-strategy", "x", "appended")
-    b = s.refresh({log.path})
-    merged = b.merged_after(a)
-    assert merged.hook_older == b.hook_older + a.hook_older  # b's part is the older one
-    assert [r.reason for r in merged.hook_records] == ["appended"]
-    monkeypatch.setattr(session_mod, "MERGE_RECORDS_CAP", len(a.hook_older) + 1)
-    capped = b.merged_after(a)
-    assert capped.hook_older == a.hook_older and capped.hook_records == b.hook_records
-    assert capped.hook_dropped == len(b.hook_older)
+    assert [e.seq for e in c.timeline] == [1, 2] and c.versions == {"": 2} != a.versions
+    assert c.hooks is b.hooks is s.hooks and c.hook_rows == 1 and c.hook_total == 1
+    assert c.snapshot() is not a.snapshot() and c.timeline[:1] == a.timeline
 
 
 def test_timeline_cap_and_raw_trimming(repo: Path) -> None:
@@ -223,7 +210,7 @@ def test_own_write_flag(repo: Path) -> None:
     s.refresh()
     write_state(state_path(repo), F.bump(F.feature_state()))
     u = s.refresh({state_path(repo)}, own={state_path(repo)})
-    assert u.timeline[0].own and state_path(repo) in u.own_writes
+    assert u.timeline[-1].own
 
 
 def test_attention_gate_and_escalations(repo: Path) -> None:
@@ -250,19 +237,6 @@ def test_attention_gate_and_escalations(repo: Path) -> None:
     assert attention(s.refresh().snapshot()) == (True, 1)
 
 
-def test_diff_paths() -> None:
-    a = {"a": 1, "b": {"c": [1, 2], "d": "x"}, "gone": 1}
-    b = {"a": 1, "b": {"c": [1, 3], "d": "y"}, "new": 2}
-    paths, truncated = diff_paths(a, b)
-    assert paths == ["b.c[1]", "b.d", "gone", "new"] and not truncated
-    assert diff_paths({"l": [1]}, {"l": [1, 2]})[0] == ["l"]
-    assert diff_paths(1, 1)[0] == []
-    many, truncated = diff_paths(
-        {str(i): i for i in range(10)}, {str(i): -i - 1 for i in range(10)}, limit=3
-    )
-    assert len(many) == 3 and truncated
-
-
 def test_update_is_plain_data(repo: Path) -> None:
     u = ProjectSession(repo).refresh()
     assert isinstance(u, SessionUpdate)
@@ -277,85 +251,83 @@ def _big_log(repo: Path, n: int = 300) -> HookLog:
     return log
 
 
-def test_a_large_hook_log_is_read_newest_first_in_parts(repo: Path) -> None:
+def test_a_large_hook_log_shows_at_once_and_is_counted_in_parts(repo: Path) -> None:
     """A log larger than one part when first seen: the first refresh shows the state only; the
-    next ones bring its older lines newest part first (``hook_older``), each part at most
-    ``hook_read_bytes``, while lines appended meanwhile arrive as usual (``hook_records``)."""
+    next indexes every line (shown at once, parsed when shown); the following ones parse them
+    from the start, each part at most ``hook_read_bytes``, while
+    lines appended meanwhile show at once. Counts and findings cover the whole log."""
     log = _big_log(repo)
     size = log.path.stat().st_size
     s = ProjectSession(repo, clock=Tick(), hook_read_bytes=4096)
     u = s.refresh()
-    assert u.snapshots and u.hook_pending and u.hook_records == [] and u.hook_older == []
+    assert u.snapshots and u.hook_pending and u.hook_rows == 0
     assert u.hook_progress == (0, size)
     u = s.refresh({log.path})
-    assert u.hook_records == [] and u.hook_pending
-    parts = [[r.reason for r in u.hook_older]]
-    assert parts[0][-1] == "reason 0299" and sum(len(r) for r in parts[0]) < 4096
-    assert [r.line_no for r in u.hook_older][-1] == 300  # true line numbers
+    assert u.hook_rows == 300 and u.hook_pending and u.hooks.filled == 0 and u.hook_changed
+    assert u.hooks.record(299).reason == "reason 0299" and u.hooks.record(299).line_no == 300
+    u = s.refresh({log.path})
     done, total = u.hook_progress
-    assert total == size and 0 < done <= 4096
-    assert u.hook_stats["total"] == len(parts[0])  # the audit runs on what is held
+    assert total == size and 0 < done <= 4096 and 0 < u.hooks.filled < 300
+    assert u.hook_stats["total"] == u.hooks.filled  # counted: what was parsed
     log.append(F.ts(400), "gate-blocker", "allow", "05-test-strategy", "x", "appended")
     u = s.refresh({log.path})
-    assert [(r.reason, r.line_no) for r in u.hook_records] == [("appended", 301)]
-    parts.append([r.reason for r in u.hook_older])
+    assert u.hook_rows == 301 and u.hooks.record(300).reason == "appended"
+    refreshes = 0
     while u.hook_pending:
         u = s.refresh({log.path})
-        assert all(r.valid for r in u.hook_older)  # parts end at line boundaries
-        parts.append([r.reason for r in u.hook_older])
-        assert len(parts) < 100
-    assert len(parts) >= size // 4096
-    seen = [reason for part in reversed(parts) for reason in part]
-    assert seen == [f"reason {i:04d}" for i in range(300)]  # every line once
-    assert u.hook_progress is None and u.hook_total == 301 and u.hook_unread == 0
+        refreshes += 1
+        assert refreshes < 100
+    assert refreshes >= size // 4096 - 2
+    assert [r.reason for r in rows(u)] == [f"reason {i:04d}" for i in range(300)] + ["appended"]
+    assert [r.line_no for r in rows(u)] == list(range(1, 302))
+    assert u.hook_progress is None and u.hook_total == 301 and u.hooks.filled == 301
     assert u.hook_stats["total"] == 301 and u.hook_findings
     block = next(f for f in u.hook_findings if f.rule_id == "HOOK-BLOCK")
     assert block.path == "line 251" and "6 block(s)" in block.message  # blocks at 0, 50 .. 250
-    assert s.refresh({log.path}).hook_older == []
 
 
 def test_a_large_append_is_read_forward_in_parts(repo: Path) -> None:
-    """Lines appended after the start are read from the tailer's place, in parts, oldest first;
-    the audit runs once, when the reader has caught up."""
+    """Lines appended after the start show at once and are parsed from the tailer's place, in
+    parts, oldest first; each is counted once."""
     log = HookLog(repo / ".isdlc" / "hook-activity.log")
     log.append(F.ts(0), "gate-blocker", "allow", "05-test-strategy", "x", "first")
     s = ProjectSession(repo, clock=Tick(), hook_read_bytes=4096)
-    assert [r.reason for r in s.refresh().hook_records] == ["first"]
+    assert [r.reason for r in rows(s.refresh())] == ["first"]
     before = log.path.stat().st_size
     log = _big_log(repo)
     size = log.path.stat().st_size
     u = s.refresh({log.path})
-    assert u.hook_records and u.hook_pending and u.hook_older == []
+    assert u.hook_pending and u.hook_rows == 301
     done, total = u.hook_progress
     assert total == size and before < done <= before + 4096
-    seen = [r.reason for r in u.hook_records]
     while u.hook_pending:
         u = s.refresh({log.path})
-        seen += [r.reason for r in u.hook_records]
-        assert len(seen) <= 300
-    assert seen == [f"reason {i:04d}" for i in range(300)]  # every line once, in order
-    assert u.hook_stats["total"] == 301 and u.hook_findings  # audited once complete
+    assert [r.reason for r in rows(u)] == ["first"] + [f"reason {i:04d}" for i in range(300)]
+    assert u.hook_stats["total"] == 301 and u.hook_findings
 
 
-def test_a_large_log_that_appears_later_is_read_from_its_end(repo: Path) -> None:
-    s = ProjectSession(repo, clock=Tick(), hook_read_bytes=4096)
-    assert s.refresh().hook_pending is False  # no log yet
-    log = _big_log(repo)  # e.g. copied in whole
-    u = s.refresh({log.path})
-    assert u.hook_records == [] and u.hook_older and u.hook_pending
-    assert u.hook_older[-1].reason == "reason 0299" and u.hook_older[-1].line_no == 300
-
-
-def test_a_rewrite_during_the_backfill_is_reported_not_misread(repo: Path) -> None:
+def test_a_rewrite_while_reading_in_parts_drops_the_unread_rows(repo: Path) -> None:
+    """Rewritten in place while its indexed lines wait to be parsed: those rows go (no junk,
+    nothing shown twice); lines parsed before a rewrite stay (a small log is copied as read)."""
     log = _big_log(repo)
+    kept = log.path.read_text().splitlines()[-20:]
     s = ProjectSession(repo, clock=Tick(), hook_read_bytes=4096)
     s.refresh()
-    u = s.refresh({log.path})
-    held = [r.reason for r in u.hook_older]
-    kept = log.path.read_text().splitlines()[-20:]
+    assert s.refresh({log.path}).hook_rows == 300  # indexed, not parsed
     log.path.write_text("\n".join(kept) + "\n")  # the owner's in-place rotation
     u = s.refresh({log.path})
-    assert u.hook_tail.rotation and not u.hook_pending
-    assert u.hook_older == [] and u.hook_records == []  # the kept lines were seen already
-    assert 0 < u.hook_unread < log.path.stat().st_size + 300 * 200
-    assert held[-1] == "reason 0299"
+    while u.hook_pending:
+        u = s.refresh({log.path})
+    assert [r.reason for r in rows(u)] == [f"reason {i:04d}" for i in range(280, 300)]
+    # parsed first, then rewritten: the rows read stay, the rotation is marked once
+    log2 = _big_log(repo)
+    u = s.refresh({log2.path})
+    while u.hook_pending:
+        u = s.refresh({log2.path})
+    before = u.hook_rows
+    log2.path.write_text("\n".join(log2.path.read_text().splitlines()[-5:]) + "\n")
+    log2.append(F.ts(999), "gate-blocker", "allow", "05-test-strategy", "x", "after")
+    u = s.refresh({log2.path})
+    assert u.hook_rotations == 1 and u.hooks.markers == 1
+    got = rows(u)
+    assert all(r.valid for r in got[:before]) and got[-1].reason == "after"

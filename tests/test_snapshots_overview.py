@@ -1,4 +1,4 @@
-"""SVG snapshots of the Overview at 120x36 from a fixed fixture directory.
+"""SVG snapshots of the Overview at 80x24 and 120x36 from a fixed fixture directory.
 
 Time-dependent text is frozen: the app's clock is injected (elapsed time, "changed at"), the
 local time zone is UTC, and the cursor does not blink. Regenerate with
@@ -18,7 +18,7 @@ from phasewatch.tui.screens.review import GatePanel
 from tests import factories as F
 from tests.test_app_helpers import frozen_clock, wait_until, write_state
 
-SIZE = (120, 36)
+SIZES = pytest.mark.parametrize("size", [(80, 24), (120, 36)], ids=["80x24", "120x36"])
 
 
 @pytest.fixture(autouse=True)
@@ -45,19 +45,20 @@ async def settle(pilot) -> None:
     app = pilot.app
     await wait_until(pilot, lambda: app.data_screens["overview"].applied > 0)
     await pilot.pause()
-    if isinstance(app.screen, GatePanel):  # a presented gate opens its panel: close it
-        await pilot.press("escape")
+    assert not isinstance(app.screen, GatePanel)  # a gate is announced, never opened by itself
     app.clear_notifications()
     app.screen.query_one("#matrix-table").cursor_blink = False
     await pilot.pause()
 
 
-def test_overview_healthy(snap_compare, tmp_path: Path) -> None:
+@SIZES
+def test_overview_healthy(snap_compare, tmp_path: Path, size) -> None:
     root = fixed_project(tmp_path, F.feature_state())
-    assert snap_compare(snapshot_app(root), terminal_size=SIZE, run_before=settle)
+    assert snap_compare(snapshot_app(root), terminal_size=size, run_before=settle)
 
 
-def test_overview_divergent_with_gate(snap_compare, tmp_path: Path) -> None:
+@SIZES
+def test_overview_divergent_with_gate(snap_compare, tmp_path: Path, size) -> None:
     state = F.setpath(F.feature_state(), "phases.05-test-strategy.status", "pending")
     state = F.setpath(
         state,
@@ -66,4 +67,4 @@ def test_overview_divergent_with_gate(snap_compare, tmp_path: Path) -> None:
     )
     state = F.setpath(state, "supervised_mode", {"enabled": True, "review_phases": "all"})
     root = fixed_project(tmp_path, state)
-    assert snap_compare(snapshot_app(root), terminal_size=SIZE, run_before=settle)
+    assert snap_compare(snapshot_app(root), terminal_size=size, run_before=settle)

@@ -101,7 +101,7 @@ def test_hooks_screen_after_a_rotation(snap_compare, tmp_path: Path) -> None:
             )
         fix_mtimes(tmp_path)
         await reread(pilot)
-        assert screen.rotations_noted == 1
+        assert len(screen.log_view.rotations) == 1
         await settle(pilot)
 
     assert snap_compare(snapshot_app(tmp_path), terminal_size=SIZE, run_before=run_before)

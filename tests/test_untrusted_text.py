@@ -137,7 +137,9 @@ async def test_every_string_renders_literally_and_runs_nothing(tmp_path: Path) -
         overview = app.data_screens["overview"]
         assert isinstance(overview, OverviewScreen)
         await wait_until(pilot, lambda: overview.applied > 0)
-        # the review gate panel opens over the overview: its text is literal too
+        # the review gate panel (g) over the overview: its text is literal too
+        await wait_until(pilot, lambda: app.review.waiting_gate() is not None)
+        await pilot.press("g")
         await wait_until(pilot, lambda: isinstance(app.screen, GatePanel))
         await wait_until(pilot, lambda: app.screen.summary_loaded)
         await pilot.pause()
@@ -226,3 +228,66 @@ async def test_title_and_notifications_are_plain(tmp_path: Path) -> None:
 def test_evil_state_is_valid_json() -> None:
     # the fixture itself must parse (so the test exercises rendering, not read errors)
     json.loads(json.dumps(evil_state()))
+
+
+# ---------------------------------------------------------------------------- hostile names
+
+#: A name that sets the clipboard (OSC 52), the title and clears the screen when printed raw.
+NAME = "x\x1b]52;c;aGk=\x07\x1b]0;pwned\x07\x1b[2J\x9b31my"
+
+
+def hostile_names(tmp_path: Path) -> Path:
+    """Names from listings and paths carry escapes: the root directory, a monorepo project
+    directory (its id), a plugin directory (and the plugin its notes name)."""
+    root = tmp_path / f"proj{NAME}"
+    isdlc = root / ".isdlc"
+    write_state(isdlc / "projects" / NAME / "state.json", evil_state())
+    write_state(isdlc / "projects" / "api" / "state.json", evil_state())
+    (isdlc / "monorepo.json").write_text('{"version": 1, "projects": {}}')
+    notes = root / "plugins" / NAME / ".continue-here.md"
+    notes.parent.mkdir(parents=True)
+    notes.write_text(f"---\nplugin: {NAME}\nstage: 1\n---\n", encoding="utf-8")
+    (root / "PLUGINS.md").write_text("| Plugin Name | Status |\n|---|---|\n| Foo | x |\n")
+    return root
+
+
+def assert_clean(app: PhasewatchApp) -> None:
+    svg = app.export_screenshot()
+    for bad in ("\x1b", "\x07", "\x9b", "52;c;"):
+        assert bad not in svg, (bad, type(app.screen).__name__)
+    assert "pwned" not in screen_text(app)
+
+
+async def test_names_from_listings_never_reach_the_screen_raw(tmp_path: Path) -> None:
+    root = hostile_names(tmp_path)
+    app = PhasewatchApp(root, clock=frozen_clock, watch=False)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await wait_until(pilot, lambda: app.updates_applied > 0)
+        await pilot.pause()
+        if isinstance(app.screen, GatePanel):
+            assert_clean(app)
+            await pilot.press("escape")
+        for key in "123456":
+            await pilot.press(key)
+            await wait_until(pilot, lambda: app.screen.applied > 0)
+            await pilot.pause()
+            assert_clean(app)
+        await pilot.press("1", "p")
+        await wait_until(pilot, lambda: isinstance(app.screen, ProjectSwitcher))
+        assert_clean(app)
+        for _ in range(2):  # every project: the header, the matrix, the findings name it
+            await pilot.press("down", "enter")
+            await wait_until(pilot, lambda: not isinstance(app.screen, ProjectSwitcher))
+            await pilot.pause()
+            if isinstance(app.screen, GatePanel):
+                assert_clean(app)
+                await pilot.press("escape")
+            assert_clean(app)
+            await pilot.press("p")
+            await wait_until(pilot, lambda: isinstance(app.screen, ProjectSwitcher))
+        await pilot.press("escape")
+        for key in "wea":
+            await pilot.press(key)
+            await pilot.pause()
+            assert_clean(app)
+        assert app.is_running

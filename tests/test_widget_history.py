@@ -140,7 +140,7 @@ async def test_bars_scale_to_the_widest_phase_at_80_columns():
         assert all(len(line) <= width for line in lines)
         extra = str(app.query_one("#history-extra", Static).render())
         assert "total_retries" in extra and "review_gates" in extra
-        assert "continue" in extra and "redo #1" in extra and "paused 5.0m" in extra
+        assert "continue" in extra and "redo #1" in extra and "paused 5m00s" in extra
         assert "[@click=app.quit]add tests[/]" in extra  # literal, never markup
         header = str(app.query_one("#history-header", Static).render())
         assert "Rate limit the API [TODO]" in header and "total 2h30m" in header

@@ -159,6 +159,28 @@ async def test_filter_bar_drives_the_view():
         assert f"{view.shown:,} of 400" in status and "filtered" in status
 
 
+async def test_a_text_filter_over_a_large_log_lands_from_its_thread():
+    """Past BACKGROUND_ROWS the text filter runs in a thread: keys typed meanwhile make the
+    earlier results moot, and the status line says the filter when it lands."""
+    from phasewatch.widgets.hooklog_view import BACKGROUND_ROWS
+
+    n = BACKGROUND_ROWS + 1000
+    app = BodyApp()
+    async with app.run_test(size=(120, 36)) as pilot:
+        body = app.query_one(HookLogScreenBody)
+        body.append(batch(n))
+        await pilot.pause()
+        body.action_focus_search()
+        await pilot.press(*"reason 4999")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        view = body.view
+        assert view.filter.text == "reason 4999"
+        assert view.visible_records() == [i for i in range(n) if "reason 4999" in f"reason {i}"]
+        status = str(app.query_one("#hooklog-status", Static).render())
+        assert f"{view.shown:,} of {n:,} records" in status and "filtered" in status
+
+
 async def test_counts_and_stats_widget():
     app = BodyApp()
     async with app.run_test(size=(120, 36)) as pilot:
@@ -288,7 +310,10 @@ async def test_a_100k_batch_is_accepted_and_scrolls():
         await pilot.pause()
         assert not view.follow
         assert "reason 0" in screen_text(view)[0]
-        view.set_filter(events={"block"}, text="reason 9999")
+        view.set_filter(events={"block"}, text="reason 9999")  # large: run in a thread
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert view.filter.text == "reason 9999"
         assert view.visible_records() == [
             i for i, r in enumerate(records) if r.event == "block" and "reason 9999" in r.reason
         ]
@@ -312,7 +337,7 @@ def test_column_search_matches_the_naive_definition(batches, needle):
     """The column search finds exactly the values that contain the needle, case-insensitively,
     across ingestion batches; and the record mask built from those ids marks exactly the records
     holding them (also past 256 values, where ids no longer fit a byte)."""
-    from phasewatch.widgets.hooklog_view import _Column
+    from phasewatch.core.hooklog.store import _Column
 
     column = _Column()
     records: list[str | None] = []
@@ -335,7 +360,7 @@ def test_column_search_matches_the_naive_definition(batches, needle):
 def test_column_keeps_its_ids_when_it_outgrows_one_byte() -> None:
     """Regression: past 256 distinct values the ids move from a bytearray to array('I'); the
     bytes were taken as raw machine words (a crash, or four ids packed into one)."""
-    from phasewatch.widgets.hooklog_view import _Column
+    from phasewatch.core.hooklog.store import _Column
 
     column = _Column()
     early = ["a", "b", "c", "a", "b"]  # 5 records: not a multiple of 4 either
@@ -352,6 +377,21 @@ def _fields(view: HookLogView) -> list[dict]:
     return [view.record_fields(i) for i in range(view.total)]
 
 
+def _naive(records: list[HookRecord], f: dict) -> list[int]:
+    def passes(r: HookRecord) -> bool:
+        if "hooks" in f and r.hook not in f["hooks"]:
+            return False
+        if "events" in f and r.event not in f["events"]:
+            return False
+        if "phases" in f and r.phase not in f["phases"]:
+            return False
+        needle = (f.get("text") or "").lower()
+        texts = (r.hook, r.agent, r.phase, r.reason, r.error, r.raw)
+        return not needle or any(needle in (v or "").lower() for v in texts)
+
+    return [i for i, r in enumerate(records) if passes(r)]
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     n=st.integers(0, 400),
@@ -365,18 +405,23 @@ def _fields(view: HookLogView) -> list[dict]:
                 {"phases": {None}},
                 {"text": "reason 1"},
                 {"text": "not json"},  # matches invalid lines only
+                {"text": "réason"},  # non-ASCII: every reason is a candidate
+                {"text": '\u00e9 "q'},  # escaped in the raw bytes
             ]
         ),
         min_size=1,
         max_size=3,
     ),
 )
-def test_prepending_parts_equals_appending_in_order(n, cuts, filters):
-    """A large log read from its end: the newest part first, then older parts put before it,
-    under a filter set at any time. The view must hold and show exactly what one append of the
-    whole log in order gives (invalid lines and their errors included)."""
+def test_appending_parts_equals_one_append_and_the_naive_filter(n, cuts, filters):
+    """A log read in parts, under a filter set at any time: the view holds and shows exactly
+    what one append of the whole log gives (invalid lines and their errors included), and the
+    rows a filter shows are those the naive definition picks (the text filter scans raw bytes
+    first: escapes, non-ASCII and controls must not hide a match)."""
     records = [
-        parse_line(b"not json " + str(i).encode(), i + 1, i * 100) if i % 37 == 5 else rec(i)
+        parse_line(b"not json " + str(i).encode(), i + 1, i * 100)
+        if i % 37 == 5
+        else rec(i, reason=f'R\u00c9ASON {i} \u00e9 "q" \\') if i % 11 == 3 else rec(i)
         for i in range(n)
     ]
     bounds = sorted({0, n, *(min(c, n) for c in cuts)})
@@ -384,45 +429,13 @@ def test_prepending_parts_equals_appending_in_order(n, cuts, filters):
     whole = HookLogView()
     whole.append(records)
     pieces = HookLogView()
-    if parts:
-        pieces.append(parts[-1])
-    for k, part in enumerate(reversed(parts[:-1])):
+    for k, part in enumerate(parts):
         pieces.set_filter(**filters[k % len(filters)])
-        pieces.prepend(part)
+        pieces.append(part)
     for f in filters:
         pieces.set_filter(**f)
         whole.set_filter(**f)
-        assert pieces.visible_records() == whole.visible_records()
+        assert pieces.visible_records() == whole.visible_records() == _naive(records, f)
         assert pieces.shown == whole.shown
     assert _fields(pieces) == _fields(whole)
     assert pieces.counts() == whole.counts()
-
-
-async def test_prepend_keeps_the_screen_in_place_and_renders_the_right_lines():
-    app = ViewApp()
-    async with app.run_test(size=(120, 36)) as pilot:
-        view = app.query_one(HookLogView)
-        view.append(batch(1000, start=3000))  # the newest part of a large log
-        await pilot.pause()
-        bottom = screen_text(view)
-        view.prepend(batch(1000, start=2000))  # older lines, while following the end
-        await pilot.pause()
-        assert view.follow and view.is_vertical_scroll_end and screen_text(view) == bottom
-        view.focus()
-        await pilot.press("pageup", "pageup")
-        await pilot.pause()
-        assert not view.follow
-        shown = screen_text(view)
-        view.prepend(batch(1000, start=1000))  # while reading: the same lines stay in view
-        await pilot.pause()
-        assert screen_text(view) == shown
-        await pilot.press("home")
-        await pilot.pause()
-        rows = [line for line in screen_text(view) if line.strip()]
-        assert "reason 1000" in rows[0] and "reason 1001" in rows[1]
-        assert [view.record_fields(i)["line_no"] for i in (0, 999, 1000, 2999)] == [
-            1001,
-            2000,
-            2001,
-            4000,
-        ]

@@ -271,3 +271,46 @@ async def test_markup_in_names_and_statuses_renders_literally_and_runs_nothing(t
         await pilot.pause()
         assert app.is_running and app.return_code is None
         assert EVIL_STATUS in table.render_line(y).text
+
+
+async def test_plugins_screen_shows_hostile_directory_names_cleaned(tmp_path, monkeypatch):
+    """Directory names with escapes and markup, through the app's plugins screen (key 6)."""
+    from phasewatch.tui.screens.base import UpdateScreen
+    from phasewatch.tui.screens.plugins import PluginsScreen
+
+    from tests.test_app_helpers import screen_text, wait_until
+    from tests.test_app_screens import make_app, show
+    from tests.test_plugins import _hostile_project
+
+    mounts: list[str] = []
+    base_mount = UpdateScreen.on_mount
+
+    def counting(self) -> None:
+        if isinstance(self, PluginsScreen):
+            mounts.append(type(self).__name__)
+        base_mount(self)
+
+    monkeypatch.setattr(UpdateScreen, "on_mount", counting)
+
+    _hostile_project(tmp_path)
+    app = make_app(tmp_path, watch=False)
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await show(pilot, app, "6", "plugins")
+        widget = screen.table
+        await wait_until(pilot, lambda: widget.record("[@click=app.quit]Click") is not None)
+        for name in ("Clip", "[@click=app.quit]Click", "[bold red]Loud", "Title"):
+            cell = widget.table.get_cell(name, "plugin")
+            assert isinstance(cell, Text) and cell.plain == name  # literal, never markup
+        assert widget.select_plugin("[@click=app.quit]Click")
+        await pilot.pause()
+        assert "plugins/[@click=app.quit]Click" in detail(widget)
+        svg = app.export_screenshot()
+        text = screen_text(app)
+        assert "[bold red]Loud" in text and "[@click=app.quit]Click" in text
+        assert not any(ch in svg for ch in "\x1b\x07\x9b")
+        await pilot.click("#plugins-detail")  # a click on the name runs no action
+        await pilot.pause()
+        assert app.is_running
+        # Textual dispatches on_mount per class: the base handler runs once, one update applied
+        assert mounts == ["PluginsScreen"]
+        assert screen.applied == 1 and screen.sets == 1

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from phasewatch.core.tdd import audit_tdd, parse_progress, stop_hook_count, true_remaining
+from phasewatch.core.tdd import audit_tdd, parse_progress, true_remaining
 from phasewatch.widgets.tdd_board import TddBoard
 from textual.app import App, ComposeResult
 from textual.widgets import DataTable, Static
+
+from tests.test_app_helpers import wait_until as wait_for
 
 # Template-style slices (### Slice) are invisible to the stop hook, and the header says done.
 PLAN = """# TDD Task: Rate limiter [TODO]
@@ -41,9 +43,14 @@ PLAN = """# TDD Task: Rate limiter [TODO]
 **Status:** pending
 """
 
-APPROVED = PLAN.replace(
-    "**Last Updated:** 2026-03-02T10:00:00Z",
-    "**Last Updated:** 2026-03-02T10:00:00Z\n**Approved:** 2026-03-02T09:00:00Z",
+# Planner style, approved, header in progress: the hook counts what the file holds.
+APPROVED = (
+    PLAN.replace(
+        "**Last Updated:** 2026-03-02T10:00:00Z",
+        "**Last Updated:** 2026-03-02T10:00:00Z\n**Approved:** 2026-03-02T09:00:00Z",
+    )
+    .replace("### Slice", "## Slice")
+    .replace("**Status:** done\n**Created", "**Status:** in-progress\n**Created")
 )
 
 
@@ -59,17 +66,12 @@ def text_of(app: App, selector: str) -> str:
 async def test_unapproved_plan_and_mismatch_flagged():
     plan = parse_progress(PLAN)
     plan.lock_exists = True
-    true_n, hook_n = true_remaining(plan), stop_hook_count(PLAN)
+    true_n, hook_n = true_remaining(plan), plan.hook.remaining
     assert (true_n, hook_n) == (2, 0)  # the hook sees no "## Slice" heading: nothing left
     app = Harness()
     async with app.run_test(size=(100, 36)) as pilot:
         board = app.query_one(TddBoard)
-        board.set_plan(
-            plan,
-            true_remaining=true_n,
-            hook_remaining=hook_n,
-            findings=audit_tdd(plan, ".tdd-progress.md"),
-        )
+        board.set_plan(plan, findings=audit_tdd(plan, ".tdd-progress.md"))
         await pilot.pause()
         header = text_of(app, "#tdd-header")
         assert "Rate limiter [TODO]" in header and "2026-03-01" in header
@@ -80,7 +82,8 @@ async def test_unapproved_plan_and_mismatch_flagged():
         counts = app.query_one("#tdd-counts", Static)
         assert counts.has_class("-mismatch") and board.counts_differ
         rendered = str(counts.render())
-        assert "remaining slices 2" in rendered and "stop hook would compute 0" in rendered
+        assert "remaining slices 2" in rendered and "counts 0" in rendered
+        assert "lets the session stop (plan not approved)" in rendered
         assert "DIFFERENT" in rendered and "stop with work left" in rendered
         table = app.query_one(DataTable)
         assert table.row_count == 3
@@ -99,14 +102,53 @@ async def test_approved_plan_counts_agree():
     app = Harness()
     async with app.run_test(size=(100, 36)) as pilot:
         board = app.query_one(TddBoard)
-        board.set_plan(plan, true_remaining=2, hook_remaining=2, lock_present=False)
+        board.set_plan(plan, lock_present=False)
         await pilot.pause()
         approval = app.query_one("#tdd-approval", Static)
         assert "Approved at 2026-03-02T09:00:00Z" in str(approval.render())
         assert approval.has_class("-approved") and not approval.has_class("-unapproved")
         counts = app.query_one("#tdd-counts", Static)
-        assert not counts.has_class("-mismatch") and "(agree)" in str(counts.render())
-        board.set_plan(None, true_remaining=None, hook_remaining=None)
+        rendered = str(counts.render())
+        assert not counts.has_class("-mismatch") and "(agree)" in rendered
+        assert "stop hook: blocks the stop, counts 2" in rendered
+        assert (board.true_remaining, board.hook_remaining) == (2, 2)
+        board.set_plan(None)
         await pilot.pause()
         assert "no .tdd-progress.md" in text_of(app, "#tdd-header")
         assert app.query_one(DataTable).row_count == 0
+
+
+async def test_a_rejected_marker_is_shown_as_not_approval():
+    plan = parse_progress(APPROVED.replace("**Approved:**", "- **Approved:**"))
+    app = Harness()
+    async with app.run_test(size=(100, 36)) as pilot:
+        board = app.query_one(TddBoard)
+        board.set_plan(plan)
+        await pilot.pause()
+        approval = text_of(app, "#tdd-approval")
+        assert "NOT APPROVED" in approval and "line 6 looks like a marker" in approval
+        assert "lets the session stop (plan not approved)" in text_of(app, "#tdd-counts")
+
+
+async def test_tdd_and_plan_screens_show_one_stop_hook_verdict(tmp_path):
+    """The same file gave "-1 ... DIFFERENT" on the plan screen and "0 (agree)" on the TDD
+    screen; both boards now read the plan's one hook verdict."""
+    from phasewatch.tui.screens.plan import PlanScreen
+
+    from tests.test_app_review import footer_keys
+    from tests.test_app_screens import make_app, show
+
+    done_everywhere = APPROVED.replace("**Approved:** 2026-03-02T09:00:00Z\n", "")
+    done_everywhere = done_everywhere.replace("in-progress", "done").replace("pending", "done")
+    (tmp_path / ".tdd-progress.md").write_text(done_everywhere, encoding="utf-8")
+    assert parse_progress(done_everywhere).hook.remaining == -1  # the header is subtracted too
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await show(pilot, app, "5", "tdd")
+        on_tdd = str(screen.query_one("#tdd-counts", Static).render())
+        await wait_for(pilot, lambda: "a" in footer_keys(app))
+        await pilot.press("a")
+        await wait_for(pilot, lambda: isinstance(app.screen, PlanScreen) and app.screen.applied)
+        on_plan = str(app.screen.query_one("#tdd-counts", Static).render())
+    assert on_tdd == on_plan
+    assert "remaining slices 0" in on_tdd and "counts 0" in on_tdd and "(agree)" in on_tdd

@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 from phasewatch.core.findings import Finding, Severity
 from phasewatch.core.timeline import TimelineEntry, make_entry
+from phasewatch.widgets._style import theme_styles
 from phasewatch.widgets.diff_view import DiffView
 from phasewatch.widgets.timeline_view import TimelineView
 from rich.text import Text
@@ -104,7 +105,14 @@ async def test_rows_appended_and_default_diff_is_against_predecessor():
         # findings column: rule ids coloured by severity
         cell: Text = table.get_row("2")[4]
         assert cell.plain == "T-INDEX-SKIP T-WARN"
-        assert any("red" in str(span.style) for span in cell.spans)
+        error = theme_styles(app)["error"]  # the theme's colour, not a fixed name
+        assert any(span.style == error for span in cell.spans)
+        app.theme = "nord"  # another error colour (textual-dark and -light share theirs)
+        await pilot.pause()
+        light = theme_styles(app)["error"]
+        assert light != error
+        cell = table.get_row("2")[4]
+        assert any(span.style == light for span in cell.spans)  # follows the theme
 
 
 async def test_two_marked_rows_show_their_diff():

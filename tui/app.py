@@ -4,8 +4,8 @@ Event flow (one direction): a file is written -> :class:`core.watch.Watcher` (on
 worker, watchfiles on the parent directories + a 2 s reconciliation pass) yields a batch of paths
 -> the same worker runs :meth:`core.session.ProjectSession.refresh` in a thread
 (``asyncio.to_thread``, strictly one at a time) -> the resulting
-:class:`~core.session.SessionUpdate` is posted as :class:`SessionUpdated` (coalescing: when
-several pile up, :meth:`SessionUpdated.can_replace` folds the older deltas into the newer one)
+:class:`~core.session.SessionUpdate` (the state picture) is posted as :class:`SessionUpdated`
+(coalescing: when several pile up, only the newest goes through)
 -> :meth:`PhasewatchApp.on_session_updated` hands it to every data screen inside
 ``app.batch_update()`` -> widgets update keyed cells only.
 """
@@ -17,24 +17,29 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
-from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
+from phasewatch.core.config import Config
 from phasewatch.core.session import ProjectSession, SessionUpdate
+from phasewatch.core.sources import FileStamp
+from phasewatch.core.text import clean
 from phasewatch.core.watch import Watcher
-from textual import work
+from textual import on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
-from .console import CONSOLE_BINDINGS, ReviewConsole
+from .console import CONSOLE_BINDINGS, CONSOLE_SCREENS, DecisionDone, ReviewConsole
+from .notifications import app_notifier
 from .screens import load
 from .screens.base import UpdateScreen
-from .screens.help import HelpScreen, binding_rows
+from .screens.console_base import ConsoleScreen
+from .screens.help import HelpScreen, help_rows
+from .screens.overview import other_screen
 from .screens.projects import ProjectSwitcher, project_lines
 
 Clock = Callable[[], datetime]
@@ -42,8 +47,8 @@ Clock = Callable[[], datetime]
 #: The data screens in key order (1-6): name -> (title, "module:Class"). A screen's module is
 #: imported when the screen is first shown: the first frame needs only the overview, and the
 #: others (hook log view, plugin registry, TDD board...) cost ~70 ms of imports at start-up.
-#: The hook screen is the exception: it is built shortly after the first hook records arrive,
-#: to take every record in as it comes (see PhasewatchApp._keep_for_unbuilt).
+#: The hook log's records are not in the updates: they are in the session's store, which the
+#: hook screen reads when it is shown and whenever the log grew (:class:`HookLogGrew`).
 DATA_SCREENS: dict[str, tuple[str, str]] = {
     "overview": ("Overview", "phasewatch.tui.screens.overview:OverviewScreen"),
     "hooks": ("Hook activity", "phasewatch.tui.screens.hooks:HookActivityScreen"),
@@ -54,7 +59,6 @@ DATA_SCREENS: dict[str, tuple[str, str]] = {
 }
 SCREEN_NAMES = tuple(DATA_SCREENS)
 DARK, LIGHT = "textual-dark", "textual-light"
-HOOK_SCREEN_DELAY_S = 0.3  # the hook screen is built this long after the first hook records
 
 
 def screen_class(name: str) -> type[UpdateScreen]:
@@ -66,29 +70,26 @@ class SessionUpdated(Message):
     """A new :class:`SessionUpdate` from the watcher worker.
 
     Coalescing: when this message is still queued behind a newer one, Textual asks
-    ``older.can_replace(newer)``; we fold the older update's deltas (hook records, timeline
-    entries, events, flags) into the newer one and let the newer one through alone."""
+    ``older.can_replace(newer)``: an update is the state picture, so the newer says it all (a
+    pure test: nothing is folded)."""
 
     def __init__(self, update: SessionUpdate) -> None:
         super().__init__()
         self.update = update
-        self.merged = 0
 
     def can_replace(self, message: Message) -> bool:
-        if isinstance(message, SessionUpdated):
-            message.update = message.update.merged_after(self.update)
-            message.merged += self.merged + 1
-            return True
-        return False
+        return isinstance(message, SessionUpdated)
 
 
-class WatchFailed(Message):
-    def __init__(self, error: str) -> None:
-        super().__init__()
-        self.error = error
+class HookLogGrew(Message):
+    """The session's hook store gained rows (or was rewritten): viewers read it. Carries
+    nothing: the newest says all an older one would (``can_replace`` is a pure test)."""
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, HookLogGrew)
 
 
-class PhasewatchApp(ReviewConsole, App[int]):
+class PhasewatchApp(App[int]):
     """``PhasewatchApp(path, read_only=False, project_id=None, demo=None)``.
 
     Test/bench keywords: ``clock`` (a callable returning an aware datetime: freezes elapsed time
@@ -132,11 +133,22 @@ class PhasewatchApp(ReviewConsole, App[int]):
         watch: bool = True,
         watcher_options: dict[str, Any] | None = None,
         session_options: dict[str, Any] | None = None,
+        config: Config | None = None,
     ) -> None:
         self._t0 = time.perf_counter()
         super().__init__()
         self.path = path
         self.read_only = read_only
+        #: The user's config file (notifications, theme, default screen).
+        self.config = config or Config()
+        #: The review console (gate panel, escalations, plan approval, every decision write).
+        self.review = ReviewConsole(
+            self,
+            read_only=read_only,
+            clock=self.now,
+            own_write=self._own_write,
+            notifier=app_notifier(self, self.config.notifications),
+        )
         self.project_id: str | None = project_id
         self.demo = demo
         self.clock: Clock = clock or (lambda: datetime.now(UTC))
@@ -155,9 +167,6 @@ class PhasewatchApp(ReviewConsole, App[int]):
         self.theme = DARK
         #: The data screens built so far (see DATA_SCREENS); the overview is built at once.
         self.data_screens: dict[str, UpdateScreen] = {}
-        #: Every update so far, merged, for the screens not built yet (they get it when built).
-        self._unbuilt_pending: SessionUpdate | None = None
-        self._hook_screen_due = False
         self.data_screen("overview")
         # Read the project while Textual starts (compose and the first paint take ~0.25 s):
         # the first data is ready when the screen is. See run_watcher.
@@ -172,9 +181,20 @@ class PhasewatchApp(ReviewConsole, App[int]):
 
     def on_mount(self) -> None:
         self.set_interval(1.0, self._tick, name="clock")
+        self._apply_config()
         self.run_watcher()
         if self.demo is not None:
             self._run_demo()
+
+    def _apply_config(self) -> None:
+        theme = self.config.theme
+        if theme and theme in self.available_themes:
+            self.theme = theme
+        elif theme:
+            self.notify(f"config: no theme named {clean(theme)!r}; kept {self.theme}.",
+                        severity="warning", markup=False)
+        if self.config.default_screen != "overview":
+            self.call_after_refresh(self.action_show, self.config.default_screen)
 
     def on_ready(self) -> None:
         self.startup_seconds = time.perf_counter() - self._t0
@@ -213,16 +233,16 @@ class PhasewatchApp(ReviewConsole, App[int]):
             self._notes.append(f"no project {self.project_id!r}")
         if not self.watch_enabled:
             self.watch_mode = "once"
-            self.post_message(SessionUpdated(first))
+            self._post(first)
             update = first
             while update.hook_pending:  # the rest of a large log, in parts
                 update = await asyncio.to_thread(session.refresh, [session.project.hook_log])
-                self.post_message(SessionUpdated(update))
+                self._post(update)
             return
-        self.post_message(SessionUpdated(first))
+        self._post(first)
         if first.hook_pending:  # a large log: its newest lines now, not after the watch set-up
             hook_log = session.project.hook_log
-            self.post_message(SessionUpdated(await asyncio.to_thread(session.refresh, [hook_log])))
+            self._post(await asyncio.to_thread(session.refresh, [hook_log]))
         files, dirs = session.watch_targets()
         watcher = Watcher(files, dirs, root=session.root, **self.watcher_options)
         self.watcher = watcher
@@ -232,10 +252,16 @@ class PhasewatchApp(ReviewConsole, App[int]):
             update = await asyncio.to_thread(session.refresh, changed, own=batch.own)
             if update.targets_changed:
                 watcher.set_targets(update.watch_files, update.watch_dirs)
-            self.post_message(SessionUpdated(update))
+            self._post(update)
             if update.hook_pending:  # a large log is read in parts, between other changes
                 watcher.again([session.project.hook_log])
         self.watch_mode = "stopped"
+
+    def _post(self, update: SessionUpdate) -> None:
+        self.updates_received += 1  # (counted here: a coalesced message never arrives)
+        self.post_message(SessionUpdated(update))
+        if update.hook_changed:
+            self.post_message(HookLogGrew())
 
     @work(thread=True, exclusive=True, group="demo", name="demo", exit_on_error=False)
     def _run_demo(self) -> None:
@@ -259,35 +285,27 @@ class PhasewatchApp(ReviewConsole, App[int]):
         if not self.is_running:  # shutting down: queued updates are drained after the screens close
             return
         update = message.update
-        self.updates_received += 1 + message.merged
         self.last_update = update
-        if len(self.data_screens) < len(DATA_SCREENS):
-            self._keep_for_unbuilt(update)
         with self.batch_update():
             for screen in self.data_screens.values():
                 screen.show_update(update)
-            self.review_update(update)
+            self.review.update(update, self.project_id)
         self.updates_applied += 1
         if self.first_data_seconds is None:
             self.first_data_seconds = time.perf_counter() - self._t0
+            self._open_where_the_data_is(update)
 
-    def _keep_for_unbuilt(self, update: SessionUpdate) -> None:
-        """Merge ``update`` into what the screens not built yet will get. Hook records are read
-        by the hook screen alone: it is built shortly after the first ones arrive (off the
-        start-up frames), so they go into its compact columns, not into this merge, where a
-        large log would pile up as objects and be cut at the merge cap."""
-        has_records = bool(update.hook_records or update.hook_older)
-        if has_records and "hooks" in self.data_screens:
-            update = replace(update, hook_records=[], hook_older=[])
-        elif has_records and not self._hook_screen_due:
-            self._hook_screen_due = True  # once the start-up frames are out (~60 ms of imports)
-            self.set_timer(HOOK_SCREEN_DELAY_S, self._build_hook_screen)
-        pending = self._unbuilt_pending
-        self._unbuilt_pending = update if pending is None else update.merged_after(pending)
+    def _open_where_the_data_is(self, update: SessionUpdate) -> None:
+        """A project without an iSDLC workflow opens on the screen that has its data (the TDD
+        plan, the plugin registry); the overview says which key shows it (1 comes back)."""
+        name = other_screen(update)
+        if name is not None and self.screen is self.data_screens.get("overview"):
+            self.action_show(name)
 
-    def _build_hook_screen(self) -> None:
-        if self.is_running:
-            self.data_screen("hooks")
+    def on_hook_log_grew(self, _message: HookLogGrew) -> None:
+        screen = self.data_screens.get("hooks")
+        if screen is not None and self.is_running:
+            screen.sync_log()  # type: ignore[attr-defined]
 
     def _refresh_status(self) -> None:
         for screen in self.data_screens.values():
@@ -297,28 +315,47 @@ class PhasewatchApp(ReviewConsole, App[int]):
     # ------------------------------------------------------------------ actions
 
     def data_screen(self, name: str) -> UpdateScreen:
-        """The data screen ``name``, built (and installed) on first use; it starts with every
-        update it missed, merged."""
+        """The data screen ``name``, built (and installed) on first use; it starts with the
+        newest update (the state picture: nothing it missed is lost)."""
         screen = self.data_screens.get(name)
         if screen is None:
             screen = screen_class(name)(name=name)
             self.data_screens[name] = screen
             self.install_screen(screen, name)
-            pending = self._unbuilt_pending
-            if pending is not None:
-                screen.show_update(pending)
-                if name == "hooks":  # their only reader has them: stop carrying them
-                    self._unbuilt_pending = replace(
-                        pending, hook_records=[], hook_older=[], hook_dropped=0
-                    )
-            if len(self.data_screens) == len(DATA_SCREENS):
-                self._unbuilt_pending = None
+            if self.last_update is not None:
+                screen.show_update(self.last_update)
         return screen
 
     def action_show(self, name: str) -> None:
-        if name in self.MODES:
-            self.data_screen(name)
-            self.switch_mode(name)
+        """Show the data screen ``name`` from anywhere: the review console's screens (``w``,
+        ``e``, ``a``) are pushed over the current data screen, so they are closed first (else
+        ``1`` on the overview's own stack would leave them on top, and ``2`` then ``1`` would
+        come back to them)."""
+        if name not in self.MODES:
+            return
+        while len(self.screen_stack) > 1 and isinstance(self.screen, ConsoleScreen):
+            self.pop_screen()
+        self.data_screen(name)
+        self.switch_mode(name)
+
+    # ------------------------------------------------------------------ the review console
+
+    def action_console(self, name: str, _always: str = "") -> None:
+        self.review.open(name)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "console" and parameters:
+            always = len(parameters) > 1
+            return self.review.can_open(str(parameters[0]), always, self.screen)
+        return super().check_action(action, parameters)
+
+    @on(DecisionDone)
+    def _decision_done(self, message: DecisionDone) -> None:
+        self.review.finish(message)
+
+    def _own_write(self, path: Path, stamp: FileStamp | None) -> None:
+        if self.watcher is not None:
+            self.watcher.expect_own_write(path, stamp)
 
     def action_toggle_theme(self) -> None:
         self.theme = LIGHT if self.theme == DARK else DARK
@@ -326,8 +363,26 @@ class PhasewatchApp(ReviewConsole, App[int]):
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):
             return
-        classes = {name: screen_class(name) for name in DATA_SCREENS}
-        self.push_screen(HelpScreen(binding_rows(self, self.screen, classes)))
+        self.push_screen(HelpScreen(help_rows(self, self.help_sections())))
+
+    def help_sections(self) -> list[tuple[str, list[BindingType]]]:
+        """What ``?`` lists, in order: the decision keys (gate panel, escalations, plan
+        approval, the waiting list), the keys that work everywhere, each data screen's keys."""
+        console = {name: load(where) for name, where in CONSOLE_SCREENS.items()}
+        off = "  [read-only: decisions disabled]" if self.read_only else ""
+        sections: list[tuple[str, list[BindingType]]] = [
+            ("Review gate panel (g opens it when a gate waits)" + off,
+             load("phasewatch.tui.screens.review:GatePanel").BINDINGS),
+            ("Escalations (e)" + off, console["escalations"].BINDINGS),
+            ("Plan approval (a)" + off, console["plan"].BINDINGS),
+            ("Waiting for a human (w)", console["attention"].BINDINGS),
+            ("Everywhere", self.BINDINGS),
+        ]  # fmt: skip
+        for key, (name, (title, _where)) in enumerate(DATA_SCREENS.items(), start=1):
+            bindings = vars(screen_class(name)).get("BINDINGS")  # its own, not Screen's
+            if bindings:
+                sections.append((f"{title} ({key})", bindings))
+        return sections
 
     def action_switch_project(self) -> None:
         update = self.last_update
@@ -353,7 +408,7 @@ class PhasewatchApp(ReviewConsole, App[int]):
             for screen in self.data_screens.values():
                 if screen.is_mounted:
                     screen.project_changed()
-            self.review_update(self.last_update)
+            self.review.update(self.last_update, self.project_id)
 
     def action_reread(self) -> None:
         """Re-read everything now (the reconciliation pass, on demand)."""
@@ -371,7 +426,7 @@ class PhasewatchApp(ReviewConsole, App[int]):
                 f"Switch to the {title} screen (key {key})",
                 lambda name=name: self.action_show(name),
             )
-        yield from self.console_commands(screen)
+        yield from self.review.commands()
         yield SystemCommand(
             "Switch project", "Monorepo project switcher (p)", self.action_switch_project
         )

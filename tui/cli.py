@@ -10,12 +10,20 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
 
-from phasewatch.core import __doc__ as _core_doc  # noqa: F401  (core is textual-free; importing it is cheap)
+from phasewatch.core.text import clean
 
-COMMANDS = ("check", "simulate", "demo", "review", "escalation", "approve", "dashboard")
+from phasewatch import __version__
+
+COMMANDS = (
+    "check", "simulate", "demo", "review", "escalation", "approve", "dashboard", "serve", "config",
+    "completion",
+)
 
 EPILOG = """commands:
   phasewatch [PATH]                 open the live dashboard (default: current directory)
@@ -25,21 +33,39 @@ EPILOG = """commands:
   phasewatch review ACTION [PATH]   answer the supervised review gate (continue|review|resume|redo)
   phasewatch escalation ACTION      answer pending escalations (retry|skip|cancel)
   phasewatch approve [PATH]         approve the TDD plan (--discard removes the lock only)
+  phasewatch serve [PATH]           the dashboard in a browser (loopback, token; phasewatch[web])
+  phasewatch config --show          print the effective configuration
+  phasewatch completion SHELL       print a completion script (bash, zsh, tcsh)
 
 Run `phasewatch COMMAND --help` for a command's options."""
 
 
-def _dashboard_parser() -> argparse.ArgumentParser:
+class _Version(argparse.Action):
+    """``--version`` (the version is read from the installed metadata only when asked)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[override]
+        import phasewatch
+
+        print(f"phasewatch {phasewatch.__version__}")
+        parser.exit()
+
+
+def _dashboard_parser(with_path: bool = True) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="phasewatch",
         description="Live dashboard and supervised review console for phased agent workflows.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("path", nargs="?", default=None, help="project directory (default: cwd)")
+    if with_path:
+        p.add_argument("path", nargs="?", default=None, help="project directory (default: cwd)")
     p.add_argument("--project", help="monorepo project id to open first")
     p.add_argument("--read-only", action="store_true", help="hide every write action")
-    p.add_argument("--version", action="version", version="phasewatch 0.1.0")
+    p.add_argument("--config", type=Path, default=None, help="config file (default: XDG)")
+    p.add_argument("--notify-cmd", metavar="CMD", default=None,
+                   help="run CMD with the event as JSON on stdin when a human is needed")
+    p.add_argument("--no-notify", action="store_true", help="no desktop notification or command")
+    p.add_argument("--version", action=_Version, nargs=0, help="print the version and exit")
     return p
 
 
@@ -51,9 +77,20 @@ def _check_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("path", nargs="?", default=None, help="project directory (default: cwd)")
     p.add_argument("--json", action="store_true", help="machine-readable output (schema 1)")
+    p.add_argument(
+        "--format",
+        choices=("text", "json", "sarif", "github"),
+        default=None,
+        help="text (default), json (= --json), sarif (SARIF 2.1.0 for code scanning), "
+        "github (workflow commands: annotations in GitHub Actions)",
+    )
+    p.add_argument("--config", type=Path, default=None, help="config file (rule overrides)")
     p.add_argument("--strict", action="store_true", help="warnings fail too (exit 1)")
     p.add_argument("--rules", action="store_true", help="list every rule and exit")
     p.add_argument("--markdown", action="store_true", help="with --rules: a Markdown table")
+    p.add_argument(
+        "--verbose", "-v", action="store_true", help="with --rules: where each rule comes from"
+    )
     p.add_argument("--quiet", "-q", action="store_true", help="only the summary line")
     return p
 
@@ -71,6 +108,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "review": lambda a: _decide("review", a),
         "escalation": lambda a: _decide("escalation", a),
         "approve": lambda a: _decide("approve", a),
+        "serve": cmd_serve,
+        "config": cmd_config,
+        "completion": cmd_completion,
     }
     try:
         return handlers[command](args)
@@ -83,15 +123,28 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 # ------------------------------------------------------------------------------ check
 
+#: Characters ``json.dumps(ensure_ascii=False)`` leaves raw that a terminal may act on (C1
+#: controls such as the 8-bit CSI, bidirectional overrides); JSON spells them ``\\u00XX``.
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def dumps(doc: Any) -> str:
+    """``doc`` as indented JSON that is safe to print on a terminal: the data stay exact (names
+    with escapes included), every control character is a JSON escape (json does C0 itself)."""
+    text = json.dumps(doc, ensure_ascii=False, indent=2, default=str)
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
 
 def cmd_check(argv: list[str]) -> int:
     args = _check_parser().parse_args(argv)
+    args.json = args.json or args.format == "json"
     if args.rules:
-        return print_rules(args.json, args.markdown)
-    if args.path is not None and not os.path.isdir(args.path):
-        msg = f"phasewatch check: {args.path}: no such directory"
+        return print_rules(args.json, args.markdown, references=args.verbose)
+    if args.path is not None and not os.path.exists(args.path):
+        # a directory or a file in the project (``PATH/.isdlc/state.json``, like ``review``)
+        msg = f"phasewatch check: {clean(args.path)}: no such file or directory"
         if args.json:
-            print(json.dumps({"schema": 1, "error": msg}))
+            print(dumps({"schema": 1, "error": msg}))
         else:
             print(msg, file=sys.stderr)
         return 2
@@ -99,26 +152,37 @@ def cmd_check(argv: list[str]) -> int:
 
     report = audit_project(args.path)
     if not report.project.systems:
-        msg = f"phasewatch check: no workflow files under {report.project.root} (.isdlc/, .tdd-progress.md, PLUGINS.md)"
+        msg = (
+            f"phasewatch check: no workflow files under {clean(str(report.project.root))} "
+            "(.isdlc/, .tdd-progress.md, PLUGINS.md). Try `phasewatch demo` to see one."
+        )
         if args.json:
             doc = report.to_json()
             doc["error"] = msg
-            print(json.dumps(doc, ensure_ascii=False, indent=2))
+            print(dumps(doc))
         else:
             print(msg, file=sys.stderr)
         return 2
-    if args.json:
+    config = _check_config(args.config)
+    if config is None:
+        return 2
+    from phasewatch.core.config import apply_config
+
+    report.findings = apply_config(report.findings, config)
+    if args.format in ("sarif", "github"):
+        _print_ci_format(report, args.format)
+    elif args.json:
         doc = report.to_json()
         doc["exit_code"] = report.exit_code(args.strict)
-        print(json.dumps(doc, ensure_ascii=False, indent=2, default=str))
+        print(dumps(doc))
     else:
         from phasewatch.tui.check_output import print_report
 
-        print_report(report, quiet=args.quiet)
+        print_report(report, quiet=args.quiet, strict=args.strict)
     return report.exit_code(args.strict)
 
 
-def print_rules(as_json: bool, markdown: bool) -> int:
+def print_rules(as_json: bool, markdown: bool, *, references: bool = False) -> int:
     from phasewatch.core.findings import all_rules
 
     rules = all_rules()
@@ -140,21 +204,27 @@ def print_rules(as_json: bool, markdown: bool) -> int:
             )
         )
     elif markdown:
-        print(rules_markdown(rules))
+        print(rules_markdown(rules, references=references))
     else:
         from phasewatch.tui.check_output import print_rules_table
 
-        print_rules_table(rules)
+        print_rules_table(rules, references=references)
     return 0
 
 
-def rules_markdown(rules) -> str:
+def rules_markdown(rules, *, references: bool = True) -> str:
+    """The rule table in Markdown; ``references``: with the "from" column (the README keeps it:
+    docs may cite the format sections; the terminal shows it only with ``--verbose``)."""
+
     def esc(text: str) -> str:
         return text.replace("|", "\\|")
 
-    lines = ["| id | severity | what it means | from | how to fix |", "|---|---|---|---|---|"]
+    head = ["id", "severity", "what it means", *(["from"] if references else []), "how to fix"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rules:
-        lines.append(f"| `{r.id}` | {r.severity} | {esc(r.title)} | {esc(r.seed)} | {esc(r.fix)} |")
+        cells = [f"`{r.id}`", str(r.severity), esc(r.title)]
+        cells += [*([esc(r.seed)] if references else []), esc(r.fix)]
+        lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -166,9 +236,31 @@ def cmd_dashboard(argv: list[str]) -> int:
     if args.path is not None and not os.path.isdir(args.path):
         print(f"phasewatch: {args.path}: no such directory", file=sys.stderr)
         return 2
+    config = _dashboard_config(args)
+    if config is None:
+        return 2
     from phasewatch.tui.dashboard import run_dashboard
 
-    return run_dashboard(args.path, read_only=args.read_only, project_id=args.project)
+    return run_dashboard(
+        args.path, read_only=args.read_only, project_id=args.project, config=config
+    )
+
+
+def _dashboard_config(args: argparse.Namespace):
+    """The config file's settings with the command line's notification flags on top."""
+    from phasewatch.core.config import ConfigError, load
+
+    try:
+        config, _where = load(args.config)
+    except ConfigError as exc:
+        print(f"phasewatch: {exc}", file=sys.stderr)
+        return None
+    notes = config.notifications
+    if args.notify_cmd is not None:
+        notes = notes.model_copy(update={"command": args.notify_cmd})
+    if args.no_notify:
+        notes = notes.model_copy(update={"enabled": False})
+    return config.model_copy(update={"notifications": notes})
 
 
 def cmd_demo(argv: list[str]) -> int:
@@ -178,17 +270,29 @@ def cmd_demo(argv: list[str]) -> int:
 
 
 def cmd_simulate(argv: list[str]) -> int:
-    from phasewatch.core.simulate.cli import add_arguments, run_from_args
+    from phasewatch.core.simulate.cli import run_from_args
+
+    return run_from_args(_simulate_parser().parse_args(argv))
+
+
+def _simulate_parser() -> argparse.ArgumentParser:
+    from phasewatch.core.simulate.cli import add_arguments
 
     p = argparse.ArgumentParser(
         prog="phasewatch simulate",
         description="Play a workflow into DIR the way the real controller and hooks write it.",
     )
     add_arguments(p)
-    return run_from_args(p.parse_args(argv))
+    return p
 
 
-def _decide(kind: str, argv: list[str]) -> int:
+def _demo_parser() -> argparse.ArgumentParser:
+    from phasewatch.tui.demo import build_parser
+
+    return build_parser()
+
+
+def _decide_parser(kind: str) -> argparse.ArgumentParser:
     from phasewatch.core import decide_cli
 
     p = argparse.ArgumentParser(prog=f"phasewatch {kind}")
@@ -198,8 +302,137 @@ def _decide(kind: str, argv: list[str]) -> int:
         "approve": decide_cli.add_approve_arguments,
     }[kind]
     add(p)
-    args = p.parse_args(argv)
+    return p
+
+
+def _decide(kind: str, argv: list[str]) -> int:
+    args = _decide_parser(kind).parse_args(argv)
     return args.decide_runner(args)
+
+
+def _check_config(path: Path | None):
+    """The config (agents accepted, per-rule severities); None after printing why it is
+    unusable."""
+    from phasewatch.core.config import ConfigError, load
+
+    try:
+        return load(path)[0]
+    except ConfigError as exc:
+        print(f"phasewatch check: {exc}", file=sys.stderr)
+        return None
+
+
+def _print_ci_format(report, kind: str) -> None:
+    from phasewatch.core.export import github_commands, to_sarif
+    from phasewatch.core.findings import all_rules
+
+    if kind == "sarif":
+        print(dumps(to_sarif(report, all_rules(), __version__)))
+    else:
+        for line in github_commands(report):
+            print(line)
+
+
+# ------------------------------------------------------------------------------ serve, config
+
+
+def cmd_serve(argv: list[str]) -> int:
+    from phasewatch.tui.serve import run
+
+    return run(_serve_parser().parse_args(argv))
+
+
+def _serve_parser() -> argparse.ArgumentParser:
+    from phasewatch.tui.serve import add_arguments
+
+    p = argparse.ArgumentParser(
+        prog="phasewatch serve", description="The dashboard in a browser (needs phasewatch[web])."
+    )
+    add_arguments(p)
+    return p
+
+
+def _config_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="phasewatch config", description="The configuration file.")
+    p.add_argument("--show", action="store_true", help="print the effective configuration")
+    p.add_argument("--config", type=Path, default=None, help="a config file (default: XDG)")
+    return p
+
+
+def cmd_config(argv: list[str]) -> int:
+    from phasewatch.core.config import ConfigError, load, show
+
+    args = _config_parser().parse_args(argv)
+    try:
+        config, where = load(args.config)
+    except ConfigError as exc:
+        print(f"phasewatch config: {exc}", file=sys.stderr)
+        return 2
+    print(show(config, where) if args.show else clean(str(where)))
+    return 0
+
+
+# ------------------------------------------------------------------------------ completion
+
+#: Shells ``shtab`` writes a completion script for.
+SHELLS = ("bash", "zsh", "tcsh")
+COMPLETION_HINT = "phasewatch completion needs shtab: pip install 'phasewatch[completion]'"
+
+
+def _completion_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="phasewatch completion",
+        description="Print a shell completion script, e.g. "
+        "`phasewatch completion bash > ~/.local/share/bash-completion/completions/phasewatch`.",
+    )
+    p.add_argument("shell", choices=SHELLS, help="the shell to complete in")
+    return p
+
+
+def command_parsers() -> dict[str, Callable[[], argparse.ArgumentParser]]:
+    """Each command's parser builder: the same functions the commands parse with."""
+    return {
+        "check": _check_parser,
+        "simulate": _simulate_parser,
+        "demo": _demo_parser,
+        "review": lambda: _decide_parser("review"),
+        "escalation": lambda: _decide_parser("escalation"),
+        "approve": lambda: _decide_parser("approve"),
+        "dashboard": _dashboard_parser,
+        "serve": _serve_parser,
+        "config": _config_parser,
+        "completion": _completion_parser,
+    }
+
+
+def full_parser(directory_hint: Any = None) -> argparse.ArgumentParser:
+    """The whole command line as one argparse tree, for completion only: the dashboard's parser
+    at the root (its PATH hidden), each command's own parser as a subcommand (``main`` dispatches
+    by hand, so that a headless command never builds, or imports, the others). ``directory_hint``,
+    when given, is the ``complete`` hint of every project-directory positional."""
+    root = _dashboard_parser(with_path=False)  # TAB after `phasewatch` offers the commands
+    sub = root.add_subparsers(dest="command", metavar="COMMAND")
+    for name, build in command_parsers().items():
+        child = build()
+        about = child.description or f"phasewatch {name}"
+        sub.add_parser(name, parents=[child], add_help=False, help=about, description=about)
+    if directory_hint is not None:
+        for parser in (root, *sub.choices.values()):
+            for action in parser._actions:
+                if not action.option_strings and action.dest in ("path", "directory"):
+                    action.complete = directory_hint  # type: ignore[attr-defined]
+    return root
+
+
+def cmd_completion(argv: list[str]) -> int:
+    args = _completion_parser().parse_args(argv)
+    try:
+        import shtab
+    except ImportError:
+        print(COMPLETION_HINT, file=sys.stderr)
+        return 2
+    print(shtab.complete(full_parser(shtab.DIRECTORY), shell=args.shell))
+    return 0
 
 
 if __name__ == "__main__":

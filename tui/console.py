@@ -1,31 +1,40 @@
-"""The supervised review console: the part of :class:`tui.app.PhasewatchApp` that opens the
-gate panel, keeps the attention queue and writes decisions (a mixin, so app.py only gains a
-base class, a few bindings and two calls).
+"""The supervised review console as a service: one :class:`ReviewConsole` object, held by the
+app as ``app.review`` and handed to every console screen it opens (typed, no ``getattr``).
 
-Gate detection and de-duplication: after every :class:`~core.session.SessionUpdate`,
-:meth:`ReviewConsole.review_update` takes the shown project's gate
-(:func:`core.review.presented_gate`, status ``gate_presented``). Its identity is
-``GateView.key`` = (project id, workflow identity (type, slug, artifact folder, started_at),
-phase, redo_count). When that key differs from the last one announced, the console rings the
-bell, shows a toast and pushes the :class:`~tui.screens.review.GatePanel` (unless one is open:
-it is updated in place). The same presentation never re-opens the panel (a controller restart
-re-offering the gate keeps the key); a redo re-presents with ``redo_count + 1``, a new key.
-``g`` brings a dismissed panel back while a gate waits.
+Announcing, never deciding: after every :class:`~core.session.SessionUpdate` the app calls
+:meth:`ReviewConsole.update`. A newly presented gate (``GateView.key`` = project, workflow
+identity, phase, redo count) or a new escalation rings the bell and shows one short toast; the
+footer and the attention queue (``w``) offer it. Nothing is pushed over the screen the user is
+on and focus never moves: typing into a search box while a gate arrives stays typing. The user
+opens the gate panel (``g``), the escalations (``e``) or the plan (``a``); there a deciding key
+pressed within :data:`ARM_DELAY_S` of the panel appearing (or of what it decides on changing)
+does nothing (:class:`KeyGuard`).
 
-Decisions: each goes through ``core.decide`` in a thread worker (``@work(thread=True)``) with
-``seen=`` the document the user looked at. Applied -> toast and the watcher is told the write
-was ours (``Watcher.expect_own_write``); anything else -> an error toast AND a
-:class:`~tui.screens.dialogs.RefusalDialog` with the message and the current state summary.
-In read-only mode every write action is hidden and refuses with a message.
+Writing: every decision goes through :meth:`ReviewConsole.submit`, the one place read-only mode
+is enforced (the flag is a required constructor argument: there is no default to fail open
+to). The writer (``core.decide``) runs in a thread worker with ``seen=`` what the user looked
+at; the worker posts :class:`DecisionDone` to the screen that asked (it bubbles to the app,
+which hands it back to :meth:`ReviewConsole.finish`). Applied -> a toast and the watcher is told
+the write was ours; anything else -> an error toast and a
+:class:`~tui.screens.dialogs.RefusalDialog`. A second press on what we already applied a
+decision to (the panel still shows the version before our write) is answered "already applied"
+without writing: it is our own write, not a conflict.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import time
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from phasewatch.core import decide
+from phasewatch.core.notify import Event, Notifier
 from phasewatch.core.review import (
     AttentionItem,
     GateView,
@@ -36,28 +45,34 @@ from phasewatch.core.review import (
 from phasewatch.core.session import SessionUpdate
 from phasewatch.core.snapshot import Snapshot
 from phasewatch.core.sources import FileStamp
-from textual import work
-from textual.app import SystemCommand
+from phasewatch.core.text import clean
+from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.message import Message
+from textual.message_pump import MessagePump
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from .bindings import refresh_bindings_if_changed
 from .screens import load
-from .screens.console_base import ConsoleScreen
+from .screens.console_base import ConsoleScreen, KeyGuard
 
 if TYPE_CHECKING:
     from .screens.review import GatePanel
 
-#: App-level bindings. Each console key has a visible binding (shown in the footer only when
-#: something is waiting there) and a hidden twin that always works.
+#: A deciding key pressed this soon after its panel appeared (or its subject changed) is ignored.
+ARM_DELAY_S = 0.5
+
+#: App-level bindings (``app.action_console``). Each has a visible binding, shown in the footer
+#: only when something waits there, and a hidden twin (``'any'``) that always works.
 CONSOLE_BINDINGS: list[Binding] = [
+    Binding("g", "console('gate')", "Review gate"),
     Binding("w", "console('attention')", "Waiting"),
-    Binding("w", "console_any('attention')", "Waiting for a human", show=False),
-    Binding("g", "gate", "Review gate", show=False),
+    Binding("w", "console('attention', 'any')", "Waiting for a human", show=False),
     Binding("e", "console('escalations')", "Escalations"),
-    Binding("e", "console_any('escalations')", "Escalations", show=False),
+    Binding("e", "console('escalations', 'any')", "Escalations", show=False),
     Binding("a", "console('plan')", "Plan approval"),
-    Binding("a", "console_any('plan')", "Plan approval", show=False),
+    Binding("a", "console('plan', 'any')", "Plan approval", show=False),
 ]
 
 #: name -> "module:Class"; imported when first opened (nothing waits at most start-ups).
@@ -67,12 +82,13 @@ CONSOLE_SCREENS: dict[str, str] = {
     "plan": "phasewatch.tui.screens.plan:PlanScreen",
 }
 
+OwnWrite = Callable[[Path, FileStamp | None], None]
 
-def console_screen_class(name: str) -> type[ConsoleScreen] | None:
-    where = CONSOLE_SCREENS.get(name)
-    if where is None:
-        return None
-    return load(where)
+
+def _digest(document: object) -> str:
+    """Identity of the document a decision was taken on (two presses on one look share it)."""
+    text = json.dumps(document, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _gate_panel_class() -> type[GatePanel]:
@@ -81,72 +97,131 @@ def _gate_panel_class() -> type[GatePanel]:
     return GatePanel
 
 
-Done = Callable[[decide.DecisionResult], None] | None
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """One request to the writer. ``seen`` identifies what the user looked at (the state file
+    and its version, or the plan file and its digest): two requests on the same ``seen`` are
+    the same look, and the second one after an applied write would be refused against our own
+    write."""
+
+    label: str  # the writer's action name ("review continue"), as journaled
+    call: Callable[[], decide.DecisionResult] = field(compare=False)
+    own_path: Path | None
+    seen: tuple[str, object]
+
+    @property
+    def shown(self) -> str:
+        """The label in plain words for toasts: ``gate: review`` (not ``review review``)."""
+        kind, _, rest = self.label.partition(" ")
+        return f"gate: {rest}" if kind == "review" and rest else self.label
+
+
+class DecisionDone(Message):
+    """A decision came back from the writer (posted from the worker thread to the screen that
+    asked; it bubbles to the app, which hands it to :meth:`ReviewConsole.finish`)."""
+
+    def __init__(
+        self, decision: Decision, result: decide.DecisionResult, stamp: FileStamp | None
+    ) -> None:
+        super().__init__()
+        self.decision = decision
+        self.result = result
+        self.stamp = stamp
 
 
 class ReviewConsole:
-    """Mixin for :class:`tui.app.PhasewatchApp` (see the module docstring)."""
+    """See the module docstring. ``app`` is the dashboard; ``read_only`` refuses every write;
+    ``clock`` is the app's wall clock (ages on screen); ``own_write(path, stamp)`` tells the
+    watcher a change is ours."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        self.gate_announced: tuple[Any, ...] | None = None
-        self.escalations_announced: set[str] = set()
+    def __init__(
+        self,
+        app: App[Any],
+        *,
+        read_only: bool,
+        clock: Callable[[], datetime],
+        own_write: OwnWrite,
+        notifier: Notifier | None = None,
+    ) -> None:
+        self.app = app
+        #: Desktop / command notifications when a human is needed (one per waiting item).
+        self.notifier = notifier
+        self._read_only = bool(read_only)
+        self.clock = clock
+        self.own_write = own_write
+        #: Monotonic clock and delay of the key guards (tests replace them).
+        self.monotonic: Callable[[], float] = time.monotonic
+        self.arm_delay = ARM_DELAY_S
+        self.last_update: SessionUpdate | None = None
+        self.project_id: str | None = None
         self.attention: list[AttentionItem] = []
-        self.decision_results: list[decide.DecisionResult] = []
-        self.deciding = 0
-        super().__init__(*args, **kwargs)
+        self.results: list[decide.DecisionResult] = []
+        self._gate_announced: tuple[Any, ...] | None = None
+        self._escalations_announced: set[str] = set()
+        self._in_flight: set[tuple[str, object]] = set()
+        self._applied: dict[tuple[str, object], decide.DecisionResult] = {}
+
+    @property
+    def read_only(self) -> bool:
+        return self._read_only
+
+    def now(self) -> datetime:
+        return self.clock()
+
+    def key_guard(self) -> KeyGuard:
+        return KeyGuard(lambda: self.monotonic(), lambda: self.arm_delay)
 
     # ------------------------------------------------------------------ reading
-    def shown_snapshot(self) -> Snapshot | None:
-        update: SessionUpdate | None = self.last_update  # type: ignore[attr-defined]
-        return update.snapshot(self.project_id) if update is not None else None  # type: ignore[attr-defined]
-
-    def state_path(self, snap: Snapshot) -> Path:
-        update: SessionUpdate = self.last_update  # type: ignore[attr-defined]
-        return update.project.root / snap.source
+    def snapshot(self, update: SessionUpdate | None = None) -> Snapshot | None:
+        update = update or self.last_update
+        return update.snapshot(self.project_id) if update is not None else None
 
     def waiting_gate(self) -> GateView | None:
-        view = gate_view(self.shown_snapshot())
+        view = gate_view(self.snapshot())
         return view if view is not None and view.waiting else None
 
     def gate_panel(self) -> GatePanel | None:
-        stack = self.screen_stack  # type: ignore[attr-defined]
+        stack = self.app.screen_stack
         if len(stack) < 2:  # only the data screen: no panel (and no need to import its module)
             return None
         panel_class = _gate_panel_class()
-        for screen in reversed(stack):
-            if isinstance(screen, panel_class):
-                return screen
-        return None
+        return next((s for s in reversed(stack) if isinstance(s, panel_class)), None)
 
     # ------------------------------------------------------------------ updates
-    def review_update(self, update: SessionUpdate | None) -> None:
-        """Called by the app after every update (and after a project switch)."""
+    def update(self, update: SessionUpdate | None, project_id: str | None) -> None:
+        """Called by the app after every update (and after a project switch): refresh the open
+        console screens and announce what newly waits. Never opens a panel."""
         if update is None:
             return
-        snap = update.snapshot(self.project_id)  # type: ignore[attr-defined]
+        self.last_update, self.project_id = update, project_id
+        snap = self.snapshot(update)
         view = gate_view(snap)
         self.attention = attention_items(snap, update.tdd_plan)
+        if self.notifier is not None:
+            for item in self.attention:
+                summary = f"{item.title}: {item.detail}" if item.detail else item.title
+                self.notifier.notify(Event(item.kind, item.key, item.project_id, summary))
         panel = self.gate_panel()
         if panel is not None:
-            panel.set_view(view)  # the newest gate (a new presentation replaces the old one)
-        if view is not None and view.status == "gate_presented" and view.key != self.gate_announced:
-            self.gate_announced = view.key
-            self.bell()  # type: ignore[attr-defined]
-            self.notify(  # type: ignore[attr-defined]
-                f"Review gate: {view.phase} waits for your decision (c continue, r review, "
-                "d redo).",
-                title="Supervised review",
-                severity="warning",
-                markup=False,
-                timeout=8,
-            )
-            if self.gate_panel() is None:
-                self.push_screen(_gate_panel_class()(view, update.project))  # type: ignore[attr-defined]
+            panel.set_view(view)
+        if (
+            view is not None
+            and view.status == "gate_presented"
+            and view.key != self._gate_announced
+        ):
+            self._gate_announced = view.key
+            verb = "view" if self.read_only else "decide"
+            self._announce(f"Review gate {view.phase}: g to {verb}.", "warning")
         self._announce_escalations(snap)
-        for screen in self.screen_stack:  # type: ignore[attr-defined]
+        for screen in self.app.screen_stack:
             if isinstance(screen, ConsoleScreen):
                 screen.show_data(update)
-        refresh_bindings_if_changed(self, CONSOLE_BINDINGS)  # type: ignore[arg-type]
+        refresh_bindings_if_changed(self.app, CONSOLE_BINDINGS)
+
+    def _announce(self, message: str, severity: SeverityLevel) -> None:
+        """Bell and one short toast; focus and the screen stay where the user has them."""
+        self.app.bell()
+        self.app.notify(message, severity=severity, markup=False, timeout=6)
 
     def _announce_escalations(self, snap: Snapshot | None) -> None:
         if snap is None:
@@ -154,109 +229,97 @@ class ReviewConsole:
         new = []
         for i, esc in enumerate(snap.state.pending_escalations):
             key = f"{snap.project_id}|{escalation_key(i, esc)}"
-            if key not in self.escalations_announced:
-                self.escalations_announced.add(key)
+            if key not in self._escalations_announced:
+                self._escalations_announced.add(key)
                 new.append(esc)
         if new:
-            self.bell()  # type: ignore[attr-defined]
-            phases = ", ".join(sorted({str(e.phase or "?") for e in new}))
-            self.notify(  # type: ignore[attr-defined]
-                f"{len(new)} new escalation(s) at {phases}: press e to answer.",
-                title="Escalation",
-                severity="error",
-                markup=False,
-                timeout=8,
-            )
+            phases = clean(", ".join(sorted({str(e.phase or "?") for e in new})))
+            verb = "view" if self.read_only else "answer"
+            self._announce(f"{len(new)} escalation(s) at {phases}: e to {verb}.", "error")
 
-    # ------------------------------------------------------------------ actions
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "gate":
+    # ------------------------------------------------------------------ opening
+    def can_open(self, name: str, always: bool, top: Screen[Any]) -> bool | None:
+        """``check_action`` of the app's ``console(name)`` bindings."""
+        if name == "gate":
             return self.waiting_gate() is not None
-        if action == "console":
-            name = str(parameters[0]) if parameters else ""
-            top = self.screen  # type: ignore[attr-defined]
-            if isinstance(top, ConsoleScreen) and name == top.NAME:
-                return False  # already there
-            return self._relevant(name)
-        return super().check_action(action, parameters)  # type: ignore[misc]
+        cls = self._screen_class(name)
+        if cls is None or isinstance(top, cls):
+            return False  # already there
+        return True if always else self._relevant(name)
 
     def _relevant(self, name: str) -> bool:
         kinds = {i.kind for i in self.attention}
         if name == "attention":
             return bool(self.attention)
-        if name == "escalations":
-            return "escalation" in kinds
-        if name == "plan":
-            return "plan" in kinds
-        return False
+        return {"escalations": "escalation", "plan": "plan"}.get(name) in kinds
 
-    def action_gate(self) -> None:
+    @staticmethod
+    def _screen_class(name: str) -> type[ConsoleScreen] | None:
+        where = CONSOLE_SCREENS.get(name)
+        return None if where is None else load(where)
+
+    def open(self, name: str, **kwargs: Any) -> None:
+        """Open the console screen ``name`` (or the gate panel for ``"gate"``)."""
+        if name == "gate":
+            self.open_gate()
+            return
+        cls = self._screen_class(name)
+        top = self.app.screen
+        if cls is None or (isinstance(top, cls) and not kwargs):
+            return
+        screen = cls(self, **kwargs)
+        if isinstance(top, ConsoleScreen):
+            self.app.switch_screen(screen)
+        else:
+            self.app.push_screen(screen)
+
+    def open_gate(self) -> None:
         view = self.waiting_gate()
-        if view is None:
-            self.notify("No review gate is waiting.", markup=False, timeout=3)  # type: ignore[attr-defined]
+        if view is None or self.last_update is None:
+            self.app.notify("No review gate is waiting.", markup=False, timeout=3)
             return
         panel = self.gate_panel()
         if panel is not None:
-            if panel is not self.screen:  # type: ignore[attr-defined]
-                self.notify("The gate panel is already open.", markup=False, timeout=3)  # type: ignore[attr-defined]
+            if panel is not self.app.screen:
+                self.app.notify("The gate panel is already open.", markup=False, timeout=3)
             return
-        self.push_screen(_gate_panel_class()(view, self.last_update.project))  # type: ignore[attr-defined]
+        if isinstance(self.app.screen, ConsoleScreen):
+            self.app.pop_screen()
+        self.app.push_screen(_gate_panel_class()(self, view, self.last_update.project))
 
-    def action_console(self, name: str) -> None:
-        self.open_console(name)
-
-    def action_console_any(self, name: str) -> None:
-        self.open_console(name)
-
-    def open_console(self, name: str, **kwargs: Any) -> None:
-        cls = console_screen_class(name)
-        if cls is None:
-            return
-        top = self.screen  # type: ignore[attr-defined]
-        if isinstance(top, cls) and not kwargs:
-            return
-        screen = cls(**kwargs)
-        if isinstance(top, ConsoleScreen):
-            self.switch_screen(screen)  # type: ignore[attr-defined]
-        else:
-            self.push_screen(screen)  # type: ignore[attr-defined]
-
-    def open_attention_item(self, item: AttentionItem) -> None:
+    def open_item(self, item: AttentionItem) -> None:
         """Open the panel or screen that answers ``item``."""
         if item.kind == "gate":
-            top = self.screen  # type: ignore[attr-defined]
-            if isinstance(top, ConsoleScreen):
-                self.pop_screen()  # type: ignore[attr-defined]
-            self.action_gate()
+            self.open_gate()
         elif item.kind == "escalation":
-            self.open_console("escalations", select=item.index)
+            self.open("escalations", select=item.index)
         elif item.kind == "plan":
-            self.open_console("plan")
+            self.open("plan")
 
-    # ------------------------------------------------------------------ decisions
+    # ------------------------------------------------------------------ deciding
     def refuse_read_only(self, what: str) -> bool:
-        if self.read_only:  # type: ignore[attr-defined]
-            self.notify(  # type: ignore[attr-defined]
+        """True (and a message) in read-only mode: the one check every write passes."""
+        if self._read_only:
+            self.app.notify(
                 f"Read-only mode: {what} is disabled.", severity="warning", markup=False
             )
-            return True
-        return False
+        return self._read_only
 
     def decide_gate(
-        self, view: GateView, action: str, *, guidance: str | None = None, on_done: Done = None
+        self, view: GateView, action: str, *, guidance: str | None = None, asker: MessagePump
     ) -> None:
         """Answer the review gate ``view`` shows (``seen`` = the document it came from)."""
         self._decide_state(
-            f"review {action}", view.source, view.raw, decide.decide_review, action, on_done,
+            f"review {action}", view.source, view.raw, decide.decide_review, action, asker,
             guidance=guidance,
         )  # fmt: skip
 
-    def decide_escalation_answer(
-        self, snap: Snapshot, action: str, *, reason: str | None = None, on_done: Done = None
+    def decide_escalation(
+        self, snap: Snapshot, action: str, *, reason: str | None = None, asker: MessagePump
     ) -> None:
         self._decide_state(
             f"escalation {action}", snap.source, snap.raw, decide.decide_escalation, action,
-            on_done, reason=reason,
+            asker, reason=reason,
         )  # fmt: skip
 
     def _decide_state(
@@ -266,120 +329,116 @@ class ReviewConsole:
         seen: dict[str, Any] | None,
         writer: Callable[..., decide.DecisionResult],
         action: str,
-        on_done: Done,
+        asker: MessagePump,
         **options: Any,
     ) -> None:
-        """A decision on a state file: ``writer(path, action, seen=..., **options)`` through the
-        one decision writer, compared against ``seen``, the document the user looked at."""
-        if self.refuse_read_only(label):
+        """A decision on a state file, compared by the writer against ``seen``."""
+        if self.last_update is None:
             return
-        path = self.state_path_for(source)
-
-        def call() -> decide.DecisionResult:
-            return writer(path, action, seen=seen, via="tui", **options)
-
-        self.submit_decision(label, call, path, on_done)
+        path = self.last_update.project.root / source
+        call = partial(writer, path, action, seen=seen, via="tui", **options)
+        self.submit(Decision(label, call, path, (str(path), _digest(seen))), asker)
 
     def decide_plan(
-        self, *, discard: bool = False, expect_sha256: str | None = None, on_done: Done = None
+        self, *, asker: MessagePump, plan_sha256: str | None, discard: bool = False
     ) -> None:
-        """Approve the plan (or discard its lock). ``expect_sha256``: the digest of the plan the
-        user looked at; the writer refuses when the file no longer has those bytes."""
-        what = "discard the plan lock" if discard else "plan approval"
-        if self.refuse_read_only(what):
+        """Approve the plan (or discard its lock). ``plan_sha256``: the digest of the plan the
+        user looked at; an approval is refused by the writer when the file no longer has those
+        bytes."""
+        if self.last_update is None:
             return
-        progress = self.last_update.project.tdd_progress  # type: ignore[attr-defined]
+        progress = self.last_update.project.tdd_progress
+        expect = None if discard else plan_sha256
+        call = partial(
+            decide.decide_approval, progress, discard=discard, expect_sha256=expect, via="tui"
+        )
+        label = "approve --discard" if discard else "approve"
+        own = None if discard else progress
+        self.submit(Decision(label, call, own, (str(progress), plan_sha256)), asker)
 
-        def call() -> decide.DecisionResult:
-            return decide.decide_approval(
-                progress, discard=discard, expect_sha256=expect_sha256, via="tui"
-            )
-
-        self.submit_decision(
-            "approve --discard" if discard else "approve",
-            call,
-            None if discard else progress,
-            on_done,
+    def submit(self, decision: Decision, asker: MessagePump) -> None:
+        """Run ``decision`` in a thread worker, unless read-only mode refuses it or it repeats a
+        decision on the same look (in flight, or already applied: our own write)."""
+        if self.refuse_read_only(decision.shown):
+            return
+        if decision.seen in self._in_flight:
+            self.app.notify(f"{decision.shown}: already being written.", markup=False, timeout=3)
+            return
+        applied = self._applied.get(decision.seen)
+        if applied is not None:
+            self._repeat(decision, applied)
+            return
+        self._in_flight.add(decision.seen)
+        self.app.run_worker(
+            partial(self._write, decision, asker),
+            thread=True,
+            group="decide",
+            name=f"decide {decision.label}",
+            exit_on_error=False,
         )
 
-    def state_path_for(self, source: str) -> Path:
-        return self.last_update.project.root / source  # type: ignore[attr-defined]
-
-    def submit_decision(
-        self,
-        label: str,
-        call: Callable[[], decide.DecisionResult],
-        own_path: Path | None,
-        on_done: Done,
-    ) -> None:
-        self.deciding += 1
-        self._decision_worker(label, call, own_path, on_done)
-
-    @work(thread=True, group="decide", exit_on_error=False)
-    def _decision_worker(
-        self,
-        label: str,
-        call: Callable[[], decide.DecisionResult],
-        own_path: Path | None,
-        on_done: Done,
-    ) -> None:
-        try:
-            result = call()
-        except Exception as exc:  # core.decide reports I/O errors itself; this is a bug guard
-            result = decide.DecisionResult("error", f"{type(exc).__name__}: {exc}", action=label)
-        stamp = FileStamp.of(own_path) if result.ok and own_path is not None else None
-        self.call_from_thread(  # type: ignore[attr-defined]
-            self._decision_done, label, result, own_path, stamp, on_done
-        )
-
-    def _decision_done(
-        self,
-        label: str,
-        result: decide.DecisionResult,
-        own_path: Path | None,
-        stamp: FileStamp | None,
-        on_done: Done,
-    ) -> None:
-        self.deciding -= 1
-        self.decision_results.append(result)
-        if result.ok:
-            watcher = getattr(self, "watcher", None)
-            if watcher is not None and own_path is not None:
-                watcher.expect_own_write(own_path, stamp)
-            self.notify(result.message, title=f"{label}: applied", markup=False, timeout=6)  # type: ignore[attr-defined]
+    def _repeat(self, decision: Decision, applied: decide.DecisionResult) -> None:
+        version = f" (v{applied.version_after})" if applied.version_after is not None else ""
+        if applied.action == decision.label:
+            message = f"{decision.shown}: already applied{version}; nothing more to write."
         else:
-            self.notify(  # type: ignore[attr-defined]
-                result.message,
-                title=f"{label}: {result.outcome}",
-                severity="error",
-                markup=False,
-                timeout=10,
+            message = (
+                f"{applied.action} was just applied{version} to what you are looking at: "
+                f"{decision.shown} was not written. Look again once the view updates."
             )
-            from .screens.dialogs import RefusalDialog
+        self.app.notify(message, markup=False, timeout=5)
 
-            self.push_screen(  # type: ignore[attr-defined]
-                RefusalDialog(
-                    f"{label}: {result.outcome} — nothing was decided",
-                    result.message,
-                    result.state_summary,
-                    decide.describe_summary(result.state_summary)
-                    if result.state_summary
-                    else "(the file could not be read)",
-                )
+    def _write(self, decision: Decision, asker: MessagePump) -> None:
+        """Worker thread: write, stamp our own file, report back as a message."""
+        try:
+            result = decision.call()
+        except Exception as exc:  # core.decide reports I/O errors itself; this is a bug guard
+            result = decide.DecisionResult(
+                "error", f"{type(exc).__name__}: {exc}", action=decision.label
             )
-        if on_done is not None:
-            on_done(result)
+        own = decision.own_path
+        stamp = FileStamp.of(own) if result.ok and own is not None else None
+        target = asker if asker.is_attached else self.app
+        target.post_message(DecisionDone(decision, result, stamp))
+
+    def finish(self, done: DecisionDone) -> None:
+        """App thread: record the result, tell the watcher, toast or explain the refusal."""
+        decision, result = done.decision, done.result
+        self._in_flight.discard(decision.seen)
+        self.results.append(result)
+        if result.ok:
+            self._applied[decision.seen] = result
+            if decision.own_path is not None:
+                self.own_write(decision.own_path, done.stamp)
+            self.app.notify(
+                clean(result.message), title=f"{decision.shown}: applied", markup=False, timeout=5
+            )
+            return
+        self.app.notify(
+            clean(result.message),
+            title=f"{decision.shown}: {result.outcome}",
+            severity="error",
+            markup=False,
+            timeout=8,
+        )
+        from .screens.dialogs import RefusalDialog
+
+        summary = result.state_summary
+        line = decide.describe_summary(summary) if summary else "(the file could not be read)"
+        title = f"{decision.shown}: {result.outcome} — nothing was decided"
+        self.app.push_screen(RefusalDialog(title, result.message, summary, line))
 
     # ------------------------------------------------------------------ palette
-    def console_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+    def commands(self) -> Iterable[SystemCommand]:
         yield SystemCommand(
             "Waiting for a human",
             "Gates, escalations, unapproved plans (w)",
-            self._cmd("attention"),
+            partial(self.open, "attention"),
         )
-        yield SystemCommand("Escalations", "Pending escalations (e)", self._cmd("escalations"))
-        yield SystemCommand("Plan approval", "The TDD plan and its approval (a)", self._cmd("plan"))
-        yield SystemCommand("Review gate", "Bring back the gate panel (g)", self.action_gate)
-
-    def _cmd(self, name: str) -> Callable[[], None]:
-        return lambda: self.open_console(name)
+        yield SystemCommand(
+            "Escalations", "Pending escalations (e)", partial(self.open, "escalations")
+        )
+        yield SystemCommand(
+            "Plan approval", "The TDD plan and its approval (a)", partial(self.open, "plan")
+        )
+        yield SystemCommand("Review gate", "Open the gate panel (g)", self.open_gate)

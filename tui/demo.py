@@ -3,15 +3,20 @@
 Three players write one temporary directory the way the real systems do: an iSDLC workflow
 (supervised review gates, an escalation, injected faults), a TDD plan waiting for approval, and a
 plugin registry walking its stages. You answer the gates, escalations and the plan in the
-dashboard; an *autopilot* answers whatever is still waiting after ``--autopilot`` seconds, through
-the same decision writer (journaled as ``demo-autopilot``), so an unattended demo never stalls.
+dashboard; an *autopilot* answers what has waited ``--autopilot`` seconds with nobody at the
+keyboard (``--autopilot 0`` turns it off), through the same decision writer (journaled as
+``demo-autopilot``), so an unattended demo never stalls.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import os
 import shutil
+import signal
+import stat
 import sys
 import tempfile
 import threading
@@ -19,6 +24,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from phasewatch.core.config import ConfigError
+from phasewatch.core.config import load as load_config
+from phasewatch.core.text import plural
+from phasewatch.tui.app import PhasewatchApp
+from textual import events
 
 DEFAULT_FAULTS = "stale-write,half-applied,torn,rotation-burst"
 DEFAULT_PLUGIN_FAULTS = "plugin-drift,plugin-tamper"
@@ -43,10 +54,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--autopilot",
         type=float,
-        default=20.0,
+        default=None,
         metavar="SECONDS",
-        help="answer what still waits after this long (0: never; default 20)",
+        help="answer what has waited this long with no key or click and no dialog open "
+        "(0: never, you answer everything; default: the config's [autopilot], else 20)",
     )
+    p.add_argument("--config", type=Path, default=None, help="config file (default: XDG)")
     p.add_argument("--no-tdd", action="store_true", help="no TDD plan")
     p.add_argument("--no-plugins", action="store_true", help="no plugin registry")
     p.add_argument(
@@ -68,21 +81,49 @@ def _names(text: str | None) -> list[str]:
     return [part.strip() for part in text.split(",") if part.strip()]
 
 
-class Autopilot:
-    """Answers waiting decisions after a grace period, through ``core.decide`` like a human."""
+class Presence:
+    """Whether a human is at the dashboard, as the autopilot sees it: nobody, headless. The
+    dashboard (:class:`DemoApp`) writes both attributes on its thread; the autopilot reads them."""
 
-    def __init__(self, root: Path, grace: float, stop: threading.Event, log: Callable[[str], None]):
+    def __init__(self) -> None:
+        #: ``time.monotonic()`` of the user's last key or click (0.0: never).
+        self.last_activity = 0.0
+        #: True while a dialog or a console screen is open over the data screens.
+        self.busy = False
+
+
+class Autopilot:
+    """Answers waiting decisions through ``core.decide`` like a human, but only what has waited
+    its full ``grace`` with nobody at the keyboard: each item's timer starts when it appears,
+    any key or click restarts every timer, and nothing is answered while a dialog or a console
+    screen is open (the user may be typing redo guidance or reading an escalation)."""
+
+    def __init__(
+        self,
+        root: Path,
+        grace: float,
+        stop: threading.Event,
+        log: Callable[[str], None],
+        presence: Presence | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ):
         self.root = root
         self.grace = grace
         self.stop = stop
         self.log = log
+        self.presence = presence or Presence()
+        self.clock = clock
         self.first_seen: dict[str, float] = {}
         self.retried: set[str] = set()
 
-    def _due(self, key: str) -> bool:
-        now = time.monotonic()
-        first = self.first_seen.setdefault(key, now)
-        return now - first >= self.grace
+    def due(self, waiting: list[str]) -> set[str]:
+        """The keys of ``waiting`` whose time is up (forgets the items that went away)."""
+        now = self.clock()
+        self.first_seen = {k: self.first_seen.get(k, now) for k in waiting}
+        if self.presence.busy:
+            return set()
+        quiet_since = self.presence.last_activity
+        return {k for k, t in self.first_seen.items() if now - max(t, quiet_since) >= self.grace}
 
     def run(self) -> None:
         while not self.stop.wait(0.25):
@@ -92,70 +133,108 @@ class Autopilot:
                 self.log(f"autopilot: {type(exc).__name__}: {exc}")
 
     def tick(self) -> None:
-        from phasewatch.core import decide
-
         state_path = self.root / ".isdlc" / "state.json"
         try:
-            doc = json.loads(state_path.read_bytes())
+            doc = json.loads(state_path.read_bytes()) if state_path.exists() else {}
         except (OSError, ValueError):
-            doc = None
-        if isinstance(doc, dict):
-            aw = doc.get("active_workflow") if isinstance(doc.get("active_workflow"), dict) else {}
-            review = (
-                aw.get("supervised_review")
-                if isinstance(aw.get("supervised_review"), dict)
-                else None
-            )
-            if review and review.get("status") in ("gate_presented", "reviewing"):
-                key = (
-                    f"gate:{review.get('phase')}:{review.get('status')}:{review.get('redo_count')}"
-                )
-                if self._due(key):
-                    action = "continue" if review["status"] == "gate_presented" else "resume"
-                    result = decide.decide_review(
-                        state_path, action, seen=doc, who="demo-autopilot", via="demo"
-                    )
-                    self.log(f"autopilot: review {action} {review.get('phase')}: {result.outcome}")
-            escalations = doc.get("pending_escalations")
-            if isinstance(escalations, list) and escalations:
-                phase = str(
-                    (escalations[-1] or {}).get("phase")
-                    if isinstance(escalations[-1], dict)
-                    else ""
-                )
-                key = f"esc:{phase}:{len(escalations)}"
-                if self._due(key):
-                    action = "skip" if phase in self.retried else "retry"
-                    self.retried.add(phase)
-                    result = decide.decide_escalation(
-                        state_path, action, seen=doc, who="demo-autopilot", via="demo"
-                    )
-                    self.log(f"autopilot: escalation {action} {phase}: {result.outcome}")
+            return  # mid-write (the owner truncates, then writes): keep every timer as it is
+        doc = doc if isinstance(doc, dict) else {}
+        waiting: dict[str, Callable[[], str]] = {}
+        gate = _waiting_gate(doc)
+        if gate is not None:
+            waiting[gate] = lambda: self._answer_gate(state_path, doc)
+        escalations = doc.get("pending_escalations")
+        if isinstance(escalations, list) and escalations:
+            key = "esc:" + json.dumps(escalations, sort_keys=True, default=str)
+            waiting[key] = lambda: self._answer_escalation(state_path, doc, escalations)
         progress = self.root / ".tdd-progress.md"
-        if progress.exists():
-            from phasewatch.core.tdd import parse_progress
+        plan = _unapproved_plan(progress)
+        if plan is not None:
+            waiting[f"plan:{plan}"] = lambda: self._approve(progress)
+        for key in self.due(list(waiting)):
+            self.log(waiting[key]())
+            self.first_seen.pop(key, None)
 
-            try:
-                plan = parse_progress(progress.read_bytes())
-            except OSError:
-                plan = None
-            if plan is not None and not plan.approved and plan.slices and self._due("plan"):
-                result = decide.decide_approval(progress, who="demo-autopilot", via="demo")
-                self.log(f"autopilot: approve plan: {result.outcome}")
+    def _answer_gate(self, state_path: Path, doc: dict[str, Any]) -> str:
+        from phasewatch.core import decide
+
+        review = doc["active_workflow"]["supervised_review"]
+        action = "continue" if review["status"] == "gate_presented" else "resume"
+        result = decide.decide_review(state_path, action, seen=doc, who=WHO, via="demo")
+        return f"autopilot: review {action} {review.get('phase')}: {result.outcome}"
+
+    def _answer_escalation(self, state_path: Path, doc: dict[str, Any], pending: list[Any]) -> str:
+        from phasewatch.core import decide
+
+        last = pending[-1]
+        phase = str(last.get("phase") if isinstance(last, dict) else "")
+        action = "skip" if phase in self.retried else "retry"
+        self.retried.add(phase)
+        result = decide.decide_escalation(state_path, action, seen=doc, who=WHO, via="demo")
+        return f"autopilot: escalation {action} {phase}: {result.outcome}"
+
+    def _approve(self, progress: Path) -> str:
+        from phasewatch.core import decide
+
+        result = decide.decide_approval(progress, who=WHO, via="demo")
+        return f"autopilot: approve plan: {result.outcome}"
+
+
+WHO = "demo-autopilot"
+
+
+def _waiting_gate(doc: dict[str, Any]) -> str | None:
+    """The identity of the gate waiting in ``doc`` (phase, status, redo count), or None."""
+    aw = doc.get("active_workflow")
+    review = aw.get("supervised_review") if isinstance(aw, dict) else None
+    if not isinstance(review, dict) or review.get("status") not in ("gate_presented", "reviewing"):
+        return None
+    return f"gate:{review.get('phase')}:{review.get('status')}:{review.get('redo_count')}"
+
+
+def _unapproved_plan(progress: Path) -> str | None:
+    """The digest of an unapproved plan with slices at ``progress``, or None."""
+    from phasewatch.core.tdd import parse_progress
+
+    try:
+        data = progress.read_bytes()
+    except OSError:
+        return None
+    plan = parse_progress(data)
+    if plan.is_approved or not plan.slices:
+        return None
+    return hashlib.sha256(data).hexdigest()
+
+
+#: Pacing at ``--speed 1``: the TDD plan appears once the first gate is answered (or after this
+#: long), so a newcomer meets one decision at a time; the board holds still after a plugin drift
+#: and the workflow after a stale write, long enough to find them (screen 6, the Timeline).
+PLAN_AFTER_S = 60.0
+DRIFT_HOLD_S = 60.0
+STALE_HOLD_S = 15.0
 
 
 class DemoRunner:
-    """Runs the players (and the autopilot) in threads; ``run()`` blocks until they finish."""
+    """Runs the players (and the autopilot) in threads; ``run()`` blocks until they finish.
+    ``finished``: what to say when every player is done (the dashboard adds how to leave)."""
 
     def __init__(
-        self, args: argparse.Namespace, root: Path, log: Callable[[str], None] | None = None
+        self,
+        args: argparse.Namespace,
+        root: Path,
+        log: Callable[[str], None] | None = None,
+        *,
+        presence: Presence | None = None,
+        finished: str = "demo: every player finished",
     ):
         from phasewatch.core.simulate import SimConfig, Simulator
 
         self.args = args
         self.root = root
         self.log = log or (lambda _msg: None)
+        self.finished = finished
         self._stop = threading.Event()
+        self._first_answer = threading.Event()
         self.players: list[Any] = []
         self.players.append(
             Simulator(
@@ -167,17 +246,15 @@ class DemoRunner:
                     seed=args.seed,
                     supervised=True,
                     escalate="auto",
+                    on_event=self._isdlc_event,
                 )
             )
         )
         if not args.no_tdd:
-            self.players.append(
-                Simulator(
-                    SimConfig(
-                        directory=root, workflow="tdd", speed=args.speed, seed=args.seed, reuse=True
-                    )
-                )
+            tdd = SimConfig(
+                directory=root, workflow="tdd", speed=args.speed, seed=args.seed, reuse=True
             )
+            self.players.append(Simulator(tdd))
         if not args.no_plugins:
             from phasewatch.core.simulate.plugins import PluginPipeline
 
@@ -191,8 +268,20 @@ class DemoRunner:
                 )
             )
         self.autopilot = (
-            Autopilot(root, args.autopilot, self._stop, self.log) if args.autopilot > 0 else None
+            Autopilot(root, args.autopilot, self._stop, self.log, presence)
+            if args.autopilot > 0
+            else None
         )
+
+    def _hold(self, seconds: float) -> None:
+        self._stop.wait(seconds / self.args.speed)
+
+    def _isdlc_event(self, event: Any) -> None:
+        """The iSDLC player's steps (its thread): note the first answer, pause on a stale write."""
+        if event.name.startswith("decision:"):
+            self._first_answer.set()
+        if event.fault == "stale-write":
+            self._hold(STALE_HOLD_S)
 
     def run(self) -> None:
         threads = [
@@ -205,22 +294,45 @@ class DemoRunner:
         for t in threads[: len(self.players)]:
             t.join()
         self._stop.set()
-        self.log("demo: every player finished; the dashboard stays open (q quits)")
+        self.log(self.finished)
 
     def _play(self, player: Any) -> None:
+        from phasewatch.core.simulate.plugins import PluginPipeline
+
         try:
-            player.run()
+            if isinstance(player, PluginPipeline):
+                for step in player.steps():
+                    if "plugin-drift" in (step.fault or "").split(","):
+                        held = DRIFT_HOLD_S / self.args.speed
+                        self.log(f"demo: plugin drift on {step.plugin}, left standing {held:g} s")
+                        self._hold(DRIFT_HOLD_S)
+            else:
+                if player is not self.players[0]:  # the TDD plan: after the first gate
+                    self._first_answer.wait(PLAN_AFTER_S / self.args.speed)
+                if not self._stop.is_set():
+                    player.run()
         except Exception as exc:
             self.log(f"demo: {type(player).__name__} stopped: {exc}")
 
     def stop(self) -> None:
         self._stop.set()
+        self._first_answer.set()
         for player in self.players:
             player.stop()
 
 
+TEMP_PREFIX = "phasewatch-demo-"
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.autopilot is None:
+        try:
+            autopilot = load_config(args.config)[0].autopilot
+        except ConfigError as exc:
+            print(f"phasewatch demo: {exc}", file=sys.stderr)
+            return 2
+        args.autopilot = autopilot.wait_seconds if autopilot.enabled else 0.0
     if args.speed <= 0:
         print("phasewatch demo: --speed must be > 0", file=sys.stderr)
         return 2
@@ -234,9 +346,11 @@ def main(argv: list[str] | None = None) -> int:
             )
             return 2
     else:
-        root = Path(tempfile.mkdtemp(prefix="phasewatch-demo-"))
+        remove_stale_demo_dirs()
+        root = Path(tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-"))
     keep = args.keep or bool(args.dir)
     headless = args.headless or not (sys.stdout.isatty() and sys.stdin.isatty())
+    restore = _remove_on_signal(root) if not keep else {}
     try:
         if headless:
             return _headless(args, root)
@@ -245,23 +359,86 @@ def main(argv: list[str] | None = None) -> int:
         print(f"phasewatch demo: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
     finally:
+        for signum, handler in restore.items():
+            signal.signal(signum, handler)
         if keep:
             print(f"demo files kept in {root}")
         else:
             shutil.rmtree(root, ignore_errors=True)
 
 
-def _dashboard(args: argparse.Namespace, root: Path) -> int:
-    from phasewatch.tui.app import PhasewatchApp
+def _remove_on_signal(root: Path) -> dict[int, Any]:
+    """Remove ``root`` when the terminal goes away (SIGHUP) or we are told to stop (SIGTERM),
+    then die of that signal as we would have; returns the handlers to put back."""
 
-    app: PhasewatchApp | None = None
+    def handler(signum: int, _frame: Any) -> None:
+        shutil.rmtree(root, ignore_errors=True)
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+
+    previous: dict[int, Any] = {}
+    for signum in (signal.SIGHUP, signal.SIGTERM):
+        previous[signum] = signal.signal(signum, handler)
+    return previous
+
+
+def remove_stale_demo_dirs(tmp: Path | None = None) -> list[Path]:
+    """Remove ``phasewatch-demo-<pid>-*`` directories left by a demo that was killed (its
+    process is gone); only our own real directories, never through a symlink."""
+    removed = []
+    for path in Path(tmp or tempfile.gettempdir()).glob(f"{TEMP_PREFIX}*-*"):
+        pid = path.name[len(TEMP_PREFIX) :].split("-", 1)[0]
+        try:
+            st = path.lstat()
+        except OSError:
+            continue
+        if not pid.isdigit() or not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid():
+            continue
+        if _alive(int(pid)):
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+        removed.append(path)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # e.g. PermissionError: it exists, it is someone else's
+        return True
+    return True
+
+
+class DemoApp(PhasewatchApp):
+    """The dashboard, telling the autopilot (``presence``) when a human is at it: the time of
+    the last key or click, and whether anything is open over the data screens."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.presence = Presence()
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key | events.MouseDown | events.MouseScrollDown):
+            self.presence.last_activity = time.monotonic()
+        await super().on_event(event)
+        self.presence.busy = self.is_running and len(self.screen_stack) > 1
+
+
+def _dashboard(args: argparse.Namespace, root: Path) -> int:
+    app: DemoApp | None = None
 
     def log(message: str) -> None:
         if app is not None and app.is_running:
             app.call_from_thread(app.notify, message, title="demo", markup=False)
 
-    runner = DemoRunner(args, root, log)
-    app = PhasewatchApp(root, read_only=args.read_only, demo=runner)
+    runner = DemoRunner(
+        args, root, log, finished="demo: every player finished; the dashboard stays open (q quits)"
+    )
+    app = DemoApp(root, read_only=args.read_only, demo=runner)
+    if runner.autopilot is not None:
+        runner.autopilot.presence = app.presence
     result = app.run()
     runner.stop()
     return result if isinstance(result, int) else 0
@@ -284,11 +461,13 @@ def _headless(args: argparse.Namespace, root: Path) -> int:
             counts = report.summary
             print(
                 f"  v{snap.version if snap else '?'} {where}: "
-                f"{counts['error']} errors, {counts['warning']} warnings, {counts['info']} info",
+                f"{plural(counts['error'], 'error')}, {plural(counts['warning'], 'warning')}, "
+                f"{counts['info']} info",
                 flush=True,
             )
     except KeyboardInterrupt:
         runner.stop()
         return 130
+    print("demo: the final check of the directory:", flush=True)
     print_report(audit_project(root))
     return 0

@@ -4,12 +4,25 @@ from the app's current theme so dark and light both read well. Static widgets us
 
 from __future__ import annotations
 
+from phasewatch.core.text import clean
 from rich.style import Style
 from rich.text import Text
 from textual.app import App
+from textual.content import Content
 
 GLYPHS = {"completed": "✓", "in_progress": "●", "pending": "○", "skipped": "⊘"}
 SEVERITY_GLYPH = {"error": "✖", "warning": "▲", "info": "·"}
+
+
+def plain(text: object, style: str | Style = "") -> Text:
+    """``text`` as a Rich ``Text`` cell, cleaned of escapes (names from directory listings and
+    paths reach the widgets too: ``core.text.clean`` is the one cleaning function)."""
+    return Text(clean(str(text)), style=style)
+
+
+def plain_content(text: object) -> Content:
+    """``text`` as Textual ``Content`` (never markup), cleaned of escapes like :func:`plain`."""
+    return Content(clean(str(text)))
 
 
 def glyph(status: str | None) -> str:

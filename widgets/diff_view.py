@@ -10,13 +10,16 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from phasewatch.core.diff import Change, diff_json, format_value
+from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.message import Message
 from textual.widgets import DataTable, Static
 
-KIND_STYLE = {"added": "green", "removed": "red", "changed": "yellow"}
+from ._style import theme_styles
+
+#: A change's colour role in ``_style.theme_styles`` (the app's theme: dark and light).
+KIND_ROLE = {"added": "success", "removed": "error", "changed": "warning"}
 KIND_GLYPH = {"added": "+", "removed": "-", "changed": "~"}
 MAX_ROWS = 1000  # a DataTable takes ~1 s per 10k rows; the rest is summarised in one row
 
@@ -32,16 +35,6 @@ class DiffView(Vertical):
         & > #diff-detail { height: auto; max-height: 4; padding: 0 1; color: $text-muted; }
     }
     """
-
-    class ChangeHighlighted(Message):
-        def __init__(self, view: DiffView, change: Change) -> None:
-            super().__init__()
-            self.view = view
-            self.change = change
-
-        @property
-        def control(self) -> DiffView:
-            return self.view
 
     COLUMNS: ClassVar[tuple[str, ...]] = ("", "path", "old", "new")
 
@@ -67,6 +60,7 @@ class DiffView(Vertical):
     def on_mount(self) -> None:
         self.query_one(DataTable).add_columns(*self.COLUMNS)
         self._render_changes()
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._render_changes())
 
     @property
     def table(self) -> DataTable[Any]:
@@ -96,8 +90,9 @@ class DiffView(Vertical):
         title.append(f"  ·  {n} change{'s' if n != 1 else ''}" if n else "  ·  no changes")
         self.query_one("#diff-title", Static).update(title)
         width = self.value_width
+        styles = theme_styles(self.app)
         for i, change in enumerate(self.changes[:MAX_ROWS]):
-            style = KIND_STYLE.get(change.kind, "")
+            style = styles[KIND_ROLE.get(change.kind, "plain")]
             old = Text(format_value(change.old, width)) if change.kind != "added" else Text("")
             new = Text(format_value(change.new, width)) if change.kind != "removed" else Text("")
             if change.kind == "removed":
@@ -107,7 +102,7 @@ class DiffView(Vertical):
             else:
                 new.stylize(style)
             table.add_row(
-                Text(KIND_GLYPH.get(change.kind, "?"), style=f"bold {style}"),
+                Text(KIND_GLYPH.get(change.kind, "?"), style=style + Style(bold=True)),
                 Text(change.path, style=style),
                 old,
                 new,
@@ -118,14 +113,15 @@ class DiffView(Vertical):
         self._show_detail(self.changes[0] if self.changes else None)
 
     def _show_detail(self, change: Change | None) -> None:
+        styles = theme_styles(self.app)
         detail = Text()
         if change is not None:
             detail.append(change.path, style="bold")
             if change.kind != "added":
-                detail.append("\nold: ", style="red")
+                detail.append("\nold: ", style=styles["error"])
                 detail.append(format_value(change.old, 400))
             if change.kind != "removed":
-                detail.append("\nnew: ", style="green")
+                detail.append("\nnew: ", style=styles["success"])
                 detail.append(format_value(change.new, 400))
         self.query_one("#diff-detail", Static).update(detail)
 
@@ -136,4 +132,3 @@ class DiffView(Vertical):
             return
         change = self.changes[int(key)]
         self._show_detail(change)
-        self.post_message(self.ChangeHighlighted(self, change))

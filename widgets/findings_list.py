@@ -17,15 +17,16 @@ from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
 from phasewatch.core.findings import Finding, Severity, get_rule
+from phasewatch.widgets._table import MeasuredTable, add_columns
 from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
-from textual.message import Message
 from textual.widgets import DataTable, Static
+from textual.widgets.data_table import CellDoesNotExist, RowDoesNotExist
 
-from ._style import SEVERITY_GLYPH, same_text, theme_styles
+from ._style import SEVERITY_GLYPH, plain, plain_content, same_text, theme_styles
 
 COLUMNS: tuple[tuple[str, str], ...] = (
     ("sev", "sev"),
@@ -34,6 +35,8 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("message", "message"),
 )
 NEW_SECONDS = 4.0
+#: The "where" cell's widest (its end is kept: the key that differs); the detail pane has it whole.
+WHERE_WIDTH = 36
 _RANK = {"error": 0, "warning": 1, "info": 2}
 
 
@@ -71,15 +74,16 @@ def _value(value: Any) -> str:
 
 
 def detail_content(item: Item | None) -> Content:
-    """The detail pane for one row: every field of the finding and its rule's seed."""
+    """The detail pane for one row: every field of the finding, in plain words (where a rule
+    comes from is for ``check --rules --verbose`` and the docs, not the screen)."""
     if item is None:
         return Content("No finding selected.")
     f = item.finding
     try:
         rule = get_rule(f.rule_id)
-        title, seed, scope = rule.title, rule.seed, rule.scope
+        title, scope = rule.title, rule.scope
     except KeyError:
-        title, seed, scope = "", "", ""
+        title, scope = "", ""
     sev = str(f.severity)
     lines: list[tuple[str, str]] = [
         ("rule", f"{f.rule_id}" + (f" — {title}" if title else "")),
@@ -89,8 +93,7 @@ def detail_content(item: Item | None) -> Content:
         ("expected", _value(f.expected)),
         ("actual", _value(f.actual)),
         ("message", f.message),
-        ("hint", f.hint),
-        ("seed", seed),
+        ("what to do", f.hint),
     ]
     if item.event is not None:
         lines.insert(0, ("event", f"transition to v{item.version} (timeline #{item.event})"))
@@ -101,8 +104,8 @@ def detail_content(item: Item | None) -> Content:
         style = (
             f"bold ${'error' if sev == 'error' else 'warning' if sev == 'warning' else 'primary'}"
         )
-        parts.append((f"{label:>9} ", style if label == "rule" else "bold"))
-        parts.append(Content(value))
+        parts.append((f"{label:>10} ", style if label == "rule" else "bold"))
+        parts.append(plain_content(value))
     return Content.assemble(*parts)
 
 
@@ -131,11 +134,6 @@ class FindingsList(Vertical):
     }
     """
 
-    class Selected(Message):
-        def __init__(self, item: Item | None) -> None:
-            super().__init__()
-            self.item = item
-
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self._items: dict[str, Item] = {}
@@ -145,14 +143,11 @@ class FindingsList(Vertical):
         self.cell_updates = 0
 
     def compose(self) -> ComposeResult:
-        yield DataTable(id="findings-table", cursor_type="row")
+        yield MeasuredTable(id="findings-table", cursor_type="row")
         yield Static(detail_content(None), id="finding-detail", markup=False)
 
     def on_mount(self) -> None:
-        table = self.table
-        for key, label in COLUMNS:
-            table.add_column(Text(label), key=key)
-        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._restyle())
+        add_columns(self, self.table, COLUMNS, self._restyle)
 
     @property
     def table(self) -> DataTable[Text]:
@@ -175,11 +170,13 @@ class FindingsList(Vertical):
         rule_style = sev_style + styles["new"] if new else sev_style
         message = f.message if item.event is None else f"v{item.version}: {f.message}"
         where = f.path if not f.source else f"{f.source}:{f.path}"
+        if len(where) > WHERE_WIDTH:  # leave the message room at 120 columns
+            where = "…" + where[-(WHERE_WIDTH - 1) :]
         return (
             Text(f"{mark} {sev}", style=sev_style),
-            Text(f.rule_id, style=rule_style),
-            Text(where, style=styles["muted"]),
-            Text(" ".join(message.split()), style=styles["new"] if new else ""),
+            plain(f.rule_id, rule_style),
+            plain(where, styles["muted"]),
+            plain(" ".join(message.split()), styles["new"] if new else ""),
         )
 
     def show(self, items: Sequence[Item], *, emphasise_new: bool = True) -> list[Item]:
@@ -254,13 +251,13 @@ class FindingsList(Vertical):
             return None
         try:
             return str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
-        except Exception:
+        except CellDoesNotExist:
             return None
 
     def _move_to(self, key: str) -> None:
         try:
             index = self.table.get_row_index(key)
-        except Exception:
+        except RowDoesNotExist:
             return
         self.table.move_cursor(row=index, animate=False)
 
@@ -283,7 +280,6 @@ class FindingsList(Vertical):
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         event.stop()
         self._update_detail()
-        self.post_message(self.Selected(self.selected))
 
 
 def count_by_severity(findings: Iterable[Finding]) -> dict[str, int]:

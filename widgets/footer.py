@@ -5,6 +5,10 @@ Textual's ``Footer`` recomposes (builds and styles every key afresh) whenever th
 full rebuilds before the first data frame, each the same keys; on every switch between screens it
 was two. This footer keeps the stock look and behaviour but skips a rebuild when the keys it would
 show (key, label, action, enabled, tooltip) are the ones already on screen.
+
+``?`` (help) and ``q`` (quit) come first: the footer cuts what does not fit at the right, and
+those two must stay in sight when a screen's keys and the review console's ``w``/``e``/``a``
+fill the line.
 """
 
 from __future__ import annotations
@@ -14,6 +18,10 @@ from typing import Any
 from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Footer
+from textual.widgets._footer import FooterKey, KeyGroup
+
+#: Keys shown first, whatever else the footer holds.
+FIRST_KEYS = ("question_mark", "q")
 
 
 class KeyFooter(Footer):
@@ -39,7 +47,13 @@ class KeyFooter(Footer):
         if self._bindings_ready:
             self._shown = self._keys()
             self.rebuilds += 1
-        yield from super().compose()
+        widgets = list(super().compose())
+        if any(isinstance(w, KeyGroup) for w in widgets):  # grouped keys keep their order
+            yield from widgets
+            return
+        first = [w for k in FIRST_KEYS for w in widgets if isinstance(w, FooterKey) and w.key == k]
+        yield from first
+        yield from (w for w in widgets if w not in first)
 
     def bindings_changed(self, screen: Screen[Any]) -> None:
         self._bindings_ready = True

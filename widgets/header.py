@@ -14,23 +14,43 @@ from phasewatch.core.snapshot import Snapshot
 from textual.content import Content
 from textual.widgets import Static
 
+from ._style import plain_content
+
 Part = Content | str | tuple[str, str]
 
 
-def format_elapsed(seconds: float | None) -> str:
+def format_elapsed(seconds: float | None, *, short: bool = False) -> str:
+    """The one duration formatter (header, pipeline, history, console): days, hours, minutes,
+    seconds, the two largest units that matter. ``short`` drops the spaces and the seconds
+    past ten minutes, for narrow cells: ``45s``, ``2m30s``, ``12m``, ``3h07m``, ``270d12h``
+    (long: ``12m 05s``, ``3h 07m 05s``, ``270d 12h 03m``)."""
     if seconds is None:
         return "—"
-    seconds = int(seconds)
+    seconds = round(seconds)
     if seconds < 0:
-        return "-" + format_elapsed(-seconds)
+        return "-" + format_elapsed(-seconds, short=short)
     d, rest = divmod(seconds, 86400)
     h, rest = divmod(rest, 3600)
     m, s = divmod(rest, 60)
+    if short:
+        if d:
+            return f"{d}d{h:02d}h"
+        if h:
+            return f"{h}h{m:02d}m"
+        if m >= 10:
+            return f"{m}m"
+        return f"{m}m{s:02d}s" if m else f"{s}s"
     if d:
         return f"{d}d {h:02d}h {m:02d}m"
     if h:
         return f"{h}h {m:02d}m {s:02d}s"
     return f"{m}m {s:02d}s"
+
+
+def format_minutes(minutes: float | None) -> str:
+    """``minutes`` (a ``wall_clock_minutes``-like field) in :func:`format_elapsed`'s short form;
+    ``?`` when unknown."""
+    return "?" if minutes is None else format_elapsed(minutes * 60, short=True)
 
 
 def elapsed_since(started: str | None, now: datetime) -> float | None:
@@ -64,21 +84,29 @@ def attention_parts(snap: Snapshot | None, plan_waiting: bool = False) -> list[P
 
 
 def header_content(
-    snap: Snapshot | None, now: datetime, fallback_name: str = "", plan_waiting: bool = False
+    snap: Snapshot | None,
+    now: datetime,
+    fallback_name: str = "",
+    plan_waiting: bool = False,
+    hint: str = "",
 ) -> Content:
+    """Two lines; without an iSDLC state (``snap`` None) the second is ``hint``: where the
+    project's other data is, or how to see phasewatch at work."""
     if snap is None:
         return Content.assemble(
             ("◆ ", "bold $primary"),
-            Content(fallback_name or "phasewatch"),
-            ("  no state file found", "$text-muted"),
+            plain_content(fallback_name or "phasewatch"),
+            ("  no .isdlc/state.json", "$text-muted"),
             *(["   ", *attention_parts(None, plan_waiting)] if plan_waiting else []),
+            *(["\n", (hint, "$text-accent")] if hint else []),
         )
     state = snap.state
     wf = snap.workflow
     name = (state.project.name if state.project and state.project.name else None) or fallback_name
-    line1: list[Part] = [("◆ ", "bold $primary"), (name or "(unnamed project)", "bold")]
-    if snap.project_id:
-        line1 += [("  project ", "$text-muted"), Content(snap.project_id)]
+    name_part = plain_content(name or "(unnamed project)").stylize("bold")
+    line1: list[Part] = [("◆ ", "bold $primary"), name_part]
+    if snap.project_id:  # a directory name
+        line1 += [("  project ", "$text-muted"), plain_content(snap.project_id)]
     if wf is None:
         line1.append(("  no active workflow", "$text-muted"))
     else:
@@ -127,6 +155,7 @@ class OverviewHeader(Static):
         self._now: datetime | None = None
         self._fallback = ""
         self._plan_waiting = False
+        self._hint = ""
         self._text = Content("")
 
     @property
@@ -139,9 +168,10 @@ class OverviewHeader(Static):
         now: datetime,
         fallback_name: str = "",
         plan_waiting: bool = False,
+        hint: str = "",
     ) -> None:
         self._snap, self._now, self._fallback = snap, now, fallback_name
-        self._plan_waiting = plan_waiting
+        self._plan_waiting, self._hint = plan_waiting, hint
         self._render_now()
 
     def tick(self, now: datetime) -> None:
@@ -151,7 +181,9 @@ class OverviewHeader(Static):
     def _render_now(self) -> None:
         if self._now is None:
             return
-        content = header_content(self._snap, self._now, self._fallback, self._plan_waiting)
+        content = header_content(
+            self._snap, self._now, self._fallback, self._plan_waiting, self._hint
+        )
         if content.plain != self._text.plain or content != self._text:
             self._text = content
             self.update(content)

@@ -14,22 +14,33 @@ from typing import Any
 
 from phasewatch.core.protocol import parse_iso
 from phasewatch.core.text import shorten
+from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.geometry import Size
-from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-STATUS_STYLE = {
-    "completed": "green",
-    "cancelled": "bold red",
-    "in_progress": "yellow",
-    "skipped": "dim",
-    "pending": "dim",
+from ._style import theme_styles
+from .header import format_minutes
+
+Styles = dict[str, Style]
+#: A status's colour role in ``_style.theme_styles`` (the app's theme: dark and light).
+STATUS_ROLE = {
+    "completed": "success",
+    "cancelled": "error",
+    "in_progress": "warning",
+    "skipped": "muted",
+    "pending": "muted",
 }
+#: A review decision's colour role.
+ACTION_ROLE = {"continue": "success", "review": "info", "redo": "warning"}
+
+
+def _status(status: str, styles: Styles, default: str = "warning") -> Style:
+    return styles[STATUS_ROLE.get(status, default)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,17 +109,6 @@ def phase_timings(entry: Any) -> list[PhaseTiming]:
     return out
 
 
-def format_minutes(minutes: float | None) -> str:
-    if minutes is None:
-        return "?"
-    if minutes < 1:
-        return f"{minutes * 60:.0f}s"
-    if minutes < 60:
-        return f"{minutes:.1f}m" if minutes < 10 else f"{minutes:.0f}m"
-    hours, rest = divmod(round(minutes), 60)
-    return f"{hours}h{rest:02d}m"
-
-
 def entry_end(entry: Any) -> str | None:
     return _get(entry, "completed_at") or _get(entry, "cancelled_at")
 
@@ -159,9 +159,12 @@ class PhaseBars(Widget):
                 text.append("\n")
             text.append(shorten(t.key, label_w).ljust(label_w))
             text.append(" ")
-            style = STATUS_STYLE.get(t.status or "", "cyan")
-            if t.status == "completed":
-                style = "cyan"
+            styles = theme_styles(self.app)
+            style = (
+                styles["info"]
+                if t.status == "completed"
+                else _status(t.status or "", styles, "info")
+            )
             if t.minutes is None:
                 text.append("·" * min(3, bar_w), style="dim")
                 text.append(" " * (bar_w - min(3, bar_w)))
@@ -191,16 +194,6 @@ class HistoryView(Horizontal):
     }
     """
 
-    class EntrySelected(Message):
-        def __init__(self, view: HistoryView, entry: Any) -> None:
-            super().__init__()
-            self.view = view
-            self.entry = entry
-
-        @property
-        def control(self) -> HistoryView:
-            return self.view
-
     def __init__(
         self,
         entries: Sequence[Any] = (),
@@ -223,6 +216,7 @@ class HistoryView(Horizontal):
 
     def on_mount(self) -> None:
         self._render_list()
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._render_list())
 
     @property
     def entries(self) -> list[Any]:
@@ -255,10 +249,11 @@ class HistoryView(Horizontal):
                 self._render_detail()
 
     def _render_list(self) -> None:
+        styles = theme_styles(self.app)
         option_list = self.query_one(OptionList)
         option_list.clear_options()
         option_list.add_options(
-            [Option(_list_line(e), id=str(i)) for i, e in enumerate(self._entries)]
+            [Option(_list_line(e, styles), id=str(i)) for i, e in enumerate(self._entries)]
         )
         if self._entries:
             option_list.highlighted = self._selected
@@ -269,8 +264,6 @@ class HistoryView(Horizontal):
         if event.option_index is not None and event.option_index != self._selected:
             self._selected = event.option_index
             self._render_detail()
-        if self.selected is not None:
-            self.post_message(self.EntrySelected(self, self.selected))
 
     def _render_detail(self) -> None:
         entry = self.selected
@@ -282,9 +275,10 @@ class HistoryView(Horizontal):
             bars.set_timings([])
             extra.update(Text(""))
             return
-        header.update(detail_header(entry))
+        styles = theme_styles(self.app)
+        header.update(detail_header(entry, styles))
         bars.set_timings(phase_timings(entry))
-        extra.update(detail_extra(entry))
+        extra.update(detail_extra(entry, styles))
 
 
 def _identity(entry: Any) -> tuple[Any, ...]:
@@ -296,11 +290,11 @@ def _identity(entry: Any) -> tuple[Any, ...]:
     )
 
 
-def _list_line(entry: Any) -> Text:
+def _list_line(entry: Any, styles: Styles) -> Text:
     status = _get(entry, "status") or "?"
     text = Text(no_wrap=True, overflow="ellipsis")
     glyph = {"completed": "✓", "cancelled": "✗"}.get(status, "•")
-    text.append(glyph + " ", style=STATUS_STYLE.get(status, "yellow"))
+    text.append(glyph + " ", style=_status(status, styles))
     text.append(str(_get(entry, "type") or "?"), style="bold")
     text.append(" ")
     name = _get(entry, "artifact_folder") or _get(entry, "slug") or _get(entry, "description") or ""
@@ -311,7 +305,7 @@ def _list_line(entry: Any) -> Text:
     return text
 
 
-def detail_header(entry: Any) -> Text:
+def detail_header(entry: Any, styles: Styles) -> Text:
     status = _get(entry, "status") or "?"
     text = Text()
     text.append(str(_get(entry, "type") or "?"), style="bold")
@@ -325,11 +319,11 @@ def detail_header(entry: Any) -> Text:
         text.append(str(description))
         text.append("\n")
     text.append("status ")
-    text.append(str(status), style=STATUS_STYLE.get(status, "yellow"))
+    text.append(str(status), style=_status(status, styles))
     if status == "cancelled":
         reason = _get(entry, "cancellation_reason")
-        text.append("  reason: ", style="bold red")
-        text.append(str(reason) if reason else "(none given)", style="red")
+        text.append("  reason: ", style=styles["error"])
+        text.append(str(reason) if reason else "(none given)", style=styles["error"])
     text.append("\nstarted ")
     text.append(_when(_get(entry, "started_at")))
     text.append("  ·  ")
@@ -340,7 +334,7 @@ def detail_header(entry: Any) -> Text:
     return text
 
 
-def detail_extra(entry: Any) -> Text:
+def detail_extra(entry: Any, styles: Styles) -> Text:
     text = Text()
     metrics = _get(entry, "metrics")
     text.append("metrics\n", style="bold")
@@ -358,7 +352,7 @@ def detail_extra(entry: Any) -> Text:
         text.append("  none\n", style="dim")
     for review in reviews:
         action = str(_get(review, "action") or "?")
-        style = {"continue": "green", "review": "cyan", "redo": "yellow"}.get(action, "")
+        style = styles[ACTION_ROLE.get(action, "plain")]
         text.append("  ")
         text.append(action.ljust(9), style=style)
         text.append(str(_get(review, "phase") or "?"))

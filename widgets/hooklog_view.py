@@ -1,40 +1,34 @@
-"""A virtual view of ``.isdlc/hook-activity.log`` records (line API: only visible lines render).
+"""A virtual view of ``.isdlc/hook-activity.log`` rows (line API: only visible lines render).
 
-Records are kept in compact columns, never as objects:
-
-* ``hook``, ``event``, ``phase``, ``agent`` and ``reason`` are interned per column (a table of
-  distinct values plus one id per record in a ``bytearray`` while a column has at most 256
-  distinct values, an ``array('I')`` after that);
-* ``ts`` is a list of references, ``line_no``/``offset`` are ``array('q')``, the record kind
-  (invalid, valid, rotation marker) is a ``bytearray``; the error and raw text of invalid lines
-  sit in a sparse dict.
-
-A filter is a byte mask per column built with ``bytes.translate`` (or a C-level ``map`` over the
-ids), combined with big-integer ``&``/``|`` and turned into an ``array('I')`` of visible record
-indices with ``itertools.compress``: no Python-level loop over the records. Text search scans
-the (few) distinct values of each column once and then masks the ids. Rendered lines are cached
-as Strips in an LRU keyed by (record index, layout), so scrolling only renders new rows.
+The rows live in a :class:`~core.hooklog.store.HookStore` (compact columns, the log file as the
+storage), filled by the session's worker thread; this widget only reads it. :meth:`HookLogView.sync`
+takes in what the store gained since the last call (the app calls it when the log grew): the
+filter runs over the new rows only. Rendered lines are cached as Strips in an LRU keyed by (row,
+layout), so scrolling only renders (and parses) new rows.
 
 Every string reaches the terminal as a ``Segment`` (never parsed as markup). The widget does no
-file I/O: the owner feeds it records with :meth:`HookLogView.append`.
+file I/O: rows are read through the store.
 """
 
 from __future__ import annotations
 
-from array import array
-from bisect import bisect_right
-from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
-from itertools import chain, compress, islice
-from operator import attrgetter
 from typing import Any, ClassVar, NamedTuple
 
+from phasewatch.core.hooklog.store import (
+    KIND_INVALID,
+    HookFilter,
+    HookStore,
+    Moot,
+    _Visible,
+    rotation_notice,
+)
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.cache import LRUCache
@@ -46,231 +40,10 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import Input, Select, Static
 
-KIND_INVALID = 0
-KIND_VALID = 1
-KIND_MARKER = 2
-
 BLOCK_EVENTS = frozenset({"block", "error"})
 WARN_EVENTS = frozenset({"warn", "timeout_warning", "format-validation-warning"})
 MAX_REASON_CELLS = 1000  # longer reasons are cut (the horizontal scroll stops there)
-
-
-def _and(a: bytes | bytearray, b: bytes | bytearray) -> bytes:
-    n = len(a)
-    return (int.from_bytes(a, "little") & int.from_bytes(b, "little")).to_bytes(n, "little")
-
-
-def _or(a: bytes | bytearray, b: bytes | bytearray) -> bytes:
-    n = len(a)
-    return (int.from_bytes(a, "little") | int.from_bytes(b, "little")).to_bytes(n, "little")
-
-
-class _Frozen:
-    """Append-only sequence kept in tuples of atomic values, which the cyclic GC untracks: a
-    list of a million strings costs ~35 ms on every full collection, these cost nothing."""
-
-    __slots__ = ("_chunks", "_len", "_starts")
-    MERGE = 4096  # small appends are merged into the last chunk up to this size
-
-    def __init__(self) -> None:
-        self._chunks: list[tuple[Any, ...]] = []
-        self._starts: list[int] = []
-        self._len = 0
-
-    def __len__(self) -> int:
-        return self._len
-
-    def extend(self, values: Iterable[Any]) -> None:
-        new = tuple(values)
-        if not new:
-            return
-        if self._chunks and len(self._chunks[-1]) < self.MERGE:
-            new = self._chunks.pop() + new
-            start = self._starts.pop()
-        else:
-            start = self._len
-        self._chunks.append(new)
-        self._starts.append(start)
-        self._len = start + len(new)
-
-    def prepend(self, values: Iterable[Any]) -> None:
-        new = tuple(values)
-        if new:
-            k = len(new)
-            self._chunks.insert(0, new)
-            self._starts = [0, *(start + k for start in self._starts)]
-            self._len += k
-
-    def __getitem__(self, index: int) -> Any:
-        if index < 0:
-            index += self._len
-        if not 0 <= index < self._len:
-            raise IndexError(index)
-        k = bisect_right(self._starts, index) - 1
-        return self._chunks[k][index - self._starts[k]]
-
-    def __iter__(self) -> Iterator[Any]:
-        return chain.from_iterable(self._chunks)
-
-
-class _Column:
-    """Interned values of one field: ``values[id]`` plus one id per record."""
-
-    __slots__ = ("_lower", "data", "ids", "max_len", "tally", "values")
-
-    def __init__(self) -> None:
-        self.values = _Frozen()  # id -> value
-        self.ids: dict[str | None, int] = {}  # value -> id (str/int only: GC-untracked)
-        self.data: bytearray | array = bytearray()
-        self.tally: list[int] = []  # id -> records holding it (counts without a scan)
-        self._lower = _Frozen()
-        self.max_len = 0
-
-    def __len__(self) -> int:
-        return len(self.data)
-
-    def extend(self, values: list[str | None], *, front: bool = False) -> None:
-        """Add one id per value, after the records held (``front``: before them)."""
-        ids = self.ids
-        counted = Counter(values)
-        new = counted.keys() - ids.keys()
-        if new:
-            ordered = sorted(new, key=lambda v: (v is not None, v or ""))
-            first = len(self.values)
-            ids.update(zip(ordered, range(first, first + len(ordered)), strict=True))
-            self.values.extend(ordered)
-            longest = max((cell_len(v) for v in ordered if v is not None), default=0)
-            self.max_len = max(self.max_len, longest)
-            if isinstance(self.data, bytearray) and len(self.values) > 256:
-                self.data = array("I", list(self.data))  # ids, not raw bytes
-            self.tally.extend([0] * len(ordered))
-        tally = self.tally
-        for value, n in counted.items():
-            tally[ids[value]] += n
-        data = self.data
-        new_ids = map(ids.__getitem__, values)
-        at = 0 if front else len(data)
-        data[at:at] = bytes(new_ids) if isinstance(data, bytearray) else array("I", new_ids)
-
-    def clear(self) -> None:
-        self.__init__()  # type: ignore[misc]
-
-    def value(self, index: int) -> str | None:
-        return self.values[self.data[index]]
-
-    def lower_values(self) -> _Frozen:
-        lower = self._lower
-        if len(lower) < len(self.values):
-            new = islice(self.values, len(lower), None)
-            lower.extend("" if v is None else v.lower() for v in new)
-        return lower
-
-    def mask(self, allowed: set[int], start: int = 0, stop: int | None = None) -> bytes:
-        """One byte per record of ``[start:stop]``: 1 when its id is in ``allowed``."""
-        data = self.data
-        if isinstance(data, bytearray):
-            table = bytearray(256)
-            for i in allowed:
-                table[i] = 1
-            part = data[start:stop] if start or stop is not None else data
-            return bytes(part.translate(table))
-        # ids wider than a byte: a vectorised table lookup (a Python map took ~65 ms at 1M)
-        import numpy as np
-
-        lookup = np.zeros(len(self.values), dtype=np.uint8)
-        if allowed:
-            lookup[np.fromiter(allowed, dtype=np.intp, count=len(allowed))] = 1
-        # the buffer view lives only in this expression: the array must stay resizable
-        return lookup[np.frombuffer(data, dtype=f"u{data.itemsize}")[start:stop]].tobytes()
-
-    def ids_of(self, allowed: Iterable[str | None]) -> set[int]:
-        return {self.ids[v] for v in allowed if v in self.ids}
-
-    def ids_matching(self, needle: str) -> set[int]:
-        return {i for i, v in enumerate(self.lower_values()) if needle in v}
-
-    def counts(self, index: Iterable[int] | None = None) -> dict[str | None, int]:
-        """Records per value, most frequent first (``index``: only those records)."""
-        values = self.values
-        if index is None:
-            ranked = sorted(((n, i) for i, n in enumerate(self.tally) if n), key=lambda t: -t[0])
-            return {values[i]: n for n, i in ranked}
-        data = self.data
-        counter = Counter(map(data.__getitem__, index))
-        return {values[i]: n for i, n in counter.most_common()}
-
-
-class _Visible:
-    """The records passing a filter: one byte per record plus cumulative counts per block of
-    records, so the k-th visible record (select) and a record's row (rank) cost a few C calls
-    instead of a materialised index."""
-
-    BLOCK = 1024
-    __slots__ = ("_last", "cum", "mask")
-
-    def __init__(self) -> None:
-        self.mask = bytearray()
-        self.cum = array("q")  # cum[b]: visible records in blocks 0..b
-        self._last = (-1, -1)  # last (row, record) selected: sequential rows are one find()
-
-    def __len__(self) -> int:
-        return self.cum[-1] if self.cum else 0
-
-    def set_from(self, start: int, part: bytes) -> None:
-        """Replace the mask from record ``start`` on with ``part``."""
-        mask = self.mask
-        del mask[start:]
-        mask += part
-        block = self.BLOCK
-        first = start // block
-        del self.cum[first:]
-        seen = self.cum[-1] if self.cum else 0
-        for b in range(first, (len(mask) + block - 1) // block):
-            seen += mask.count(1, b * block, (b + 1) * block)
-            self.cum.append(seen)
-        self._last = (-1, -1)
-
-    def append(self, visible: bool) -> None:
-        self.set_from(len(self.mask), b"\x01" if visible else b"\x00")
-
-    def prepend(self, part: bytes) -> None:
-        self.set_from(0, part + self.mask)
-
-    def select(self, row: int) -> int:
-        """The record shown at ``row`` (0 <= row < len(self))."""
-        mask = self.mask
-        last_row, last_record = self._last
-        if row == last_row + 1 and last_record >= 0:
-            record = mask.find(1, last_record + 1)
-        elif row == last_row:
-            return last_record
-        else:
-            b = bisect_right(self.cum, row)
-            before = self.cum[b - 1] if b else 0
-            record = b * self.BLOCK - 1
-            for _ in range(row - before + 1):
-                record = mask.find(1, record + 1)
-        self._last = (row, record)
-        return record
-
-    def rank(self, record: int) -> int:
-        """Visible records before ``record``."""
-        b = record // self.BLOCK
-        return (self.cum[b - 1] if b else 0) + self.mask.count(1, b * self.BLOCK, record)
-
-    def records(self) -> Iterable[int]:
-        return compress(range(len(self.mask)), self.mask)
-
-
-class HookFilter(NamedTuple):
-    hooks: frozenset[str | None] | None = None
-    events: frozenset[str | None] | None = None
-    phases: frozenset[str | None] | None = None
-    text: str | None = None
-
-    @property
-    def active(self) -> bool:
-        return any(x is not None for x in (self.hooks, self.events, self.phases)) or bool(self.text)
+BACKGROUND_ROWS = 50_000  # a text filter over more parsed rows runs in a thread
 
 
 class _Layout(NamedTuple):
@@ -316,10 +89,9 @@ def _ts_short(ts: str | None, long: bool) -> str:
 class HookLogView(ScrollView, can_focus=True):
     """Virtual view of hook-log records, newest at the bottom.
 
-    Feed it with :meth:`append` (one call per watch event), :meth:`prepend` (older records, e.g.
-    a large log read from its end), :meth:`note_rotation` and :meth:`clear`; filter with
-    :meth:`set_filter`. Records are any objects with the attributes of ``core.hooklog.HookRecord`` (ts, hook, event, phase, agent, reason, line_no, offset,
-    valid, error, raw), already sanitised.
+    It reads a :class:`~core.hooklog.store.HookStore` (the session's: :meth:`attach`, then
+    :meth:`sync` when the log grew; records from elsewhere: :meth:`append`); filter with
+    :meth:`set_filter`. Rows are parsed from the log only when painted.
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -370,6 +142,18 @@ class HookLogView(ScrollView, can_focus=True):
         def control(self) -> HookLogView:
             return self.view
 
+    class RowChosen(Message):
+        """The user asked to read one row whole (a click on it, or ``d`` for the top row)."""
+
+        def __init__(self, view: HookLogView, record: int) -> None:
+            super().__init__()
+            self.view = view
+            self.record = record
+
+        @property
+        def control(self) -> HookLogView:
+            return self.view
+
     class FilterChanged(Message):
         """The set of visible records changed because the filter changed."""
 
@@ -385,6 +169,7 @@ class HookLogView(ScrollView, can_focus=True):
 
     def __init__(
         self,
+        store: HookStore | None = None,
         *,
         cache_size: int = 4096,
         name: str | None = None,
@@ -393,79 +178,72 @@ class HookLogView(ScrollView, can_focus=True):
         disabled: bool = False,
     ) -> None:
         super().__init__(name=name, id=id, classes=classes, disabled=disabled)
-        self._ts = _Frozen()
-        self._hook = _Column()
-        self._event = _Column()
-        self._phase = _Column()
-        self._agent = _Column()
-        self._reason = _Column()
-        self._line_no = array("q")
-        self._offset = array("q")
-        self._kind = bytearray()
-        # Sparse data is keyed by record index minus ``_base`` (records put before the first
-        # ones held): a key never changes when older records are prepended.
-        self._base = 0
-        self._invalid: dict[int, tuple[str, str]] = {}  # key -> (error, raw)
-        self._markers: dict[int, str] = {}  # key -> notice text
-        self._filter = HookFilter()
-        self._visible: _Visible | None = None  # records passing the filter; None = all
+        self.store = store if store is not None else HookStore()
+        self._synced = (0, 0, self.store.generation)  # (rows, filled rows, generation) taken in
+        self._filter = HookFilter()  # the filter shown
+        self._wanted = HookFilter()  # the filter asked for (a text filter runs in a thread)
+        self._visible: _Visible | None = None  # filled rows passing the filter; None = all rows
         self._cache: LRUCache[tuple[int, _Layout], Strip] = LRUCache(cache_size)
         self._layout: _Layout | None = None
         self._styles: dict[str, Style] | None = None
         self._programmatic = 0
-        self.rotations: list[tuple[datetime, int]] = []
-        """Every rotation noted: (when, lines the file kept)."""
 
     # ------------------------------------------------------------------ data
     @property
     def total(self) -> int:
-        """Records held (rotation markers included)."""
-        return len(self._kind)
+        """Rows held (rotation markers and rows not parsed yet included)."""
+        return self._synced[0]
 
     @property
     def shown(self) -> int:
-        """Records passing the current filter."""
+        """Rows passing the current filter (a filter sees parsed rows only)."""
         return self.total if self._visible is None else len(self._visible)
 
     @property
     def filter(self) -> HookFilter:
         return self._filter
 
+    @property
+    def rotations(self) -> list[tuple[datetime, int]]:
+        """Every rotation noted: (when, lines the file kept)."""
+        return [(m.when, m.lines) for m in self.store.rotations()]
+
     def visible_records(self) -> list[int]:
-        """Indices (in arrival order) of the records passing the filter."""
+        """Indices (in file order) of the rows passing the filter."""
         return list(range(self.total)) if self._visible is None else list(self._visible.records())
 
     def record_at(self, row: int) -> int:
-        """Record index shown at virtual row ``row``."""
+        """Row index shown at virtual row ``row``."""
         return row if self._visible is None else self._visible.select(row)
 
     def record_fields(self, record: int) -> dict[str, Any]:
-        """The stored fields of one record (for a detail pane or tests)."""
-        kind = self._kind[record]
-        error, raw = self._invalid.get(record - self._base, (None, None))
+        """The fields of one row (for a detail pane or tests)."""
+        store = self.store
+        r = store.record(record)
+        marker = store.marker(record)
         return {
-            "ts": self._ts[record],
-            "hook": self._hook.value(record),
-            "event": self._event.value(record),
-            "phase": self._phase.value(record),
-            "agent": self._agent.value(record),
-            "reason": self._reason.value(record),
-            "line_no": self._line_no[record],
-            "offset": self._offset[record],
-            "valid": kind == KIND_VALID,
-            "marker": self._markers.get(record - self._base),
-            "error": error,
-            "raw": raw,
+            "ts": marker.when.isoformat() if marker else r.ts,
+            "hook": r.hook,
+            "event": r.event,
+            "phase": r.phase,
+            "agent": r.agent,
+            "reason": r.reason,
+            "line_no": r.line_no,
+            "offset": r.offset,
+            "valid": store.kind(record) != KIND_INVALID and marker is None and r.valid,
+            "marker": marker.text if marker else None,
+            "error": None if r.valid else r.error,
+            "raw": None if r.valid else r.raw,
         }
 
     def line_text(self, record: int) -> str:
-        """The plain text of a rendered record (at the current layout)."""
+        """The plain text of a rendered row (at the current layout)."""
         return self._render_record(record).text
 
     def counts(self, *, filtered: bool = False) -> tuple[dict[str, int], dict[str, int]]:
-        """Records per hook and per event (``None`` values as ``"(none)"``); markers excluded."""
+        """Parsed rows per hook and per event (``None`` as ``"(none)"``); markers excluded."""
         visible = self._visible if filtered else None
-        markers = len(self._markers)  # markers hold None in every column and always show
+        markers = self.store.markers  # markers hold None in every column and always show
 
         def named(d: dict[str | None, int]) -> dict[str, int]:
             if markers and None in d:
@@ -473,78 +251,59 @@ class HookLogView(ScrollView, can_focus=True):
             return {("(none)" if k is None else k): n for k, n in d.items() if n > 0}
 
         return (
-            named(self._hook.counts(visible and visible.records())),
-            named(self._event.counts(visible and visible.records())),
+            named(self.store.counts("hook", visible and visible.records())),
+            named(self.store.counts("event", visible and visible.records())),
         )
 
     def distinct(self, field: str) -> list[str | None]:
         """Distinct values seen for ``hook``, ``event``, ``phase`` or ``agent``."""
-        column = {"hook": self._hook, "event": self._event, "phase": self._phase}.get(field)
-        column = column or self._agent
-        return list(column.values)
+        return self.store.distinct(field if field in {"hook", "event", "phase"} else "agent")
+
+    def attach(self, store: HookStore) -> None:
+        """Read from ``store`` from now on (everything it holds is taken in)."""
+        if store is not self.store:
+            self.store = store
+            self._synced = (0, 0, -1)
+            self.sync()
+
+    def sync(self) -> bool:
+        """Take in what the store gained (new rows; after rows were taken away, everything):
+        the filter runs over the new parsed rows only. Whether anything changed."""
+        store = self.store
+        rows, filled, generation = self._synced
+        now = (store.count, store.filled, store.generation)
+        if now == self._synced:
+            return False
+        if generation != now[2] or now[0] < rows:
+            self._cache.clear()
+            filled = 0
+            if self._visible is not None:
+                self._visible = None
+        self._synced = now
+        self._filter_from(min(filled, now[1]))
+        self._content_changed()
+        return True
 
     def append(self, records: Sequence[Any]) -> None:
-        """Add a batch of records (one call per watch event)."""
-        if not records:
-            return
-        start = self.total
-        self._ingest(records)
-        self._filter_from(start)
-        self._content_changed()
-
-    def prepend(self, records: Sequence[Any]) -> None:
-        """Put a batch of records older than all held before them (a large log read from its
-        end: its older parts arrive newest first). What is on screen stays put: the view keeps
-        following the end, or keeps its top line."""
-        if not records:
-            return
-        if not isinstance(records, list):
-            records = list(records)
-        k = len(records)
-        anchor = None if self.follow else self._top_record()
-        self._base += k
-        self._ingest(records, front=True)
-        if self._visible is not None:
-            part = self._compute_mask(0, k)
-            self._visible.prepend(b"\x01" * k if part is None else part)
-        self._content_changed(anchor=None if anchor is None else anchor + k)
+        """Add records that did not come from the session's store (tests, tools)."""
+        if records:
+            self.store.append_records(records)
+            self.sync()
 
     def note_rotation(self, n_lines_kept: int, when: datetime | None = None) -> None:
-        """The owner rewrote the file keeping its newest ``n_lines_kept`` lines: show a marker.
-
-        Records already seen stay; the owner's tailer must not feed the kept lines again.
-        """
+        """The owner rewrote the file keeping its newest ``n_lines_kept`` lines: a marker row.
+        (The session adds these itself; for records fed with :meth:`append`.)"""
         when = when or datetime.now().astimezone()
-        self.rotations.append((when, n_lines_kept))
-        notice = (
-            f"── log rotated by its owner at {when:%H:%M:%S} — earlier lines kept from this "
-            f"session (the file now holds {n_lines_kept} lines) ──"
-        )
-        record = self.total
-        self._ts.extend([when.isoformat()])
-        for column in (self._hook, self._event, self._phase, self._agent, self._reason):
-            column.extend([None])
-        self._line_no.append(0)
-        self._offset.append(0)
-        self._kind.append(KIND_MARKER)
-        self._markers[record - self._base] = notice
-        if self._visible is not None:
-            self._visible.append(True)
-        self._content_changed()
+        self.store.add_marker(rotation_notice(when, n_lines_kept), when, n_lines_kept)
+        self.sync()
 
     def clear(self) -> None:
-        """Forget every record (and marker)."""
-        self._ts = _Frozen()
-        for column in (self._hook, self._event, self._phase, self._agent, self._reason):
-            column.clear()
-        self._line_no = array("q")
-        self._offset = array("q")
-        self._kind = bytearray()
-        self._base = 0
-        self._invalid.clear()
-        self._markers.clear()
-        self.rotations.clear()
+        """Forget every row (a new, empty store)."""
+        self.store = HookStore()
+        self._synced = (0, 0, self.store.generation)
         self._visible = _Visible() if self._filter.active else None
+        if self._filter.active:
+            self._visible.set_from(0, b"")
         self._cache.clear()
         self._layout = None
         self._content_changed()
@@ -556,123 +315,66 @@ class HookLogView(ScrollView, can_focus=True):
         phases: Iterable[str | None] | None = None,
         text: str | None = None,
     ) -> None:
-        """Show only records whose hook/event/phase is in the given sets (None: any) and whose
+        """Show only rows whose hook/event/phase is in the given sets (None: any) and whose
         reason, hook, agent or phase contains ``text`` (case-insensitive). Rotation markers
-        always show."""
+        always show; rows not parsed yet show only without a filter."""
         new = HookFilter(
             None if hooks is None else frozenset(hooks),
             None if events is None else frozenset(events),
             None if phases is None else frozenset(phases),
             text or None,
         )
-        if new == self._filter:
+        if new == self._wanted:
             return
+        self._wanted = new
+        stop = self._synced[1]
+        if new.text and stop > BACKGROUND_ROWS and self.is_mounted:
+            # a text filter reads the log's bytes: off the UI thread (typing stays fluid; a
+            # newer filter makes this one's result moot)
+            self.run_worker(
+                lambda: self._mask_in_thread(new, stop),
+                thread=True,
+                exclusive=True,
+                group="hooklog-filter",
+            )
+            return
+        self._apply_filter(new, self.store.mask(new, 0, stop), stop)
+
+    def _mask_in_thread(self, wanted: HookFilter, stop: int) -> None:
+        try:  # a scan still running when a newer filter is typed stops at its next part
+            mask = self.store.mask(wanted, 0, stop, lambda: wanted == self._wanted)
+        except Moot:
+            return
+        self.app.call_from_thread(self._apply_filter, wanted, mask, stop)
+
+    def _apply_filter(self, new: HookFilter, mask: bytes | None, stop: int) -> None:
+        """Show the rows ``mask`` (over the first ``stop`` parsed rows) lets through."""
+        if new != self._wanted:
+            return  # a newer filter was asked for meanwhile
         anchor = self._top_record()
         self._filter = new
         self._visible = None
-        self._filter_from(0)
+        if mask is not None:
+            self._visible = _Visible()
+            self._visible.set_from(0, mask)
+        self._filter_from(stop)  # rows parsed meanwhile
         self._cache.clear()
         self._content_changed(anchor=anchor)
         self.post_message(self.FilterChanged(self, self.shown, self.total))
 
-    # -------------------------------------------------------------- ingestion
-    def _ingest(self, records: Sequence[Any], *, front: bool = False) -> None:
-        """Store ``records`` after the ones held (``front``: before them; ``_base`` already
-        counts them)."""
-        if not isinstance(records, list):
-            records = list(records)
-
-        def col(name: str) -> list[Any]:
-            return list(map(attrgetter(name), records))
-
-        start = at = 0 if front else self.total
-        (self._ts.prepend if front else self._ts.extend)(col("ts"))
-        for column, name in (
-            (self._hook, "hook"),
-            (self._event, "event"),
-            (self._phase, "phase"),
-            (self._agent, "agent"),
-            (self._reason, "reason"),
-        ):
-            column.extend(col(name), front=front)
-        for target, name in ((self._line_no, "line_no"), (self._offset, "offset")):
-            values = col(name)
-            try:
-                target[at:at] = array("q", values)
-            except TypeError:  # not plain ints
-                target[at:at] = array("q", [v if isinstance(v, int) else 0 for v in values])
-        flags = col("valid")
-        try:
-            valid = bytes(flags) if set(flags) <= {True, False} else bytes(map(bool, flags))
-        except TypeError:
-            valid = bytes(map(bool, flags))
-        self._kind[at:at] = valid
-        if valid.count(0):
-            key = start - self._base
-            for i in compress(range(len(records)), valid.translate(bytes([1, 0] + [0] * 254))):
-                r = records[i]
-                self._invalid[key + i] = (str(r.error or "invalid line"), str(r.raw or ""))
-
-    def _compute_mask(self, start: int, stop: int | None = None) -> bytes | None:
-        """Mask of the records ``[start:stop]`` passing the filter; None when all pass."""
-        f = self._filter
-        if not f.active:
-            return None
-        stop = self.total if stop is None else stop
-        mask: bytes | None = None
-        for allowed, column in (
-            (f.hooks, self._hook),
-            (f.events, self._event),
-            (f.phases, self._phase),
-        ):
-            if allowed is not None:
-                m = column.mask(column.ids_of(allowed), start, stop)
-                mask = m if mask is None else _and(mask, m)
-        if f.text:
-            needle = f.text.lower()
-            hit: bytes | None = None
-            matches = [
-                (column, column.ids_matching(needle))
-                for column in (self._hook, self._agent, self._phase, self._reason)
-            ]
-            if any(len(ids) == len(column.values) for column, ids in matches):
-                hit = b"\x01" * (stop - start)  # every value of a column matches
-                matches = []
-            for column, ids in matches:
-                if ids:
-                    m = column.mask(ids, start, stop)
-                    hit = m if hit is None else _or(hit, m)
-            if hit is None:
-                hit = bytes(stop - start)
-            first, last = start - self._base, stop - self._base  # as keys
-            extra = [
-                key - first
-                for key, (error, raw) in self._invalid.items()
-                if first <= key < last and (needle in error.lower() or needle in raw.lower())
-            ]
-            if extra:
-                hit_arr = bytearray(hit)
-                for i in extra:
-                    hit_arr[i] = 1
-                hit = bytes(hit_arr)
-            mask = hit if mask is None else _and(mask, hit)
-        assert mask is not None
-        if self._markers:
-            table = bytearray(256)
-            table[KIND_MARKER] = 1
-            mask = _or(mask, self._kind[start:stop].translate(table))
-        return mask
-
     def _filter_from(self, start: int) -> None:
-        """Apply the filter to the records from ``start`` on."""
-        mask = self._compute_mask(start)
+        """Apply the filter to the parsed rows from ``start`` on."""
+        stop = self._synced[1]
+        if start >= stop and (self._visible is not None or not self._filter.active):
+            return
+        mask = self.store.mask(self._filter, start, stop)
         if mask is None:
             self._visible = None
             return
         if self._visible is None:
             self._visible = _Visible()
-            if start:  # cannot happen (a filter always keeps _visible), but stay correct
-                self._visible.set_from(0, b"\x01" * start)
+            start = 0
+            mask = self.store.mask(self._filter, 0, stop) or b""
         self._visible.set_from(start, mask)
 
     # ------------------------------------------------------------- scrolling
@@ -683,13 +385,14 @@ class HookLogView(ScrollView, can_focus=True):
         return self.record_at(row)
 
     def on_mount(self) -> None:
-        self._content_changed()  # records fed before the view was mounted
+        self.sync()
+        self._content_changed()  # rows stored before the view was mounted
 
     def _content_changed(self, anchor: int | None = None) -> None:
         if not self.is_mounted:  # fed before mount (a screen not shown yet): laid out on mount
             return
         layout = self._compute_layout()
-        width = layout.prefix + max(self._reason.max_len, 60)
+        width = layout.prefix + max(self.store.max_length - 100, 60)
         width = min(width, layout.prefix + MAX_REASON_CELLS)
         self.virtual_size = Size(width, self.shown)
         if self.follow:
@@ -735,6 +438,16 @@ class HookLogView(ScrollView, can_focus=True):
             self._scroll_to_end()
         self.post_message(self.FollowChanged(self, follow))
 
+    def _choose(self, row: int) -> None:
+        if 0 <= row < self.shown:
+            self.post_message(self.RowChosen(self, self.record_at(row)))
+
+    def action_detail(self) -> None:
+        self._choose(int(self.scroll_y))
+
+    def on_click(self, event: events.Click) -> None:
+        self._choose(int(self.scroll_y) + event.y)
+
     def action_toggle_follow(self) -> None:
         self.follow = not self.follow
 
@@ -765,10 +478,10 @@ class HookLogView(ScrollView, can_focus=True):
         wide = width >= 110
         layout = _Layout(
             ts_long=wide,
-            hook=max(4, min(self._hook.max_len, 24 if wide else 16)),
-            event=max(5, min(self._event.max_len, 17 if wide else 10)),
-            phase=max(5, min(self._phase.max_len, 18 if wide else 8)),
-            agent=max(5, min(self._agent.max_len, 20)) if width >= 150 else 0,
+            hook=max(4, min(self.store.max_cells("hook"), 24 if wide else 16)),
+            event=max(5, min(self.store.max_cells("event"), 17 if wide else 10)),
+            phase=max(5, min(self.store.max_cells("phase"), 18 if wide else 8)),
+            agent=max(5, min(self.store.max_cells("agent"), 20)) if width >= 150 else 0,
         )
         if layout != self._layout:
             self._layout = layout
@@ -787,57 +500,49 @@ class HookLogView(ScrollView, can_focus=True):
 
     def _render_record(self, record: int) -> Strip:
         layout = self._layout or self._compute_layout()
-        key = (record - self._base, layout)  # stable when older records are prepended
+        key = (record, layout)
         cached = self._cache.get(key)
         if cached is not None:
             return cached
         st = self._get_styles()
+        marker = self.store.marker(record)
+        if marker is not None:
+            strip = Strip([Segment(marker.text, st["marker"])])
+        else:
+            strip = Strip(self._segments(self.store.record(record), layout, st))
+        self._cache[key] = strip
+        return strip
+
+    def _segments(self, r: Any, layout: _Layout, st: dict[str, Style]) -> list[Segment]:
         base = st["base"]
-        kind = self._kind[record]
-        ts = _fit(_ts_short(self._ts[record], layout.ts_long), 18 if layout.ts_long else 8)
-        segments: list[Segment]
-        if kind == KIND_MARKER:
-            text = self._markers.get(record - self._base, "── log rotated ──")
-            segments = [Segment(text, st["marker"])]
-        elif kind == KIND_INVALID:
-            error, raw = self._invalid.get(record - self._base, ("invalid line", ""))
-            line = f"line {self._line_no[record]}: {error}"
-            segments = [
+        ts = _fit(_ts_short(r.ts, layout.ts_long), 18 if layout.ts_long else 8)
+        if not r.valid:
+            line = f"line {r.line_no}: {r.error}"
+            return [
                 Segment(ts, st["ts"]),
                 Segment(" "),
                 Segment(_one_line(line), st["invalid"]),
                 Segment("  "),
-                Segment(_one_line(raw), st["invalid"]),
+                Segment(_one_line(r.raw or ""), st["invalid"]),
             ]
-        else:
-            event = self._event.value(record)
-            emphasis = (
-                st["block"]
-                if event in BLOCK_EVENTS
-                else st["warn"]
-                if event in WARN_EVENTS
-                else None
-            )
-            hook = self._hook.value(record) or "-"
-            phase = self._phase.value(record) or "-"
-            reason = self._reason.value(record) or ""
-            segments = [
-                Segment(ts, st["ts"]),
-                Segment(" ", base),
-                Segment(_fit(hook, layout.hook), st["hook"]),
-                Segment(" ", base),
-                Segment(_fit(event or "-", layout.event), emphasis or st["event"]),
-                Segment(" ", base),
-                Segment(_fit(phase, layout.phase), st["phase"]),
-                Segment(" ", base),
-            ]
-            if layout.agent:
-                agent = self._agent.value(record) or "-"
-                segments += [Segment(_fit(agent, layout.agent), st["agent"]), Segment(" ", base)]
-            segments.append(Segment(_one_line(reason), emphasis or base))
-        strip = Strip(segments)
-        self._cache[key] = strip
-        return strip
+        event = r.event
+        emphasis = (
+            st["block"] if event in BLOCK_EVENTS else st["warn"] if event in WARN_EVENTS else None
+        )
+        segments = [
+            Segment(ts, st["ts"]),
+            Segment(" ", base),
+            Segment(_fit(r.hook or "-", layout.hook), st["hook"]),
+            Segment(" ", base),
+            Segment(_fit(event or "-", layout.event), emphasis or st["event"]),
+            Segment(" ", base),
+            Segment(_fit(r.phase or "-", layout.phase), st["phase"]),
+            Segment(" ", base),
+        ]
+        if layout.agent:
+            segments += [Segment(_fit(r.agent or "-", layout.agent), st["agent"]), Segment(" ", base)]
+        segments.append(Segment(_one_line(r.reason or ""), emphasis or base))
+        return segments
 
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
@@ -1024,6 +729,10 @@ class HookLogScreenBody(Vertical):
     def _follow_changed(self) -> None:
         self._refresh_status()
 
+    @on(HookLogView.FilterChanged)
+    def _filter_changed(self) -> None:
+        self.refresh_side()  # a text filter over a large log lands later (from its thread)
+
     def action_focus_search(self) -> None:
         self.query_one("#hooklog-search", Input).focus()
 
@@ -1062,7 +771,7 @@ class HookLogScreenBody(Vertical):
     def _refresh_status(self) -> None:
         view = self.view
         text = Text()
-        markers = len(view._markers)  # always shown, never counted as records
+        markers = view.store.markers  # always shown, never counted as records
         text.append(f"{view.shown - markers:,} of {view.total - markers:,} records")
         if view.filter.active:
             text.append("  (filtered)", style="bold")

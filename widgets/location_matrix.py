@@ -16,11 +16,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from phasewatch.core.locations import AGENT, DETAIL, POINTERS, SUMMARY, PhaseLocations
+from phasewatch.widgets._table import MeasuredTable, add_columns
 from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
+from textual.widgets.data_table import CellDoesNotExist
 
 from ._style import glyph, same_text, status_style, theme_styles
 
@@ -74,6 +76,8 @@ def row_cells(row: PhaseLocations, styles: dict[str, Style]) -> tuple[Text, ...]
 def explain(row: PhaseLocations | None) -> Text:
     if row is None:
         return Text("No phase selected.")
+    if not row.disagree and row.legal:  # the cells differ, legally (core.locations says why)
+        return Text.assemble((row.key, "bold"), ": the locations differ; ", row.legal)
     if not row.disagree:
         return Text.assemble((row.key, "bold"), ": all three locations agree.")
     parts: list[str | tuple[str, str]] = [(row.key, "bold"), " disagrees:"]
@@ -106,17 +110,14 @@ class LocationMatrix(Vertical):
         self.cell_updates = 0
 
     def compose(self) -> ComposeResult:
-        table: DataTable[Text] = DataTable(
+        table: DataTable[Text] = MeasuredTable(
             id="matrix-table", cursor_type="row", zebra_stripes=False
         )
         yield table
         yield Static("", id="matrix-explain", markup=False)
 
     def on_mount(self) -> None:
-        table = self.table
-        for key, label in COLUMNS:
-            table.add_column(Text(label), key=key)
-        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._restyle())
+        add_columns(self, self.table, COLUMNS, self._restyle)
 
     @property
     def table(self) -> DataTable[Text]:
@@ -188,7 +189,7 @@ class LocationMatrix(Vertical):
         if table.row_count:
             try:
                 key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-            except Exception:
+            except CellDoesNotExist:
                 key = None
             row = self._rows.get(key) if key is not None else None
         self.query_one("#matrix-explain", Static).update(explain(row))

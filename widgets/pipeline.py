@@ -15,6 +15,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from ._style import glyph
+from .header import format_minutes
 
 _STATUS_STYLE = {
     "completed": "$success",
@@ -24,27 +25,19 @@ _STATUS_STYLE = {
 }
 
 
-def _minutes(value: float) -> str:
-    if value < 1:
-        return f"{round(value * 60)}s"
-    if value < 60:
-        return f"{value:.0f}m"
-    return f"{int(value // 60)}h{int(value % 60):02d}m"
-
-
 def phase_timing(snap: Snapshot, key: str, status: str | None, now: datetime) -> str:
     rec = snap.state.phases.get(key)
     if rec is None:
         return ""
     timing = rec.timing
     if timing is not None and timing.wall_clock_minutes is not None and status == "completed":
-        return _minutes(timing.wall_clock_minutes)
+        return format_minutes(timing.wall_clock_minutes)
     if status == "in_progress":
         started = parse_iso((timing.started_at if timing else None) or rec.started)
         if started is not None:
-            return "▸" + _minutes(max(0.0, (now - started).total_seconds() / 60))
+            return "▸" + format_minutes(max(0.0, (now - started).total_seconds() / 60))
     if timing is not None and timing.wall_clock_minutes is not None:
-        return _minutes(timing.wall_clock_minutes)
+        return format_minutes(timing.wall_clock_minutes)
     return ""
 
 

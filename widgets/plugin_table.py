@@ -212,21 +212,7 @@ def _finding_lines(text: Text, findings: list[Finding]) -> None:
             text.append(f"\n      fix: {f.hint}", style=DIM)
 
 
-def detail_text(rec: PluginRecord | None, registry: Registry | None = None) -> Text:
-    """The explanation of one plugin's row: drift reasons, findings, contracts, handoff."""
-    if rec is None:
-        text = Text("Select a plugin to see why its cells are highlighted.", style=DIM)
-        if registry is not None:
-            own = [
-                f for f in registry.findings if not any(f in p.findings for p in registry.plugins)
-            ]
-            if own:
-                text.append(f"\n\nRegistry findings ({len(own)})", style=BOLD)
-                _finding_lines(text, own)
-        return text
-    text = Text(rec.name, style=BOLD)
-    if rec.directory:
-        text.append(f"  plugins/{rec.directory}", style=DIM)
+def _registry_lines(text: Text, rec: PluginRecord) -> None:
     text.append("\nRegistry: ")
     text.append(status_text(rec.status))
     if rec.stage_name:
@@ -240,46 +226,75 @@ def detail_text(rec: PluginRecord | None, registry: Registry | None = None) -> T
     text.append("\nHandoff: ")
     if ch is None:
         text.append("no .continue-here.md", style=DIM)
-    else:
-        text.append(_stage_cell(rec))
-        if ch.next_action:
-            text.append(f" · next: {ch.next_action}")
-        if ch.next_phase:
-            text.append(f" → {ch.next_phase}")
-        if ch.complexity_score is not None:
-            text.append(f" · complexity {ch.complexity_score:.1f}")
-        if ch.phased_implementation is not None:
-            text.append(" (phased)" if ch.phased_implementation else " (single pass)")
-    if rec.checksums:
-        text.append("\nContracts: ")
-        for i, c in enumerate(rec.checksums):
-            if i:
-                text.append(" · ")
-            mark, st = {
-                "ok": ("✓", OK_STYLE),
-                "mismatch": ("✗", SEVERITY_STYLES[Severity.ERROR]),
-                "null": ("–", DIM),
-            }.get(c.state, ("?", SEVERITY_STYLES[Severity.WARNING]))
-            text.append(f"{mark} {c.key} {c.state}", style=st)
-            if c.state == "mismatch":
-                text.append(
-                    f" (recorded {shorten(c.recorded or '', 19)}, now {shorten(c.actual or '', 19)})"
-                )
+        return
+    text.append(_stage_cell(rec))
+    if ch.next_action:
+        text.append(f" · next: {ch.next_action}")
+    if ch.next_phase:
+        text.append(f" → {ch.next_phase}")
+    if ch.complexity_score is not None:
+        text.append(f" · complexity {ch.complexity_score:.1f}")
+    if ch.phased_implementation is not None:
+        text.append(" (phased)" if ch.phased_implementation else " (single pass)")
+
+
+def _contract_lines(text: Text, rec: PluginRecord) -> None:
+    if not rec.checksums:
+        return
+    text.append("\nContracts: ")
+    for i, c in enumerate(rec.checksums):
+        if i:
+            text.append(" · ")
+        mark, st = {
+            "ok": ("✓", OK_STYLE),
+            "mismatch": ("✗", SEVERITY_STYLES[Severity.ERROR]),
+            "null": ("–", DIM),
+        }.get(c.state, ("?", SEVERITY_STYLES[Severity.WARNING]))
+        text.append(f"{mark} {c.key} {c.state}", style=st)
+        if c.state == "mismatch":
+            text.append(
+                f" (recorded {shorten(c.recorded or '', 19)}, now {shorten(c.actual or '', 19)})"
+            )
+
+
+def _drift_lines(text: Text, rec: PluginRecord) -> None:
+    text.append(f"\n\nDrift ({len(rec.drift)})", style=BOLD)
+    hot = drift_severities(rec)
+    for cell in rec.drift:
+        keys = DRIFT_CELLS.get(cell.column, (("plugin",), ()))[0]
+        sev = hot.get(keys[0], Severity.WARNING)
+        text.append("\n  ")
+        text.append(f" {cell.column} ", style=DRIFT_STYLES[sev])
+        text.append(" ")
+        text.append(cell.left if cell.left is not None else "—")
+        text.append(f" ({cell.left_source})", style=DIM)
+        text.append(" ≠ ")
+        text.append(cell.right if cell.right is not None else "—")
+        text.append(f" ({cell.right_source})", style=DIM)
+        text.append(f"\n      {cell.reason}")
+
+
+def _registry_only(registry: Registry | None) -> Text:
+    text = Text("Select a plugin to see why its cells are highlighted.", style=DIM)
+    if registry is not None:
+        own = [f for f in registry.findings if not any(f in p.findings for p in registry.plugins)]
+        if own:
+            text.append(f"\n\nRegistry findings ({len(own)})", style=BOLD)
+            _finding_lines(text, own)
+    return text
+
+
+def detail_text(rec: PluginRecord | None, registry: Registry | None = None) -> Text:
+    """The explanation of one plugin's row: drift reasons, findings, contracts, handoff."""
+    if rec is None:
+        return _registry_only(registry)
+    text = Text(rec.name, style=BOLD)
+    if rec.directory:
+        text.append(f"  plugins/{rec.directory}", style=DIM)
+    _registry_lines(text, rec)
+    _contract_lines(text, rec)
     if rec.drift:
-        text.append(f"\n\nDrift ({len(rec.drift)})", style=BOLD)
-        hot = drift_severities(rec)
-        for cell in rec.drift:
-            keys = DRIFT_CELLS.get(cell.column, (("plugin",), ()))[0]
-            sev = hot.get(keys[0], Severity.WARNING)
-            text.append("\n  ")
-            text.append(f" {cell.column} ", style=DRIFT_STYLES[sev])
-            text.append(" ")
-            text.append(cell.left if cell.left is not None else "—")
-            text.append(f" ({cell.left_source})", style=DIM)
-            text.append(" ≠ ")
-            text.append(cell.right if cell.right is not None else "—")
-            text.append(f" ({cell.right_source})", style=DIM)
-            text.append(f"\n      {cell.reason}")
+        _drift_lines(text, rec)
     if rec.findings:
         text.append(f"\n\nFindings ({len(rec.findings)})", style=BOLD)
         _finding_lines(text, rec.findings)

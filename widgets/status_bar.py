@@ -1,6 +1,7 @@
 """One line at the bottom: watch mode, the shown state file's read status and freshness, and any
 problem that makes the screen lag behind the files (torn read, vanished or invalid file, hook log
-rotation, watcher errors). Plain data in; ``Content`` built from plain strings."""
+rotation, watcher errors). Plain data in; ``Content`` built from plain strings, every path and
+note cleaned of escapes."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from phasewatch.core.session import FileStatus
+from phasewatch.core.text import clean
 from textual.content import Content
 from textual.widgets import Static
 
@@ -33,7 +35,7 @@ def problem_text(status: FileStatus) -> str | None:
     shown = f"v{status.shown_version}" if status.shown_version is not None else "last good data"
     since = clock_text(status.last_ok_at)
     keep = f" — showing {shown} from {since}" if status.last_ok_at is not None else ""
-    name = status.rel
+    name = clean(status.rel)  # a path: its directory names may carry escapes
     if status.status == "torn":
         return f"⚠ torn read{keep}"
     if status.status == "vanished":
@@ -67,7 +69,7 @@ def status_content(
             shown = state_file.shown_version
             parts += [
                 ("  │ ", "$text-muted"),
-                Content(state_file.rel),
+                Content(clean(state_file.rel)),
                 " ",
                 (f"v{shown}" if shown is not None else "", "bold"),
                 ("  changed ", "$text-muted"),
@@ -78,7 +80,7 @@ def status_content(
         if problem is not None and other.status != "missing":
             parts += ["  ", (problem, "$warning")]
     for note in notes:
-        parts += [("  │ ", "$text-muted"), (note, "$warning")]
+        parts += [("  │ ", "$text-muted"), (clean(note), "$warning")]
     if updated_at is not None:
         parts += [("  │ checked ", "$text-muted"), clock_text(updated_at)]
     return Content.assemble(*parts)

@@ -1,8 +1,9 @@
 """The TDD plugin's ``.tdd-progress.md`` as a board: task header, approval state, slices, and the
-true remaining count next to what the plugin's stop hook would compute.
+true remaining count next to what the plugin's stop hook would decide.
 
-Takes a parsed plan (``core.tdd.TddPlan`` or any object with its attributes) and the two
-counts; never reads the file. Every string is file text and goes in as ``rich.text.Text``.
+Takes a parsed plan (``core.tdd.TddPlan``) and derives both numbers from it (the plan carries the
+hook's verdict, ``plan.hook``), so every screen showing the board shows the same computation;
+never reads the file. Every string is file text and goes in as ``rich.text.Text``.
 """
 
 from __future__ import annotations
@@ -11,6 +12,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from phasewatch.core.findings import Finding, Severity, sort_findings
+from phasewatch.core.tdd.hook import StopHookView
+from phasewatch.core.tdd.model import TddPlan
+from phasewatch.core.tdd.summary import true_remaining as count_remaining
 from phasewatch.core.text import shorten
 from rich.text import Text
 from textual.app import ComposeResult
@@ -69,7 +73,7 @@ class TddBoard(Vertical):
         super().__init__(name=name, id=id, classes=classes)
         self.plan: Any = None
         self.true_remaining: int | None = None
-        self.hook_remaining: int | None = None
+        self.hook: StopHookView | None = None
         self.findings: list[Finding] = []
         self.lock_present: bool | None = None
 
@@ -100,6 +104,11 @@ class TddBoard(Vertical):
         return self.query_one("#tdd-slices", DataTable)
 
     @property
+    def hook_remaining(self) -> int | None:
+        """The hook's count as it acts on it (a negative count lets the session stop, like 0)."""
+        return None if self.hook is None else max(0, self.hook.remaining)
+
+    @property
     def counts_differ(self) -> bool:
         return (
             self.true_remaining is not None
@@ -109,18 +118,16 @@ class TddBoard(Vertical):
 
     def set_plan(
         self,
-        plan: Any,
+        plan: TddPlan | None,
         *,
-        true_remaining: int | None,
-        hook_remaining: int | None,
         findings: Sequence[Finding] = (),
         lock_present: bool | None = None,
     ) -> None:
         """Show ``plan`` (None: no progress file). ``lock_present`` defaults to the plan's
         ``lock_exists``."""
         self.plan = plan
-        self.true_remaining = true_remaining
-        self.hook_remaining = hook_remaining
+        self.true_remaining = None if plan is None else count_remaining(plan)
+        self.hook = None if plan is None else plan.hook
         self.findings = sort_findings(list(findings))
         if lock_present is None and plan is not None:
             lock_present = bool(getattr(plan, "lock_exists", False))
@@ -169,7 +176,11 @@ class TddBoard(Vertical):
             text.append("✓ Approved")
             text.append(f" at {value}" if value else " (marker without a timestamp)")
         else:
-            text.append("✗ NOT APPROVED — implementing this plan is the seed's failure mode")
+            text.append("✗ NOT APPROVED: no slice should be implemented before approval")
+            lookalike = getattr(plan, "approval_lookalike_line_no", None)
+            if lookalike is not None:
+                text.append(f"   (line {lookalike} looks like a marker, but the plugin's hook ")
+                text.append("only accepts `**Approved:**` at the very start of a line)")
         if self.lock_present:
             text.append("   .tdd-plan-locked present")
             if _approved(plan):
@@ -182,11 +193,21 @@ class TddBoard(Vertical):
         text = Text()
         text.append("remaining slices ", style="bold")
         text.append("?" if self.true_remaining is None else str(self.true_remaining), style="bold")
-        text.append("   stop hook would compute ")
-        hook = "?" if self.hook_remaining is None else str(self.hook_remaining)
-        text.append(hook, style="bold yellow" if self.counts_differ else "bold")
+        text.append("   stop hook: ")
+        if self.hook is None:
+            text.append("?", style="bold")
+            return text
+        verb = "blocks the stop" if self.hook.blocks_stop else "lets the session stop"
+        text.append(verb, style="bold")
+        if not self.hook.approved:
+            text.append(" (plan not approved)")
+        text.append(", counts ")
+        text.append(str(self.hook_remaining), style="bold yellow" if self.counts_differ else "bold")
         if self.counts_differ:
-            text.append("   ⚠ DIFFERENT: the hook ", style="bold yellow")
+            text.append("   ⚠ DIFFERENT: ", style="bold yellow")
+            if not self.hook.approved:
+                text.append("once the plan is approved, ", style="yellow")
+            text.append("the hook ", style="yellow")
             assert self.true_remaining is not None and self.hook_remaining is not None
             if self.hook_remaining < self.true_remaining:
                 text.append("would let the session stop with work left", style="yellow")

@@ -10,24 +10,23 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, ClassVar
 
-from phasewatch.core.diff import Change, diff_json
+from phasewatch.core.diff import diff_json
 from phasewatch.core.findings import Finding, Severity
 from phasewatch.core.timeline import TimelineEntry
+from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.message import Message
 from textual.widgets import DataTable
-from textual.widgets.data_table import RowDoesNotExist
+from textual.widgets.data_table import CellDoesNotExist, RowDoesNotExist
 
+from ._style import theme_styles
 from .diff_view import DiffView
 
-SEVERITY_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 
-
-def findings_text(findings: Iterable[Finding]) -> Text:
-    """Rule ids, each in the colour of its worst severity."""
+def findings_text(findings: Iterable[Finding], styles: dict[str, Style]) -> Text:
+    """Rule ids, each in the colour of its worst severity (``styles``: ``theme_styles``)."""
     worst: dict[str, Severity] = {}
     for f in findings:
         sev = Severity(f.severity)
@@ -37,7 +36,7 @@ def findings_text(findings: Iterable[Finding]) -> Text:
     for i, (rule_id, sev) in enumerate(sorted(worst.items(), key=lambda kv: kv[1].rank)):
         if i:
             text.append(" ")
-        text.append(rule_id, style=SEVERITY_STYLE.get(sev, ""))
+        text.append(rule_id, style=styles.get(str(sev), styles["plain"]))
     return text
 
 
@@ -56,36 +55,6 @@ class TimelineView(Vertical):
         & > DiffView { height: 1fr; min-height: 6; border-top: solid $primary-muted; }
     }
     """
-
-    class EntryHighlighted(Message):
-        def __init__(self, view: TimelineView, entry: TimelineEntry) -> None:
-            super().__init__()
-            self.view = view
-            self.entry = entry
-
-        @property
-        def control(self) -> TimelineView:
-            return self.view
-
-    class Compared(Message):
-        """The diff pane now shows ``old`` -> ``new`` (``old`` None: first observation)."""
-
-        def __init__(
-            self,
-            view: TimelineView,
-            old: TimelineEntry | None,
-            new: TimelineEntry,
-            changes: list[Change],
-        ) -> None:
-            super().__init__()
-            self.view = view
-            self.old = old
-            self.new = new
-            self.changes = changes
-
-        @property
-        def control(self) -> TimelineView:
-            return self.view
 
     def __init__(
         self,
@@ -118,6 +87,7 @@ class TimelineView(Vertical):
         table.add_column("changed", key="changed")
         pending, self._pending = self._pending, []
         self.add_entries(pending)
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._restyle())
 
     @property
     def table(self) -> DataTable[Any]:
@@ -147,11 +117,12 @@ class TimelineView(Vertical):
         if not entries:
             return
         table = self.table
+        styles = theme_styles(self.app)
         follow = table.row_count == 0 or table.cursor_row >= table.row_count - 1
         with self.app.batch_update():
             for entry in entries:
                 key = str(entry.seq)
-                cells = self._cells(entry)
+                cells = self._cells(entry, styles)
                 if entry.seq in self._entries:
                     self._entries[entry.seq] = entry
                     for column, value in zip(
@@ -228,7 +199,7 @@ class TimelineView(Vertical):
             return None
         try:
             key = table.coordinate_to_cell_key((table.cursor_row, 0)).row_key.value
-        except Exception:
+        except CellDoesNotExist:
             return None
         return int(key) if key is not None and key.lstrip("-").isdigit() else None
 
@@ -260,27 +231,29 @@ class TimelineView(Vertical):
         if old is None:
             title = Text(f"#{new.seq} (v{_ver(new)}): first observation in this session")
             self.diff_view.show_changes([], title.plain)
-            self.post_message(self.Compared(self, None, new, []))
             return
         changes = [] if old.raw is None or new.raw is None else diff_json(old.raw, new.raw)
         title = f"{label}#{old.seq} (v{_ver(old)}) → #{new.seq} (v{_ver(new)})"
         if old.raw is None or new.raw is None:
             title += " (a document is no longer kept: diff unavailable)"
         self.diff_view.show_changes(changes, title)
-        self.post_message(self.Compared(self, old, new, changes))
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         if event.data_table is not self.table:
             return
         event.stop()
-        seq = self._cursor_seq()
-        if seq is not None and seq in self._entries:
-            self.post_message(self.EntryHighlighted(self, self._entries[seq]))
         self._update_diff()
 
     # ----------------------------------------------------------------- cells
+    def _restyle(self) -> None:
+        """The theme changed: the findings column's colours follow it."""
+        styles = theme_styles(self.app)
+        for seq in self._order:
+            entry = self._entries[seq]
+            self.table.update_cell(str(seq), "findings", findings_text(entry.findings, styles))
+
     @staticmethod
-    def _cells(entry: TimelineEntry) -> tuple[Text, ...]:
+    def _cells(entry: TimelineEntry, styles: dict[str, Style]) -> tuple[Text, ...]:
         local = entry.observed_at.astimezone()
         time = f"{local:%H:%M:%S}.{local.microsecond // 1000:03d}"
         summary = entry.summary()
@@ -290,7 +263,7 @@ class TimelineView(Vertical):
             Text(str(entry.seq)),
             Text(time),
             Text("?" if entry.state_version is None else str(entry.state_version)),
-            findings_text(entry.findings),
+            findings_text(entry.findings, styles),
             changed,
         )
 

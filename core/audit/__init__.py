@@ -22,10 +22,10 @@ from ..findings import Finding
 from ..models import State
 from ._util import Emitter, run_checks
 from .rules import RULES
-from .state import SNAPSHOT_CHECKS, awaiting_first_activation
+from .state import SNAPSHOT_CHECKS
 from .transition import TRANSITION_CHECKS, Pair
 
-__all__ = ["RULES", "audit_state", "audit_transition", "awaiting_first_activation"]
+__all__ = ["RULES", "audit_state", "audit_transition"]
 
 
 def _state(value: Any) -> State:
@@ -47,8 +47,5 @@ def audit_transition(
 ) -> list[Finding]:
     """Transition rules from ``prev`` to ``cur`` (see :mod:`core.audit.transition`)."""
     em = Emitter(str(source))
-    try:
-        pair = Pair(_state(prev), _raw(prev_raw), _state(cur), _raw(cur_raw))
-    except Exception:  # pragma: no cover - Pair only reads validated models
-        return []
+    pair = Pair(_state(prev), _raw(prev_raw), _state(cur), _raw(cur_raw))
     return run_checks(em, TRANSITION_CHECKS, pair)

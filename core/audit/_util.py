@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..findings import Finding, Rule, Severity, make
-from ..models import ActiveWorkflow, State
+from ..models import ActiveWorkflow, PhaseRecord, State
 from ..protocol import STATUS_RANK, canonical_phase
 from ..text import shorten
 from .rules import AUDIT_INTERNAL
@@ -169,3 +169,20 @@ def describe_workflow(ident: dict[str, str]) -> str:
     name = ident.get("artifact_folder") or ident.get("slug") or ident.get("type") or "?"
     started = ident.get("started_at")
     return f"{name} (started {started})" if started else name
+
+
+def workflow_records(state: State) -> list[tuple[str, PhaseRecord]]:
+    """``(key, record)`` for phases the active workflow runs (alias-aware), in workflow order."""
+    aw = state.active_workflow
+    if aw is None:
+        return []
+    out = []
+    for key in aw.phases:
+        rec = state.phases.get(key)
+        if rec is None:
+            rec_key = next((k for k in state.phases if same_key(k, key)), None)
+            if rec_key is not None:
+                key, rec = rec_key, state.phases[rec_key]
+        if rec is not None:
+            out.append((key, rec))
+    return out

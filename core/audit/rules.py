@@ -36,64 +36,81 @@ def _t(id: str, sev: Severity, title: str, seed: str, fix: str) -> Rule:
 SYNC_STATUS = _r(
     "SYNC-STATUS",
     E,
-    "phases[k].status and active_workflow.phase_status[k] disagree.",
+    "phases[k].status and active_workflow.phase_status[k] name different statuses.",
     "003 IR-001 AC-001a/AC-001b; FORMATS 1 three places (V9)",
-    "Re-run the step that wrote this phase (3c-prime or 3e) so both locations get the same value; "
-    "hooks disagree on which one they read.",
+    "Do not copy one over the other by hand: find on the Timeline the step (3c-prime or 3e) "
+    "that stopped half-way and let the controller re-run it. Hooks act on phases[k].",
+)
+SYNC_INIT_WINDOW = _r(
+    "SYNC-INIT-WINDOW",
+    I,
+    "Just initialised: phase_status says the first phase is in_progress, its phases[k] record "
+    "still pending. Legal until the phase is activated.",
+    "isdlc.md STEP 3c-prime; orchestrator init; state-write-validator V9-A",
+    "Nothing to do: STEP 3c-prime writes both locations when it activates the phase. If the "
+    "workflow never starts, re-run the controller.",
 )
 SYNC_DETAIL_MISSING = _r(
     "SYNC-DETAIL-MISSING",
-    W,
-    "A phase the workflow runs has no phases[k] record.",
+    I,
+    "A phase the workflow runs has no phases[k] record yet.",
     "003 IR-008 (init skeleton), IR-004 (hooks read phases[current])",
-    "Add the skeleton {status: pending, started: null, completed: null, gate_passed: null, "
-    "artifacts: []} for the phase (workflow init should have).",
+    "Nothing to do while the phase has not started: the framework writes the record when it"
+    " first touches the phase (the antigravity CLIs and clearTransientFields() leave it "
+    "absent until then).",
 )
 SYNC_SUMMARY_MISSING = _r(
     "SYNC-SUMMARY-MISSING",
     W,
     "A phase the workflow runs has no active_workflow.phase_status entry.",
     "003 IR-008 AC-008b",
-    "Add phase_status[k] with the same value as phases[k].status.",
+    "The summary map lost an entry the workflow's init wrote. Check on the Timeline which "
+    "write dropped it; the next STEP 3c-prime / 3e for the phase writes it again.",
 )
 SYNC_CURRENT = _r(
     "SYNC-CURRENT",
     W,
-    "Top-level current_phase differs from active_workflow.current_phase.",
+    "The top-level current_phase names a different phase than active_workflow.current_phase.",
     "003 IR-001 AC-001b, IR-008 AC-008e, TS-006 (BUG-0005)",
-    "Set top-level current_phase to active_workflow.current_phase (3c-prime writes both).",
+    "Hooks that read the top-level copy act on the wrong phase. The next STEP 3c-prime "
+    "writes both; if the workflow is idle, check on the Timeline which write changed only "
+    "one of them.",
 )
 SYNC_INDEX = _r(
     "SYNC-INDEX",
     E,
-    "phases[current_phase_index] is not active_workflow.current_phase (outside the post-3e window).",
+    "current_phase_index points neither at active_workflow.current_phase nor one past it.",
     "003 IR-001 AC-001c",
-    "current_phase_index must be the 0-based position of current_phase (or one past it right "
-    "after STEP 3e); fix whichever pointer is stale.",
+    "One of the two pointers is stale. Compare with the Timeline which one moved last; the "
+    "phase loop follows the index, so a wrong index re-runs or skips a phase.",
 )
 SYNC_PENDING_CURRENT = _r(
     "SYNC-PENDING-CURRENT",
     E,
-    "current_phase points at a phase whose status is still 'pending'.",
+    "active_workflow.current_phase names a phase still marked pending.",
     "003 IR-001 AC-001e, IR-002 (BUG-0006)",
-    "STEP 3c-prime was half-applied: set phases[k].status and phase_status[k] to in_progress in "
-    "the same write that sets current_phase.",
+    "STEP 3c-prime was written only in part: hooks will block the phase agent. Let the "
+    "controller re-run 3c-prime for this phase (it sets the status, start time and agent in"
+    " one write).",
 )
 SYNC_AGENT = _r(
     "SYNC-AGENT",
     W,
-    "active_agent is not an agent of the current phase (either PHASE_AGENT_MAP vocabulary).",
+    "active_agent is not an agent that runs the current phase.",
     "003 IR-001 AC-001d, Risk-003",
-    "Set active_agent to the current phase's agent (3c-prime line 6).",
+    "Usually left from an earlier phase; STEP 3c-prime sets it when it activates the next "
+    "phase. If the phase is running, the delegation went to another agent: check the hook "
+    "log.",
 )
 
 # ----------------------------------------------------------------------------- ACT (IR-002)
 ACT_STARTED = _r(
     "ACT-STARTED",
     W,
-    "A phase is in_progress or completed but phases[k].started is null.",
+    "A phase the orchestrator activated (in_progress or completed) has no phases[k].started.",
     "003 IR-002 (write 2), AC-002d",
-    "STEP 3c-prime must set phases[k].started (only if not already set).",
+    "STEP 3c-prime normally records the start time; durations and stall detection need it. "
+    "Nothing breaks immediately: check which write activated the phase.",
 )
 ACT_TIMING = _r(
     "ACT-TIMING",
@@ -121,9 +138,10 @@ INIT_CURRENT = _r(
 INIT_STATUS = _r(
     "INIT-STATUS",
     W,
-    "Freshly initialised phase_status is not {first: in_progress, rest: pending}.",
+    "Before any phase started, phase_status holds a value init never writes.",
     "003 IR-008 AC-008b",
-    "Re-initialise phase_status: the first phase in_progress, every other pending.",
+    "Init writes the first phase pending or in_progress and every other pending (or "
+    "skipped). Check which writer changed the map before the first activation.",
 )
 INIT_SKELETON = _r(
     "INIT-SKELETON",
@@ -152,10 +170,12 @@ BOUNDS_INDEX = _r(
 BOUNDS_INDEX_BEHIND = _r(
     "BOUNDS-INDEX-BEHIND",
     E,
-    "current_phase is completed but current_phase_index still points at it (3e did not bump it).",
+    "current_phase is completed but current_phase_index still points at it, and a later "
+    "phase remains.",
     "003 IR-003 AC-003e, §5 checklist 3e (index == previous + 1)",
-    "Set current_phase_index to the completed phase's position + 1; otherwise the loop re-runs "
-    "a completed phase.",
+    "STEP 3e did not advance the index, so the loop would re-run a completed phase. Let the"
+    " controller re-run 3e's bookkeeping for it (index = position + 1) rather than editing "
+    "by hand.",
 )
 BOUNDS_CURRENT = _r(
     "BOUNDS-CURRENT",
@@ -205,10 +225,11 @@ FINAL_INCOMPLETE = _r(
 FINAL_HISTORY = _r(
     "FINAL-HISTORY",
     W,
-    "A workflow_history entry lacks fields finalize must write.",
+    "A workflow_history entry lacks fields finalize writes.",
     "003 IR-010 AC-010c/AC-010e, TS-011",
-    "Completed entries need phases, phase_snapshots, metrics, started_at and completed_at "
-    "(workflow-completion-enforcer remediates the newest entry).",
+    "phase_snapshots and metrics are added by the completion enforcer right after finalize "
+    "(info until then); other missing fields mean the entry was written by hand or "
+    "truncated.",
 )
 FINAL_CANCELLED = _r(
     "FINAL-CANCELLED",
@@ -236,9 +257,11 @@ FINAL_STATUS = _r(
 FIELD_VERSION = _r(
     "FIELD-VERSION",
     W,
-    "state_version is missing or below 1.",
+    "state_version is missing, not a number, or below 1.",
     "001 FR-01 AC-01a/AC-01d, 003 IR-011",
-    "state_version is an integer >= 1 written by writeState() as disk + 1.",
+    "writeState() writes an integer, disk + 1. A string or other type makes validate-"
+    "state.cjs reject the file and the next writeState() restart the counter at 1, so stale"
+    " writes go unnoticed.",
 )
 FIELD_STATUS = _r(
     "FIELD-STATUS",
@@ -476,7 +499,7 @@ TR_VERSION_JUMP = _t(
 )
 TR_VERSION_LOST = _t(
     "TR-VERSION-LOST",
-    W,
+    E,
     "state_version disappeared: a writer without optimistic locking wrote the file.",
     "001 FR-04, 003 IR-011 AC-011e",
     "Find the legacy writer; its writes are not protected against stale reads.",
@@ -491,14 +514,15 @@ TR_INDEX_DOWN = _t(
 TR_STATUS_DOWN = _t(
     "TR-STATUS-DOWN",
     E,
-    "A phase status went down (completed -> in_progress/pending, in_progress -> pending).",
+    "A phase status went backwards (completed -> in_progress/pending, in_progress -> pending).",
     "000 FR-02, 003 IR-012 AC-012b, TS-010",
-    "Allowed only for a supervised redo or a recovery retry/rollback; restore the status.",
+    "Legitimate only for a supervised redo or a recovery retry/rollback. Otherwise a stale "
+    "snapshot was written: restore the newer state from the Timeline.",
 )
 TR_NEXT_ACTIVATED = _t(
     "TR-NEXT-ACTIVATED",
     W,
-    "The write that completed phase k also activated phase k+1 (pre-BUG-0006 STEP 3e).",
+    "The write that completed phase k also activated phase k+1 (an older STEP 3e).",
     "003 IR-003 AC-003a-d (BUG-0006 FR-02)",
     "STEP 3e must only complete k and bump the index; activation belongs to the next 3c-prime. "
     "Double writes of the same fields invite races.",

@@ -83,7 +83,7 @@ def check_version(em: Emitter, p: Pair) -> None:
                 R.TR_VERSION_DOWN,
                 "state_version",
                 f"state_version went down from {pv} to {cv}: a snapshot read before version "
-                f"{pv} was written over newer state (V7 would have blocked it).",
+                f"{pv} was written over newer state (the framework's validator would have blocked it).",
                 expected=f">= {pv}",
                 actual=cv,
             )
@@ -108,7 +108,8 @@ def check_version(em: Emitter, p: Pair) -> None:
         em.add(
             R.TR_VERSION_LOST,
             "state_version",
-            f"state_version was {pv} and is now missing.",
+            f"state_version was {pv} and is now missing: the framework's validator rejects such a "
+            "write (V7), so a writer bypassed it.",
             expected=pv + 1,
             actual=None,
         )
@@ -165,6 +166,12 @@ def check_workflow(em: Emitter, p: Pair) -> None:
                 actual=describe_workflow(identity(ca)),
             )
         return
+    _lost_or_replaced(em, p, pid)
+
+
+def _lost_or_replaced(em: Emitter, p: Pair, pid: dict[str, str]) -> None:
+    """The workflow ``pid`` vanished (null) or was replaced without being archived."""
+    ca = p.cur.active_workflow
     if ca is None:
         message = (
             f"active_workflow {describe_workflow(pid)} was set to null without a "
@@ -199,7 +206,7 @@ def check_index(em: Emitter, p: Pair) -> None:
             R.TR_INDEX_DOWN,
             awpath("current_phase_index"),
             f"current_phase_index went down from {pi} to {ci} without a rollback "
-            f"({p.versions()}; V8: phase_index {ci} < disk {pi}).",
+            f"({p.versions()}); the framework's validator blocks such a write.",
             expected=f">= {pi}",
             actual=ci,
         )
@@ -220,7 +227,7 @@ def check_current(em: Emitter, p: Pair) -> None:
                 path,
                 f"{path} moved back from {q(before)} to {q(after)} without a rollback "
                 f"({p.versions()}): a subagent's launch-time snapshot overwrote the controller's "
-                "advance (BUG-0011).",
+                "advance.",
                 expected=before,
                 actual=after,
             )
@@ -271,7 +278,7 @@ def check_status(em: Emitter, p: Pair) -> None:
             path,
             f"{path} went from {q(old)} back to {q(new)} ({p.versions()}) with no supervised "
             "redo or recovery retry/rollback to explain it.",
-            expected=f"rank >= {old}",
+            expected=f"{old} or a later status (statuses only move forward)",
             actual=new,
         )
 
@@ -324,7 +331,7 @@ def check_next_activated(em: Emitter, p: Pair) -> None:
                 ppath(nxt, "status"),
                 f"The write that completed {q(key)} ({p.versions()}) also activated the next "
                 f"phase: {'; '.join(evidence)}. STEP 3e must only complete the phase and bump "
-                "the index; activation is the next STEP 3c-prime's own write (BUG-0006).",
+                "the index; activation is the next STEP 3c-prime's own write.",
                 expected="untouched until STEP 3c-prime",
                 actual=evidence,
             )
@@ -439,7 +446,7 @@ def check_recovery(em: Emitter, p: Pair) -> None:
         awpath("recovery_action"),
         f"Recovery action {q(new.type)} recorded for {q(new.phase)} at {q(new.timestamp)}.",
         expected=None,
-        actual={"type": new.type, "phase": new.phase, "timestamp": new.timestamp},
+        actual=f"{q(new.type)} for {q(new.phase)} at {q(new.timestamp)}",
     )
 
 

@@ -1,24 +1,18 @@
-"""The one way phasewatch reads a whole file: safely, or not at all.
+"""The one way phasewatch reads a file: :func:`read_regular`.
 
-Every file phasewatch reads is written by someone else, often non-atomically (truncate, then
-write), and may be hostile: a FIFO that never gives EOF, ``/dev/zero``, a symlink to somewhere
-else, a huge file, a file that vanishes or changes mid-read. :func:`read_regular` therefore
+* Opened ``O_NONBLOCK``, so a FIFO planted at ``state.json`` cannot hang the reader (nothing is
+  ever read from it: only regular files are, checked with ``fstat`` on the open descriptor).
+* Size-capped: a file over ``cap`` is refused (or, with ``truncate``, cut), never read whole, so
+  ``/dev/zero`` or a 100 MB state cannot exhaust memory (a device is not regular anyway).
+* Verified: the owner writes non-atomically (truncate, then write). A read that overlapped a
+  write could join the start of one version to the end of the next and still parse, so the
+  descriptor's size, mtime, ctime and inode are compared before and after, and the path must
+  still name the same file; a file modified within a timestamp tick of the read (where a
+  same-size rewrite can leave the stamp as it was) is read twice and both must agree. A read
+  that saw a change is retried, then refused as "changed".
+* ``follow_symlinks=False`` (for files phasewatch is about to replace) adds ``O_NOFOLLOW``.
 
-* opens without blocking (``O_NONBLOCK``: a FIFO's open returns at once) and without taking a
-  controlling terminal (``O_NOCTTY``), optionally refusing a symlink (``O_NOFOLLOW``);
-* checks with ``fstat`` on the open descriptor (no race with a rename) that it is a regular
-  file: anything else is refused before a single byte is read;
-* refuses a file over the cap and never reads more than ``cap + 1`` bytes;
-* verifies the file did not change during the read: size, ``mtime_ns``, ``ctime_ns`` and inode
-  before and after, the bytes read match the size, and the path still names the same inode. A
-  file modified shortly before the read (within a coarse timestamp tick of it, where a rewrite
-  can leave the stamp unchanged) is read a second time and the two reads must agree. So a
-  truncate-then-write cycle during the read is never returned as the start of write N plus the
-  end of write N+1: it is read again, and refused as "changed while reading" if it keeps
-  changing.
-
-Every failure is a :class:`ReadRefused` whose ``reason`` is a short plain-words message without
-the path (the caller names the file, cleaned, in its own message).
+Every refusal is a :class:`ReadRefused` (an ``OSError``) with a short, plain ``reason``.
 """
 
 from __future__ import annotations
@@ -28,158 +22,126 @@ import os
 import stat
 import time
 from pathlib import Path
+from typing import Literal
 
-__all__ = ["MAX_BYTES", "ReadRefused", "read_regular"]
-
-MAX_BYTES = 32 * 1024 * 1024  # a real state.json is KBs; 32 MiB is far past any honest file
-ATTEMPTS = 4  # reads of a file that keeps changing before it is refused
-RETRY_DELAY_S = 0.005
-# A file modified this recently may be rewritten without its stamp changing (timestamps are
-# taken from a coarse clock, a few ms per tick; network filesystems use the server's clock), so
-# its read is confirmed by a second one.
+MAX_BYTES = 32 * 1024 * 1024
+ATTEMPTS = 4
+RETRY_DELAY = 0.01
+# A file modified this recently may have been rewritten during the read without its stamp
+# changing (timestamps come from a coarse clock, a few ms a tick; a network filesystem uses the
+# server's clock), so its read is confirmed by a second one that must give the same bytes.
 RECENT_NS = 1_000_000_000
 
-_OPEN_FLAGS = (
-    os.O_RDONLY
-    | getattr(os, "O_NONBLOCK", 0)
-    | getattr(os, "O_NOCTTY", 0)
-    | getattr(os, "O_CLOEXEC", 0)
-    | getattr(os, "O_BINARY", 0)
-)
-_CHUNK = 1024 * 1024
-
-_ERRNO_REASONS = {
-    errno.ENOENT: "file not found",
-    errno.EACCES: "permission denied",
-    errno.EPERM: "permission denied",
-    errno.EISDIR: "is a directory",
-    errno.ENOTDIR: "a parent is not a directory",
-    errno.ENXIO: "not a regular file (a socket or device)",
-    errno.ENAMETOOLONG: "name too long",
-}
-
-_KINDS = (
-    (stat.S_ISDIR, "a directory"),
-    (stat.S_ISFIFO, "a FIFO"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-    (stat.S_ISSOCK, "a socket"),
-    (stat.S_ISLNK, "a symbolic link"),
-)
+Kind = Literal["missing", "not_regular", "symlink", "too_large", "changed", "unreadable"]
 
 
 class ReadRefused(OSError):
-    """A file was not read. ``reason`` says why in plain words, ready to show (no path, no
-    control characters); ``errno`` is set when the OS refused (e.g. ``ENOENT`` when missing)."""
+    """A file phasewatch will not (or cannot) read; ``reason`` says why in plain words."""
 
-    def __init__(self, reason: str, err: int | None = None) -> None:
-        if err is None:
-            super().__init__(reason)
-        else:
-            super().__init__(err, reason)
+    def __init__(self, reason: str, kind: Kind) -> None:
+        super().__init__(reason)
         self.reason = reason
-
-    @property
-    def missing(self) -> bool:
-        """The file (or a directory on its way) does not exist."""
-        return self.errno == errno.ENOENT
-
-    def __str__(self) -> str:
-        return self.reason
+        self.kind = kind
 
 
-def read_regular(
-    path: Path, *, cap: int = MAX_BYTES, follow_symlinks: bool = True
-) -> tuple[bytes, os.stat_result]:
-    """Return the whole content of the regular file ``path`` and its ``fstat`` result.
-
-    Raises :class:`ReadRefused` (never blocks, never reads more than ``cap + 1`` bytes)."""
-    flags = _OPEN_FLAGS | (0 if follow_symlinks else getattr(os, "O_NOFOLLOW", 0))
-    for attempt in range(ATTEMPTS):
-        if attempt:
-            time.sleep(RETRY_DELAY_S * attempt)
-        try:
-            fd = os.open(path, flags)
-        except OSError as exc:
-            raise _refused(exc, follow_symlinks) from None
-        try:
-            result = _read_once(fd, path, cap, follow_symlinks)
-        except OSError as exc:
-            raise _refused(exc, follow_symlinks) from None
-        finally:
-            os.close(fd)
-        if result is not None:
-            return result
-    raise ReadRefused("changed while reading")
-
-
-def _read_once(
-    fd: int, path: Path, cap: int, follow_symlinks: bool
-) -> tuple[bytes, os.stat_result] | None:
-    """One verified read of the open ``fd``; None when the file changed meanwhile."""
-    before = os.fstat(fd)
-    _require_regular(before, cap)
-    data = _read_all(fd, before.st_size, cap)
-    after = os.fstat(fd)
-    if _stamp(before) != _stamp(after) or len(data) != after.st_size:
-        return None
-    if time.time_ns() - after.st_mtime_ns < RECENT_NS and _read_all(fd, len(data), cap, 0) != data:
-        return None
+def _open(path: Path, follow_symlinks: bool) -> int:
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+    if not follow_symlinks:
+        flags |= os.O_NOFOLLOW
     try:
-        named = os.stat(path, follow_symlinks=follow_symlinks)
+        return os.open(path, flags)
     except FileNotFoundError:
-        return None  # replaced or removed since the open: read what the path names now
-    if (named.st_dev, named.st_ino) != (after.st_dev, after.st_ino):
-        return None
-    return data, after
+        raise ReadRefused("file not found", "missing") from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP and not follow_symlinks:
+            raise ReadRefused("is a symbolic link (not followed)", "symlink") from None
+        if exc.errno in (errno.EACCES, errno.EPERM):
+            raise ReadRefused("permission denied", "unreadable") from None
+        raise ReadRefused(f"cannot open it: {exc.strerror or exc}", "unreadable") from None
 
 
-def _require_regular(st: os.stat_result, cap: int) -> None:
-    if not stat.S_ISREG(st.st_mode):
-        kind = next((name for test, name in _KINDS if test(st.st_mode)), "a special file")
-        raise ReadRefused(f"not a regular file ({kind})")
-    if st.st_size > cap:
-        raise ReadRefused(f"too large ({_size(st.st_size)}; the limit is {_size(cap)})")
-
-
-def _read_all(fd: int, size_hint: int, cap: int, offset: int | None = None) -> bytes:
-    """Read until EOF or ``cap + 1`` bytes (from ``offset`` with pread, else from the current
-    position); a file that grew past the cap is refused."""
-    chunks: list[bytes] = []
+def _read_fd(fd: int, limit: int, offset: int | None = None) -> bytes:
+    """At most ``limit`` bytes from the current position (or from ``offset``, with pread)."""
+    parts: list[bytes] = []
     got = 0
-    limit = cap + 1
     while got < limit:
-        want = min(limit - got, max(size_hint + 1 - got, _CHUNK))
+        want = min(limit - got, 1 << 20)
         chunk = os.read(fd, want) if offset is None else os.pread(fd, want, offset + got)
         if not chunk:
             break
-        chunks.append(chunk)
+        parts.append(chunk)
         got += len(chunk)
-    if got > cap:
-        raise ReadRefused(f"too large (over {_size(cap)})")
-    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
-def _stamp(st: os.stat_result) -> tuple[int, int, int, int, int]:
-    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+def _same(a: os.stat_result, b: os.stat_result) -> bool:
+    """Same file, same size, not modified in between (mtime and ctime: a truncate-then-write
+    moves both, and ctime cannot be set back by ``utime``)."""
+    return (a.st_dev, a.st_ino, a.st_size, a.st_mtime_ns, a.st_ctime_ns) == (
+        b.st_dev,
+        b.st_ino,
+        b.st_size,
+        b.st_mtime_ns,
+        b.st_ctime_ns,
+    )
 
 
-def _refused(exc: OSError, follow_symlinks: bool) -> ReadRefused:
-    if isinstance(exc, ReadRefused):
-        return exc
-    code = exc.errno
-    if code == errno.ELOOP:
-        reason = "too many symbolic links" if follow_symlinks else "is a symbolic link"
-    elif code in _ERRNO_REASONS:
-        reason = _ERRNO_REASONS[code]
-    else:
-        reason = (os.strerror(code) if code else type(exc).__name__).lower()
-    return ReadRefused(reason, code)
+def _confirmed(fd: int, data: bytes, st: os.stat_result) -> bool:
+    """False when a file modified within a timestamp tick of the read reads differently now."""
+    if time.time_ns() - st.st_mtime_ns >= RECENT_NS:
+        return True
+    return _read_fd(fd, len(data) + 1, offset=0) == data
 
 
-def _size(n: int) -> str:
-    if n >= 1024 * 1024:
-        return f"{n / (1024 * 1024):.0f} MiB"
-    if n >= 1024:
-        return f"{n / 1024:.0f} KiB"
-    return f"{n} bytes"
+def _read_once(path: Path, cap: int, follow_symlinks: bool, truncate: bool):
+    fd = _open(path, follow_symlinks)
+    try:
+        before = os.fstat(fd)
+        if not stat.S_ISREG(before.st_mode):
+            raise ReadRefused(
+                "not a regular file (a FIFO, device, socket or directory): not read",
+                "not_regular",
+            )
+        if before.st_size > cap and not truncate:
+            raise ReadRefused(f"larger than {cap:,} bytes: not read", "too_large")
+        data = _read_fd(fd, cap if truncate else cap + 1)
+        after = os.fstat(fd)
+        confirmed = truncate or _confirmed(fd, data, after)
+    except OSError as exc:
+        if isinstance(exc, ReadRefused):
+            raise
+        raise ReadRefused(f"cannot read it: {exc.strerror or exc}", "unreadable") from None
+    finally:
+        os.close(fd)
+    if len(data) > cap:  # grew past the cap while being read
+        raise ReadRefused(f"larger than {cap:,} bytes: not read", "too_large")
+    try:
+        now = os.stat(path, follow_symlinks=follow_symlinks)
+    except OSError:
+        now = None  # vanished (or replaced by something unreadable) right after the read
+    unchanged = confirmed and _same(before, after) and now is not None and _same(after, now)
+    if not truncate and unchanged and len(data) != after.st_size:
+        unchanged = False  # e.g. cut by a truncate after its size was taken
+    return data, after, unchanged
+
+
+def read_regular(
+    path: Path,
+    *,
+    cap: int = MAX_BYTES,
+    follow_symlinks: bool = True,
+    truncate: bool = False,
+    attempts: int = ATTEMPTS,
+) -> tuple[bytes, os.stat_result]:
+    """The bytes of the regular file ``path`` and its ``fstat`` (see the module docstring).
+
+    ``truncate``: a file over ``cap`` gives its first ``cap`` bytes instead of a refusal (for
+    text shown to a human, never for a file to be parsed or rewritten).
+    """
+    for attempt in range(max(1, attempts)):
+        data, st, unchanged = _read_once(Path(path), cap, follow_symlinks, truncate)
+        if unchanged:
+            return data, st
+        if attempt + 1 < attempts:
+            time.sleep(RETRY_DELAY * (attempt + 1))
+    raise ReadRefused("it changed while being read (its owner is writing it)", "changed")

@@ -8,70 +8,13 @@ ways that matter for a byte-exact replay: floats (``1.0`` vs ``1``, ``1e-07`` vs
 
 from __future__ import annotations
 
-import math
-from decimal import Decimal
 from typing import Any
 
-_ESCAPES = {
-    '"': '\\"',
-    "\\": "\\\\",
-    "\b": "\\b",
-    "\f": "\\f",
-    "\n": "\\n",
-    "\r": "\\r",
-    "\t": "\\t",
-}
+from ..decide import js_number, js_string  # the one JSON.stringify number and string formatter
+
+__all__ = ["js_json_dumps", "js_number", "js_string"]
+
 _MAX_ARRAY_INDEX = 2**32 - 2
-
-
-def js_number(value: int | float) -> str:
-    """ECMAScript ``Number::toString`` (what ``JSON.stringify`` prints for a finite number)."""
-    if isinstance(value, bool):
-        raise TypeError("booleans are not numbers here")
-    if isinstance(value, int):
-        if abs(value) < 10**21:
-            return str(value)
-        value = float(value)  # JS would hold it as a double and print it in exponent form
-    if math.isnan(value) or math.isinf(value):
-        return "null"
-    if value == 0:
-        return "0"  # also -0
-    sign = "-" if value < 0 else ""
-    # repr() is the shortest round-tripping decimal, the same digits JS chooses.
-    _sign, digit_tuple, exponent = Decimal(repr(abs(value))).as_tuple()
-    assert isinstance(exponent, int)
-    digits = "".join(map(str, digit_tuple)).lstrip("0")
-    stripped = digits.rstrip("0")
-    exponent += len(digits) - len(stripped)
-    digits = stripped
-    k = len(digits)
-    n = exponent + k  # value = 0.d1d2...dk * 10^n
-    if k <= n <= 21:
-        text = digits + "0" * (n - k)
-    elif 0 < n <= 21:
-        text = digits[:n] + "." + digits[n:]
-    elif -6 < n <= 0:
-        text = "0." + "0" * (-n) + digits
-    else:
-        e = n - 1
-        mantissa = digits if k == 1 else digits[0] + "." + digits[1:]
-        text = f"{mantissa}e{'+' if e > 0 else '-'}{abs(e)}"
-    return sign + text
-
-
-def js_string(text: str) -> str:
-    """A JSON string literal as ``JSON.stringify`` writes it (well-formed, non-ASCII raw)."""
-    out = ['"']
-    for ch in text:
-        code = ord(ch)
-        if ch in _ESCAPES:
-            out.append(_ESCAPES[ch])
-        elif code < 0x20 or 0xD800 <= code <= 0xDFFF:
-            out.append(f"\\u{code:04x}")
-        else:
-            out.append(ch)
-    out.append('"')
-    return "".join(out)
 
 
 def _is_array_index(key: str) -> bool:

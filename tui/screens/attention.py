@@ -6,7 +6,7 @@ selected item. The list is :func:`core.review.attention_items` (the app keeps it
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from phasewatch.core.review import AttentionItem, attention_items
 from phasewatch.core.session import SessionUpdate
@@ -19,6 +19,9 @@ from textual.widget import Widget
 from textual.widgets import DataTable, Static
 
 from .console_base import ConsoleScreen
+
+if TYPE_CHECKING:
+    from ..console import ReviewConsole
 
 
 class AttentionScreen(ConsoleScreen):
@@ -34,8 +37,8 @@ class AttentionScreen(ConsoleScreen):
     AttentionScreen #attention-table { height: 1fr; }
     """
 
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+    def __init__(self, console: ReviewConsole, **kwargs: Any) -> None:
+        super().__init__(console, **kwargs)
         self.items: list[AttentionItem] = []
 
     def compose(self) -> Iterable[Widget]:
@@ -50,7 +53,7 @@ class AttentionScreen(ConsoleScreen):
         return self.query_one("#attention-table", DataTable)
 
     def render_data(self, update: SessionUpdate) -> None:
-        items = attention_items(update.snapshot(self.project_id), update.tdd_plan)
+        items = attention_items(self.console.snapshot(update), update.tdd_plan)
         table = self.table
         if not table.columns:
             for label in ("kind", "waiting", "since", "what", "detail"):
@@ -58,7 +61,7 @@ class AttentionScreen(ConsoleScreen):
         if [i.key for i in items] != [i.key for i in self.items] or items != self.items:
             row = table.cursor_row
             table.clear()
-            now = self.now()
+            now = self.console.now()
             for item in items:
                 since = item.since
                 age = format_elapsed((now - since).total_seconds()) if since else "—"
@@ -89,7 +92,7 @@ class AttentionScreen(ConsoleScreen):
         row = self.table.cursor_row
         if not (0 <= row < len(self.items)):
             return
-        self.app.open_attention_item(self.items[row])  # type: ignore[attr-defined]
+        self.console.open_item(self.items[row])
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()

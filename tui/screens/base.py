@@ -2,10 +2,10 @@
 
 The app calls :meth:`UpdateScreen.show_update` with EVERY :class:`~core.session.SessionUpdate`,
 in order, on every data screen, whether or not it is visible. Updates carry full current state
-(snapshots, findings, files...) and deltas (new hook records, timeline entries appended, new
-events). A screen that is not mounted yet (never shown) buffers: its pending update is merged
-(``SessionUpdate.merged_after``, deltas concatenated) and applied once, right after the screen
-mounts. A subclass implements :meth:`UpdateScreen.apply_update` (widgets composed, inside
+(the state picture: a newer update says all an older one would). A screen that is not mounted
+yet (never shown) keeps the newest and applies it once, right after it mounts; one arriving
+before that replaces it, so nothing older is applied after something newer. A subclass
+implements :meth:`UpdateScreen.apply_update` (widgets composed, inside
 ``app.batch_update()``) and, if it shows time-dependent text, :meth:`UpdateScreen.tick`.
 
 Every screen ends with the status bar (watch mode, torn/vanished/stale warnings) and the footer.
@@ -21,6 +21,7 @@ from phasewatch.core.session import SessionUpdate
 from phasewatch.widgets.footer import KeyFooter
 from phasewatch.widgets.status_bar import StatusBar
 from textual.app import ComposeResult
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widget import Widget
 
@@ -46,8 +47,10 @@ class UpdateScreen(Screen[None]):
 
     def show_update(self, update: SessionUpdate) -> None:
         """Receive one update (called by the app for every update, visible or not)."""
-        if not self.is_mounted:
-            self._pending = update if self._pending is None else update.merged_after(self._pending)
+        if not self.is_mounted or self._pending is not None:
+            # Not mounted, or mounted with the buffer not applied yet: the newest says it all,
+            # and applying this one now would let the older buffer land after it.
+            self._pending = update
             return
         self._apply(update)
 
@@ -90,13 +93,16 @@ class UpdateScreen(Screen[None]):
         yield KeyFooter()
 
     def on_mount(self) -> None:
+        if self._pending is None and self.last_update is None:
+            self._pending = getattr(self.app, "last_update", None)
         if self._pending is not None:
-            pending, self._pending = self._pending, None
-            self.call_after_refresh(self._apply, pending)
-        elif self.last_update is None:
-            last = getattr(self.app, "last_update", None)
-            if last is not None:
-                self.call_after_refresh(self._apply, last)
+            self.call_after_refresh(self._apply_pending)
+
+    def _apply_pending(self) -> None:
+        """Apply the buffer (everything that arrived before and during mounting), once."""
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            self._apply(pending)
 
     def on_screen_resume(self) -> None:
         self.tick(self.now())
@@ -111,7 +117,7 @@ class UpdateScreen(Screen[None]):
         update = update or self.last_update
         try:
             bar = self.query_one("#status-bar", StatusBar)
-        except Exception:
+        except NoMatches:  # not composed yet
             return
         mode = getattr(self.app, "watch_mode", "starting")
         if update is None:
@@ -120,8 +126,6 @@ class UpdateScreen(Screen[None]):
         others = [f for f in update.files.values() if f.kind != "state"]
         notes: list[str] = []
         tail = update.hook_tail
-        if update.hook_unread:  # first: lines are missing from the view
-            notes.append(f"older hook lines not read ({_mb(update.hook_unread)}): log rewritten")
         if update.hook_rotations and update.hook_rotated_at is not None:
             # a session fact, not only this update's: the next append must not make it vanish
             when = update.hook_rotated_at.astimezone().strftime("%H:%M:%S")

@@ -2,21 +2,28 @@
 ``dismiss(result)``\\ es): yes/no confirmation, one line of text (redo guidance, a cancellation
 reason) and the explanation of a refused decision.
 
-Every string shown may come from a file: it goes in as ``rich.text.Text`` or ``Content(text)``,
-widgets are created with ``markup=False``.
+Every string shown may come from a file (a phase key in a title, a writer's message naming
+one): it is cleaned (:func:`core.text.clean`) and goes in as ``rich.text.Text`` or
+``Content(text)`` (border titles included: a ``str`` title would be parsed as markup, so
+``[@click=...]`` in a phase key would become a link), widgets are created with ``markup=False``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
+from phasewatch.core.text import clean
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
+
+if TYPE_CHECKING:
+    from .console_base import KeyGuard
 
 DIALOG_CSS = """
 {cls} {{ align: center middle; }}
@@ -32,32 +39,46 @@ def summary_lines(summary: Mapping[str, Any]) -> Text:
     """A decision result's ``state_summary`` as indented ``key: value`` lines (plain text)."""
     text = Text()
 
+    def add(part: str, style: str = "") -> None:
+        text.append(clean(part), style=style)
+
     def walk(value: Any, indent: int) -> None:
         if isinstance(value, Mapping):
             for k, v in value.items():
-                text.append("  " * indent + f"{k}: ", style="bold")
+                add("  " * indent + f"{k}: ", style="bold")
                 if isinstance(v, Mapping | list) and v:
-                    text.append("\n")
+                    add("\n")
                     walk(v, indent + 1)
                 else:
-                    text.append(f"{v}\n")
+                    add(f"{v}\n")
         elif isinstance(value, list):
             for v in value:
-                text.append("  " * indent + "- ")
+                add("  " * indent + "- ")
                 if isinstance(v, Mapping):
-                    text.append(", ".join(f"{k}={x}" for k, x in v.items()) + "\n")
+                    add(", ".join(f"{k}={x}" for k, x in v.items()) + "\n")
                 else:
-                    text.append(f"{v}\n")
+                    add(f"{v}\n")
         else:
-            text.append("  " * indent + f"{value}\n")
+            add("  " * indent + f"{value}\n")
 
     walk(summary, 0)
     text.rstrip()
     return text
 
 
+def plain_title(title: str) -> Content:
+    """A border title shown as the literal (cleaned) text, never parsed as markup."""
+    return Content(clean(title))
+
+
+def plain_text(text: str | Text) -> Text:
+    return text if isinstance(text, Text) else Text(clean(text))
+
+
 class ConfirmDialog(ModalScreen[bool]):
-    """``y``/Enter confirms (True), ``n``/Escape cancels (False)."""
+    """``y`` (or the Yes button) confirms (True), ``n``/Escape cancels (False). With a
+    ``guard``, a Yes within a moment of the dialog appearing is ignored (a key typed for the
+    screen below is not a confirmation)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "answer(True)", "Yes"),
@@ -65,15 +86,24 @@ class ConfirmDialog(ModalScreen[bool]):
     ]
     DEFAULT_CSS = DIALOG_CSS.format(cls="ConfirmDialog")
 
-    def __init__(self, title: str, message: str | Text, yes: str = "Yes", no: str = "No") -> None:
+    def __init__(
+        self,
+        title: str,
+        message: str | Text,
+        *,
+        yes: str = "Yes",
+        no: str = "No",
+        guard: KeyGuard | None = None,
+    ) -> None:
         super().__init__()
         self.title_text = title
-        self.message = message if isinstance(message, Text) else Text(message)
+        self.message = plain_text(message)
         self.yes, self.no = yes, no
+        self.guard = guard
 
     def compose(self) -> ComposeResult:
         with Vertical() as box:
-            box.border_title = self.title_text
+            box.border_title = plain_title(self.title_text)
             yield Static(self.message, classes="dialog-message", markup=False)
             with Horizontal(classes="dialog-buttons"):
                 yield Button(Text(f"{self.no} (n)"), id="no")
@@ -81,12 +111,16 @@ class ConfirmDialog(ModalScreen[bool]):
 
     def on_mount(self) -> None:
         self.query_one("#no", Button).focus()
+        if self.guard is not None:
+            self.guard.arm()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        self.dismiss(event.button.id == "yes")
+        self.action_answer(event.button.id == "yes")
 
     def action_answer(self, value: bool) -> None:
+        if value and self.guard is not None and self.guard.refuses(self):
+            return
         self.dismiss(value)
 
 
@@ -104,16 +138,19 @@ class TextPromptDialog(ModalScreen[str | None]):
     def __init__(self, title: str, prompt: str | Text, placeholder: str = "") -> None:
         super().__init__()
         self.title_text = title
-        self.prompt = prompt if isinstance(prompt, Text) else Text(prompt)
+        self.prompt = plain_text(prompt)
         self.placeholder = placeholder
+        #: What Escape does, in the words of the caller's context (shown under the input).
+        self.close_hint = "Escape: close, nothing is written"
 
     def compose(self) -> ComposeResult:
         with Vertical() as box:
-            box.border_title = self.title_text
+            box.border_title = plain_title(self.title_text)
             yield Static(self.prompt, classes="dialog-message", markup=False)
             yield Input(placeholder=self.placeholder, id="prompt-input")
             yield Static("", id="prompt-error", markup=False)
-            yield Static(Text("Enter: submit   Escape: cancel", style="dim"), markup=False)
+            hint = Text(f"Enter: submit   {self.close_hint}", style="dim")
+            yield Static(hint, markup=False)
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()
@@ -146,10 +183,10 @@ class RefusalDialog(ModalScreen[None]):
 
     def __init__(self, title: str, message: str, summary: Mapping[str, Any], line: str) -> None:
         super().__init__()
-        self.title_text = title
-        self.message = message
+        self.title_text = clean(title)
+        self.message = clean(message)
         self.summary = dict(summary)
-        self.line = line
+        self.line = clean(line)
 
     @property
     def text(self) -> str:
@@ -159,7 +196,7 @@ class RefusalDialog(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical() as box:
-            box.border_title = self.title_text
+            box.border_title = plain_title(self.title_text)
             yield Static(Text(self.message), classes="dialog-message", markup=False)
             head = Text("Current state: ", style="bold")
             head.append(self.line, style="")
@@ -175,6 +212,45 @@ class RefusalDialog(ModalScreen[None]):
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
         self.dismiss(None)
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class DetailDialog(ModalScreen[None]):
+    """Fields of one item in full (a hook-log row): labels and values, every value cleaned and
+    shown as plain text. Escape/Enter closes; nothing here decides anything."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,enter", "close", "Close"),
+    ]
+    DEFAULT_CSS = (
+        DIALOG_CSS.format(cls="DetailDialog")
+        + """
+    DetailDialog VerticalScroll { height: auto; max-height: 24; }
+    """
+    )
+
+    def __init__(self, title: str, fields: list[tuple[str, object]]) -> None:
+        super().__init__()
+        self.title_text = clean(title)
+        self.fields = [(clean(label), clean("" if value is None else str(value)))
+                       for label, value in fields]
+
+    @property
+    def text(self) -> str:
+        return "\n".join(f"{label}: {value}" for label, value in self.fields)
+
+    def compose(self) -> ComposeResult:
+        width = max((len(label) for label, _ in self.fields), default=0)
+        body = Text()
+        for label, value in self.fields:
+            body.append(f"{label:>{width}} ", style="bold")
+            body.append(value + "\n")
+        with Vertical() as box:
+            box.border_title = plain_title(self.title_text)
+            with VerticalScroll():
+                yield Static(body, markup=False)
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -1,13 +1,15 @@
 """``e``: pending escalations (type, hook, phase, age) with the full multi-line ``detail`` of the
-selected one, and the three answers: ``t`` Retry, ``s`` Skip, ``x`` Cancel workflow (asks for a
+selected one, and the three answers, with the letters the escalation's own text offers
+(``[R] Retry [S] Skip [C] Cancel``): ``r`` Retry, ``s`` Skip, ``c`` Cancel workflow (asks for a
 reason, then a confirmation). An answer applies to every pending escalation (the protocol clears
 the whole array); it is written by ``core.decide.decide_escalation`` with ``seen=`` the state
-document on screen."""
+document on screen. A key within a moment of the screen appearing, or of the list changing,
+does nothing (KeyGuard)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from phasewatch.core.protocol import parse_iso
 from phasewatch.core.review import escalation_key
@@ -24,13 +26,19 @@ from textual.widgets import DataTable, Static
 from .console_base import ConsoleScreen
 from .dialogs import ConfirmDialog, TextPromptDialog
 
+if TYPE_CHECKING:
+    from ..console import ReviewConsole
+
 
 class EscalationsScreen(ConsoleScreen):
     NAME = "escalations"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("t", "answer('retry')", "Retry phase"),
+        Binding("r", "answer('retry')", "Retry phase"),
         Binding("s", "answer('skip')", "Skip (override)"),
-        Binding("x", "cancel_workflow", "Cancel workflow…"),
+        Binding("c", "cancel_workflow", "Cancel workflow…"),
+        Binding("R", "answer('retry')", "Retry phase", show=False),
+        Binding("S", "answer('skip')", "Skip (override)", show=False),
+        Binding("C", "cancel_workflow", "Cancel workflow…", show=False),
         Binding("escape", "back", "Back"),
     ]
     DEFAULT_CSS = """
@@ -42,8 +50,8 @@ class EscalationsScreen(ConsoleScreen):
         border-title-color: $text-primary; }
     """
 
-    def __init__(self, select: int | None = None, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+    def __init__(self, console: ReviewConsole, select: int | None = None, **kwargs: Any) -> None:
+        super().__init__(console, **kwargs)
         self.snap: Snapshot | None = None
         self.keys: list[str] = []
         self.select = select
@@ -71,15 +79,17 @@ class EscalationsScreen(ConsoleScreen):
         return str(self.query_one("#esc-detail", Static).render())
 
     def render_data(self, update: SessionUpdate) -> None:
-        self.snap = update.snapshot(self.project_id)
+        self.snap = self.console.snapshot(update)
         pending = self.pending
         table = self.table
         if not table.columns:
             for label in ("type", "hook", "phase", "age", "first line"):
                 table.add_column(Text(label), key=label)
         keys = [escalation_key(i, e) for i, e in enumerate(pending)]
-        now = self.now()
+        now = self.console.now()
         if keys != self.keys:
+            if self.keys:  # the list changed under the user: keys typed for the old one
+                self.guard.arm()
             row = table.cursor_row
             table.clear()
             for key, esc in zip(keys, pending, strict=True):
@@ -149,21 +159,21 @@ class EscalationsScreen(ConsoleScreen):
         if self.snap is None or not self.pending:
             self.app.notify("No pending escalations.", markup=False, timeout=3)
             return
-        self.app.decide_escalation_answer(self.snap, action)  # type: ignore[attr-defined]
+        if self.guard.refuses(self):
+            return
+        self.console.decide_escalation(self.snap, action, asker=self)
 
     def action_cancel_workflow(self) -> None:
         snap = self.snap
         if snap is None or not self.pending:
             self.app.notify("No pending escalations.", markup=False, timeout=3)
             return
-        if getattr(self.app, "refuse_read_only", lambda _w: False)("cancel workflow"):
+        if self.console.refuse_read_only("cancel workflow") or self.guard.refuses(self):
             return
 
         def confirmed(yes: bool | None, reason: str) -> None:
             if yes:
-                self.app.decide_escalation_answer(  # type: ignore[attr-defined]
-                    snap, "cancel", reason=reason
-                )
+                self.console.decide_escalation(snap, "cancel", reason=reason, asker=self)
 
         def reasoned(reason: str | None) -> None:
             if not reason:
@@ -172,16 +182,19 @@ class EscalationsScreen(ConsoleScreen):
             message.append("with the reason:\n\n")
             message.append(reason, style="bold")
             message.append("\n\nThis cannot be undone from phasewatch.")
-            self.app.push_screen(
-                ConfirmDialog("Cancel the workflow?", message, yes="Cancel workflow", no="Keep"),
-                lambda yes: confirmed(yes, reason),
+            dialog = ConfirmDialog(
+                "Cancel the workflow?",
+                message,
+                yes="Cancel the workflow",
+                no="Keep the workflow",
+                guard=self.console.key_guard(),
             )
+            self.app.push_screen(dialog, lambda yes: confirmed(yes, reason))
 
-        self.app.push_screen(
-            TextPromptDialog(
-                "Cancel workflow",
-                "Why is the workflow cancelled? (recorded as cancellation_reason)",
-                "reason",
-            ),
-            reasoned,
+        prompt = TextPromptDialog(
+            "Cancel workflow",
+            "Why is the workflow cancelled? (recorded as cancellation_reason)",
+            "reason",
         )
+        prompt.close_hint = "Escape: back, the workflow is kept"
+        self.app.push_screen(prompt, reasoned)

@@ -1,60 +1,77 @@
-"""``?``: every key binding, generated from the bindings themselves (app, the screen underneath
-and its focused widget), never hand-written."""
+"""``?``: every key, grouped by the screen it works on, the decision keys first (review gate,
+escalations, plan approval), then the keys that work everywhere, then each data screen's own.
+
+Generated from the bindings themselves (never hand-written): the app passes the sections as
+``(title, bindings)`` pairs (:meth:`tui.app.PhasewatchApp.help_sections`). Within a section, one
+row per action: hidden twins and upper-case aliases join the row of the key they double
+(``c, C  Continue``). Generic scrolling keys of tables and lists are summed up in one line.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Sequence
 from typing import ClassVar
 
 from rich.text import Text
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
+
+#: (keys, description, section title)
+Row = tuple[str, str, str]
+KEY_WIDTH = 10
+MOVING = "↑ ↓ PgUp PgDn Home End move in tables and lists; Tab moves between panes."
+PALETTE = "Ctrl+P: every action by name (command palette)."
 
 
-def binding_rows(
-    app, screen, screens: Mapping[str, type] | None = None
-) -> list[tuple[str, str, str]]:
-    """(keys, description, where) for every binding active on ``screen`` plus the app's own
-    and the bindings of each screen class in ``screens`` (name -> class: the data screens, so
-    keys of other screens are listed too)."""
-    rows: list[tuple[str, str, str]] = []
-    seen: set[tuple[str, str]] = set()
-
-    def add(binding: Binding, where: str) -> None:
-        if binding.action in {"noop"}:
-            return
-        keys = app.get_key_display(binding)
+def section_rows(app: App[object], title: str, bindings: Iterable[BindingType]) -> list[Row]:
+    """One row per action of ``bindings`` (first description that says most wins)."""
+    merged: dict[str, tuple[list[str], str]] = {}
+    by_key: dict[str, str] = {}
+    for binding in Binding.make_bindings(bindings):
+        if binding.action == "noop":
+            continue
+        key = app.get_key_display(binding)
         desc = binding.description or binding.tooltip or binding.action
-        ident = (keys, binding.action)
-        if ident in seen:
-            return
-        seen.add(ident)
-        rows.append((keys, desc, where))
+        # a twin (same key, other action) or an alias (same action, other key) shares the row
+        ident = by_key.get(key, binding.action)
+        keys, best = merged.get(ident, ([], ""))
+        if key not in keys:
+            keys.append(key)
+        merged[ident] = (keys, desc if len(desc) > len(best) else best)
+        by_key[key] = ident
+    return [(", ".join(keys), desc, title) for keys, desc in merged.values()]
 
-    def normalise(bindings: Iterable) -> Iterable[Binding]:
-        for b in bindings:
-            if isinstance(b, Binding):
-                yield from b.make_bindings([b])
-            elif isinstance(b, tuple):
-                yield from Binding.make_bindings([b])
 
-    for _key, active in screen.active_bindings.items():
-        node = active.node
-        where = "app" if node is app else type(node).__name__
-        add(active.binding, where)
-    for b in normalise(type(app).BINDINGS):
-        add(b, "app")
-    for name, cls in (screens or {}).items():
-        for b in normalise(cls.BINDINGS):
-            add(b, name)
+def help_rows(app: App[object], sections: Sequence[tuple[str, Iterable[BindingType]]]) -> list[Row]:
+    rows: list[Row] = []
+    for title, bindings in sections:
+        rows += section_rows(app, title, bindings)
     return rows
 
 
+def help_text(rows: Sequence[Row]) -> Text:
+    """The sections as text: a bold title line, then ``key  description`` lines."""
+    text = Text()
+    title = None
+    for keys, desc, where in rows:
+        if where != title:
+            if title is not None:
+                text.append("\n")
+            text.append(where, style="bold underline")
+            text.append("\n")
+            title = where
+        text.append(f"  {keys:<{KEY_WIDTH}}", style="bold")
+        text.append(f" {desc}\n")
+    text.append("\n")
+    text.append(MOVING, style="dim")
+    return text
+
+
 class HelpScreen(ModalScreen[None]):
-    """Lists every binding; ``escape``/``?``/``q`` closes."""
+    """Lists every key by screen; ``escape``/``?``/``q`` closes."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close"),
@@ -63,32 +80,31 @@ class HelpScreen(ModalScreen[None]):
     ]
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
-    HelpScreen > #help { width: 90%; max-width: 100; height: 85%; border: round $primary;
+    HelpScreen > #help { width: 90%; max-width: 90; height: 90%; border: round $primary;
         background: $surface; padding: 0 1; }
-    HelpScreen DataTable { height: 1fr; }
+    HelpScreen #help-head { color: $text-muted; }
+    HelpScreen #help-scroll { height: 1fr; }
     """
 
-    def __init__(self, rows: list[tuple[str, str, str]]) -> None:
+    def __init__(self, rows: list[Row]) -> None:
         super().__init__()
         self.rows = rows
 
     def compose(self) -> ComposeResult:
         with Vertical(id="help") as box:
             box.border_title = "Keys"
-            yield Static(
-                Text("Every key binding, from the bindings in force. Ctrl+P: command palette."),
-                markup=False,
-            )
-            yield DataTable(id="help-table", cursor_type="row", zebra_stripes=True)
+            box.border_subtitle = "Escape closes"
+            yield Static(Text(PALETTE), id="help-head", markup=False)
+            with VerticalScroll(id="help-scroll"):
+                yield Static(help_text(self.rows), id="help-text", markup=False)
 
     def on_mount(self) -> None:
-        table = self.query_one(DataTable)
-        table.add_column(Text("key"), key="key")
-        table.add_column(Text("action"), key="action")
-        table.add_column(Text("where"), key="where")
-        for keys, desc, where in self.rows:
-            table.add_row(Text(keys, style="bold"), Text(desc), Text(where))
-        table.focus()
+        self.query_one("#help-scroll").focus()
+
+    @property
+    def text(self) -> str:
+        """Everything the screen lists, as plain text (tests)."""
+        return PALETTE + "\n" + help_text(self.rows).plain
 
     def action_close(self) -> None:
         self.dismiss(None)

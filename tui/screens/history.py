@@ -31,6 +31,7 @@ class HistoryScreen(PanelScreen):
         super().__init__(name=name, id=id)
         self._history: list[Any] | None = None
         self._shown_project: str | None = None
+        self._shown: tuple[Any, ...] = ()  # (project, its version seq, discovery) rendered
         self.sets = 0  # set_history calls (tests)
 
     def compose_main(self) -> Iterable[Widget]:
@@ -47,14 +48,10 @@ class HistoryScreen(PanelScreen):
     def apply_update(self, update: SessionUpdate) -> None:
         snap = update.snapshot(self.project_id)
         pid = snap.project_id if snap is not None else ""
-        changed = (
-            not self._rendered
-            or pid != self._shown_project
-            or pid in update.new_versions
-            or update.rediscovered
-        )
-        if not changed:
+        shown = (pid, update.versions.get(pid), update.discovery)  # revisions, not deltas
+        if self._rendered and shown == self._shown:
             return
+        self._shown = shown
         self._shown_project = pid
         history = list(snap.state.workflow_history) if snap is not None else []
         if history != self._history:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import replace
 from typing import ClassVar
 
 from phasewatch.core.session import SessionUpdate
@@ -13,15 +12,16 @@ from textual.binding import Binding, BindingType
 from textual.widget import Widget
 from textual.widgets import Static
 
+from .dialogs import DetailDialog
 from .panels import PanelScreen
 
 
 class HookActivityScreen(PanelScreen):
-    """Key ``2``. Every hook-log record read this session (a virtual view: only visible lines
-    render), filters by hook/event/phase and text, per-hook and per-event counts, the log's
-    findings. Data: ``update.hook_records`` (NEW records: appended in one call),
-    ``hook_older`` (a large log's older lines, read from its end: put before all held),
-    ``hook_tail`` (an owner rotation -> a marker line), ``hook_findings``, ``hook_dropped``."""
+    """Key ``2``. Every hook-log line read this session (a virtual view: only visible lines
+    render, parsed from the log when shown), filters by hook/event/phase and text, per-hook and
+    per-event counts, the log's findings (the whole log). Data: ``update.hooks`` (the session's
+    record store, read by the view; :meth:`sync_log` when the app says the log grew),
+    ``hook_findings``, ``hook_total``, ``hook_progress``."""
 
     NAME = "hooks"
     TITLE = "Hook activity"
@@ -32,6 +32,7 @@ class HookActivityScreen(PanelScreen):
         Binding("b", "blocks_only", "Blocks only"),
         Binding("f", "follow", "Follow"),
         Binding("escape", "clear_filters", "Clear filters"),
+        Binding("d", "detail", "Row detail"),
     ]
 
     # the log, not the search box, has the focus: digits still switch screens
@@ -43,11 +44,7 @@ class HookActivityScreen(PanelScreen):
 
     def __init__(self, *, name: str | None = None, id: str | None = None) -> None:
         super().__init__(name=name, id=id)
-        self.appends = 0  # append calls made (one per update with records)
-        self.rotations_noted = 0
-        # Built now and fed with every update's records even before the screen is first shown:
-        # the records go straight into its compact columns instead of piling up as objects in
-        # a pending update (a large log is read in many parts).
+        self.syncs = 0  # times the view took in new rows
         self.log_view = HookLogView(id="hooklog-view")
 
     def compose_main(self) -> Iterable[Widget]:
@@ -63,28 +60,22 @@ class HookActivityScreen(PanelScreen):
         return self.query_one("#hooks-body", HookLogScreenBody)
 
     def show_update(self, update: SessionUpdate) -> None:
-        """Feed the records (and a rotation marker) to the view at once, shown or not; the rest
-        of the update follows the usual path (applied now, or merged until the screen shows)."""
-        view = self.log_view
-        fed = False
-        if update.hook_tail.rotation and view.total:
-            view.note_rotation(update.hook_tail.lines or 0, update.at)
-            self.rotations_noted += 1
-            fed = True
-        if update.hook_older:  # a large log's older lines: before all held
-            view.prepend(update.hook_older)
-            fed = True
-            update = replace(update, hook_older=[])
-        if update.hook_records:
-            view.append(update.hook_records)
-            self.appends += 1
-            fed = True
-            update = replace(update, hook_records=[])
-        if fed and self.is_mounted:  # (a body mounted later counts on its own mount)
-            self.body.refresh_side()
+        """The view reads the session's store (attached once); the rest of the update follows
+        the usual path (applied now, or merged until the screen shows)."""
+        if update.hooks is not None and update.hooks is not self.log_view.store:
+            self.log_view.attach(update.hooks)
         super().show_update(update)
 
+    def sync_log(self) -> None:
+        """The log grew (or was rewritten): the view takes in the new rows, the side counts
+        follow."""
+        if self.log_view.sync():
+            self.syncs += 1
+            if self.is_mounted:
+                self.body.refresh_side()
+
     def apply_update(self, update: SessionUpdate) -> None:
+        self.sync_log()
         body = self.body
         tail = update.hook_tail
         if body.view.total:
@@ -102,12 +93,11 @@ class HookActivityScreen(PanelScreen):
 
     def _show_notes(self, update: SessionUpdate) -> None:
         text = Text()
-        if update.hook_dropped:
-            text.append(
-                f"{update.hook_dropped:,} older records were dropped while this screen was "
-                "not shown (the newest are kept).\n",
-                style="dim",
-            )
+        read = f"{update.hook_total:,} lines"
+        if update.hook_pending and update.hook_progress is not None:
+            done, size = update.hook_progress
+            read += f", {done * 100 // max(size, 1)}% of the log so far"
+        text.append(f"Findings and counts cover the whole log ({read}).\n", style="dim")
         for f in update.hook_findings[:3]:
             text.append(f.rule_id + " ", style="bold")
             text.append(" ".join(f.message.split())[:300])
@@ -116,6 +106,8 @@ class HookActivityScreen(PanelScreen):
         if more > 0:
             text.append(f"… {more} more finding(s) on the Overview", style="dim")
         text.rstrip()
+        if not update.hook_findings and not update.hook_total:
+            text = Text()
         notes = self.query_one("#panel-notes", Static)
         notes.update(text)
         notes.display = bool(text.plain)
@@ -137,3 +129,14 @@ class HookActivityScreen(PanelScreen):
 
 
 # ---------------------------------------------------------------------------- 3 timeline
+
+    def action_detail(self) -> None:
+        self.query_one(HookLogView).action_detail()
+
+    def on_hook_log_view_row_chosen(self, message: HookLogView.RowChosen) -> None:
+        """A row asked for whole (click, or d): every field, the reason uncut."""
+        fields = message.view.record_fields(message.record)
+        order = ("ts", "hook", "event", "phase", "agent", "reason", "line_no", "marker",
+                 "error", "raw")
+        rows = [(key, fields[key]) for key in order if fields.get(key) not in (None, "")]
+        self.app.push_screen(DetailDialog(f"Hook log line {fields.get('line_no')}", rows))

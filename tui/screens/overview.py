@@ -9,8 +9,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
+from phasewatch.core.config import apply_config
 from phasewatch.core.findings import Severity
 from phasewatch.core.session import SessionUpdate
+from phasewatch.core.text import shorten
 from phasewatch.widgets.findings_list import FindingsList, Item, events, standing
 from phasewatch.widgets.header import OverviewHeader
 from phasewatch.widgets.location_matrix import LocationMatrix
@@ -22,7 +24,43 @@ from .base import UpdateScreen
 
 WIDE = 150  # columns from which the matrix and the findings sit side by side
 MAX_EVENTS_SHOWN = 50
-MAX_NOTIFY = 3
+NOTIFY_WIDTH = 90  # characters of a toast's text (two lines of a 48-column toast)
+NOTIFY_SECONDS = 5
+
+
+def other_screen(update: SessionUpdate) -> str | None:
+    """The data screen to open at start when the project has no iSDLC state but a TDD plan
+    (``tdd``) or a plugin registry (``plugins``); None otherwise."""
+    if update.project.states:
+        return None
+    if update.tdd_plan is not None:
+        return "tdd"
+    if _has_registry(update):
+        return "plugins"
+    return None
+
+
+def _has_registry(update: SessionUpdate) -> bool:
+    registry = update.registry
+    return registry is not None and bool(registry.plugins or registry.findings)
+
+
+def other_data_hint(update: SessionUpdate) -> str:
+    """What the overview says when there is no iSDLC state: which key shows the data there
+    is, or how to see phasewatch at work."""
+    if update.project.states:
+        return ""
+    found = []
+    if update.tdd_plan is not None:
+        found.append("the TDD plan (press 5)")
+    if _has_registry(update):
+        found.append("the plugin registry (press 6)")
+    if found:
+        return "No iSDLC workflow here. See " + " and ".join(found) + "."
+    return (
+        "No workflow files here (.isdlc/, .tdd-progress.md, PLUGINS.md). "
+        "To see phasewatch at work: phasewatch demo"
+    )
 
 
 class OverviewScreen(UpdateScreen):
@@ -62,15 +100,16 @@ class OverviewScreen(UpdateScreen):
         snap = update.snapshot(pid)
         now = self.now()
         switched = self._shown_project != pid
-        first = switched or update.initial
+        first = switched or self.applied == 0
         self._shown_project = pid
         fallback = update.project.root.name
         plan = update.tdd_plan
         plan_waiting = plan is not None and not getattr(plan, "is_approved", True)
-        self.query_one("#header", OverviewHeader).show(snap, now, fallback, plan_waiting)
+        header = self.query_one("#header", OverviewHeader)
+        header.show(snap, now, fallback, plan_waiting, other_data_hint(update))
         self.query_one("#pipeline", Pipeline).show(snap, now)
         self.query_one("#matrix", LocationMatrix).show(snap.rows if snap is not None else [])
-        findings = update.findings_for(pid)
+        findings = apply_config(update.findings_for(pid), self.pw_app.config)
         recent = update.events_for(pid)[-MAX_EVENTS_SHOWN:]
         items: list[Item] = standing(findings) + events(
             (e.seq, e.state_version, e.finding) for e in reversed(recent)
@@ -89,28 +128,28 @@ class OverviewScreen(UpdateScreen):
             self._notify_new(added)
 
     def _notify_new(self, added: list[Item]) -> None:
+        """One short toast for the new error and warning findings of an update (the list
+        itself shows them in full, emphasised)."""
         loud = [i for i in added if i.finding.severity != Severity.INFO]
         if not loud:
             return
-        if len(loud) > MAX_NOTIFY:
-            errors = sum(1 for i in loud if i.finding.severity == Severity.ERROR)
-            text = f"{len(loud)} new findings ({errors} errors)"
-            self.notified.append(text)
-            self.app.notify(
-                text, title="Findings", severity="error" if errors else "warning", markup=False
-            )
-            return
-        for item in loud:
-            f = item.finding
-            title = f"{'⟲ ' if item.event is not None else ''}{f.rule_id}"
-            self.notified.append(f.message)
-            self.app.notify(
-                f.message,
-                title=title,
-                severity="error" if f.severity == Severity.ERROR else "warning",
-                markup=False,
-                timeout=6,
-            )
+        errors = sum(1 for i in loud if i.finding.severity == Severity.ERROR)
+        if len(loud) == 1:
+            f = loud[0].finding
+            title = f"{'⟲ ' if loud[0].event is not None else ''}{f.rule_id}"
+            text = shorten(f.message, NOTIFY_WIDTH)
+        else:
+            title = f"{len(loud)} new findings" + (f" ({errors} errors)" if errors else "")
+            rules = dict.fromkeys(i.finding.rule_id for i in loud)
+            text = shorten(", ".join(rules), NOTIFY_WIDTH)
+        self.notified.append(text)
+        self.app.notify(
+            text,
+            title=title,
+            severity="error" if errors else "warning",
+            markup=False,
+            timeout=NOTIFY_SECONDS,
+        )
 
     def tick(self, now: datetime) -> None:
         if not self.is_mounted:

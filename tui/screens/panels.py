@@ -11,9 +11,9 @@ mounted). Each screen feeds one dedicated widget, incrementally:
   by key (``seq``), two marked versions are diffed.
 * History (``4``): :class:`widgets.history_view.HistoryView`; re-set only when the state file has
   a new version and ``workflow_history`` really changed.
-* TDD (``5``): :class:`widgets.tdd_board.TddBoard`; re-set only when ``tdd_changed``.
+* TDD (``5``): :class:`widgets.tdd_board.TddBoard`; re-set only when the plan was re-read (``tdd_rev``).
 * Plugins (``6``): :class:`widgets.plugin_table.PluginTable`; keyed cell updates, only when
-  ``plugins_changed``.
+  the registry was re-read (``plugins_rev``).
 
 Screen-level bindings (with descriptions) name each screen's keys so the footer and the
 generated ``?`` help list them; they delegate to the widgets. No file is read here: every piece
@@ -33,7 +33,6 @@ from textual.widgets import Static
 from .base import UpdateScreen
 
 NO_STATE = "No .isdlc/state.json in this project."
-FINISHED = {"done", "pass", "skip"}
 
 
 class PanelScreen(UpdateScreen):
@@ -79,7 +78,7 @@ class PanelScreen(UpdateScreen):
         self.main_widget.display = message is None
 
     def set_title(self, title: str) -> None:
-        self.query_one("#panel").border_title = title
+        self.query_one("#panel").border_title = Content(title)  # never markup
 
     def _apply(self, update: SessionUpdate) -> None:
         super()._apply(update)

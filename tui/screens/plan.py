@@ -3,17 +3,17 @@
 ``a`` Approve (after a confirmation) -> ``core.decide.decide_approval``: inserts the
 ``**Approved:**`` marker (every other byte kept) and removes ``.tdd-plan-locked`` after.
 ``x`` Discard lock, offered only while the lock exists and only through a confirmation: removes
-the lock and nothing else (the plan stays unapproved). Approving an approved plan is refused by
-core (the refusal dialog says why). Read-only mode hides both.
+the lock and nothing else (the plan stays unapproved). ``a`` is not offered for an approved plan
+(and core refuses it). Read-only mode hides both. The confirmation ignores a key typed within a
+moment of it appearing (KeyGuard); a plan rewritten on screen re-arms the screen's guard.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from phasewatch.core.session import SessionUpdate
-from phasewatch.core.tdd import plan_hook_view, true_remaining
 from phasewatch.widgets.footer import KeyFooter
 from phasewatch.widgets.tdd_board import TddBoard
 from rich.text import Text
@@ -23,6 +23,9 @@ from textual.widgets import Static
 
 from .console_base import ConsoleScreen
 from .dialogs import ConfirmDialog
+
+if TYPE_CHECKING:
+    from ..console import ReviewConsole
 
 
 class PlanScreen(ConsoleScreen):
@@ -36,8 +39,8 @@ class PlanScreen(ConsoleScreen):
     PlanScreen #plan-note { height: auto; padding: 0 1; border-top: solid $primary-muted; }
     """
 
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+    def __init__(self, console: ReviewConsole, **kwargs: Any) -> None:
+        super().__init__(console, **kwargs)
         self.plan: Any = None
 
     def compose(self) -> Iterable[Widget]:
@@ -54,17 +57,11 @@ class PlanScreen(ConsoleScreen):
         return bool(getattr(self.plan, "lock_exists", False))
 
     def render_data(self, update: SessionUpdate) -> None:
-        plan = self.plan = update.tdd_plan
-        board = self.query_one("#plan-board", TddBoard)
-        if plan is None:
-            board.set_plan(None, true_remaining=None, hook_remaining=None)
-        else:
-            board.set_plan(
-                plan,
-                true_remaining=true_remaining(plan),
-                hook_remaining=plan_hook_view(plan).remaining,
-                findings=update.tdd_findings,
-            )
+        plan = update.tdd_plan
+        if self.plan is not None and getattr(plan, "sha256", None) != self.plan.sha256:
+            self.guard.arm()  # another plan under the user's eyes
+        self.plan = plan
+        self.query_one("#plan-board", TddBoard).set_plan(plan, findings=update.tdd_findings)
         note = Text()
         if plan is None:
             note.append("No .tdd-progress.md in this project: nothing to approve.")
@@ -86,18 +83,25 @@ class PlanScreen(ConsoleScreen):
     # ------------------------------------------------------------------ actions
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "approve":
-            if self.read_only:
+            if self.read_only or self.is_approved:
                 return False
             return True if self.plan is not None else None
         if action == "discard":
             return not self.read_only and self.lock_present
         return True
 
+    @property
+    def is_approved(self) -> bool:
+        return bool(getattr(self.plan, "is_approved", False))
+
     def action_approve(self) -> None:
-        if getattr(self.app, "refuse_read_only", lambda _w: False)("plan approval"):
+        if self.console.refuse_read_only("plan approval"):
             return
-        if self.plan is None:
-            self.app.notify("No TDD plan to approve.", markup=False, timeout=3)
+        if self.plan is None or self.is_approved:
+            why = "already approved" if self.plan is not None else "no TDD plan to approve"
+            self.app.notify(f"Plan approval: {why}.", markup=False, timeout=3)
+            return
+        if self.guard.refuses(self):
             return
         seen = getattr(self.plan, "sha256", None)  # the bytes on screen now, not at confirmation
         message = Text("Approve the TDD plan ")
@@ -109,16 +113,20 @@ class PlanScreen(ConsoleScreen):
 
         def confirmed(yes: bool | None) -> None:
             if yes:
-                self.app.decide_plan(discard=False, expect_sha256=seen)  # type: ignore[attr-defined]
+                self.console.decide_plan(plan_sha256=seen, asker=self)
 
-        self.app.push_screen(ConfirmDialog("Approve plan", message, yes="Approve"), confirmed)
+        dialog = ConfirmDialog(
+            "Approve plan", message, yes="Approve", guard=self.console.key_guard()
+        )
+        self.app.push_screen(dialog, confirmed)
 
     def action_discard(self) -> None:
-        if getattr(self.app, "refuse_read_only", lambda _w: False)("discarding the lock"):
+        if self.console.refuse_read_only("discarding the lock") or self.guard.refuses(self):
             return
         if not self.lock_present:
             self.app.notify("No .tdd-plan-locked: nothing to discard.", markup=False, timeout=3)
             return
+        seen = getattr(self.plan, "sha256", None)
         message = Text(
             "Remove .tdd-plan-locked WITHOUT approving the plan?\n\n"
             ".tdd-progress.md is not touched; the plan stays unapproved."
@@ -126,8 +134,9 @@ class PlanScreen(ConsoleScreen):
 
         def confirmed(yes: bool | None) -> None:
             if yes:
-                self.app.decide_plan(discard=True)  # type: ignore[attr-defined]
+                self.console.decide_plan(plan_sha256=seen, discard=True, asker=self)
 
-        self.app.push_screen(
-            ConfirmDialog("Discard the plan lock", message, yes="Remove lock"), confirmed
+        dialog = ConfirmDialog(
+            "Discard the plan lock", message, yes="Remove lock", guard=self.console.key_guard()
         )
+        self.app.push_screen(dialog, confirmed)

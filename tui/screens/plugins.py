@@ -18,7 +18,7 @@ class PluginsScreen(PanelScreen):
     """Key ``6``. The Plugin Freedom System registry, one row per plugin; cells that disagree
     with another place are highlighted and explained under the table. Data: ``update.registry``
     (``core.plugins.Registry`` or None; its findings included); re-set only when
-    ``plugins_changed`` (keyed cell updates)."""
+    the registry was re-read, ``plugins_rev`` (keyed cell updates)."""
 
     NAME = "plugins"
     TITLE = "Plugins"
@@ -31,6 +31,7 @@ class PluginsScreen(PanelScreen):
     def __init__(self, *, name: str | None = None, id: str | None = None) -> None:
         super().__init__(name=name, id=id)
         self.sets = 0  # update_registry calls (tests)
+        self._rev = -1  # the registry load rendered (SessionUpdate.plugins_rev)
 
     def compose_main(self) -> Iterable[Widget]:
         yield PluginTable(id="plugins")
@@ -44,13 +45,15 @@ class PluginsScreen(PanelScreen):
         return self.query_one("#plugins", PluginTable)
 
     def on_mount(self) -> None:
-        super().on_mount()
+        # Textual runs every class's on_mount in turn (UpdateScreen's too): no super() call,
+        # or the buffered update would be scheduled twice.
         # the table has its own empty state (no registry / no plugins yet)
         self.query_one("#panel-empty", Static).display = False
 
     def apply_update(self, update: SessionUpdate) -> None:
-        if self._rendered and not update.plugins_changed:
+        if self._rendered and update.plugins_rev == self._rev:
             return
+        self._rev = update.plugins_rev
         self.table.update_registry(update.registry)
         self.sets += 1
 

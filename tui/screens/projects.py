@@ -8,6 +8,7 @@ from typing import ClassVar
 
 from phasewatch.core.findings import Severity
 from phasewatch.core.session import SessionUpdate, attention
+from phasewatch.widgets._style import plain
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -48,13 +49,14 @@ def project_lines(update: SessionUpdate) -> list[ProjectLine]:
 
 
 def line_text(line: ProjectLine, current: bool) -> Text:
+    """One project: its id and name come from directory names (cleaned of escapes)."""
     return Text.assemble(
         ("▶ " if current else "  ", "bold"),
-        (line.project_id or "(root)", "bold"),
+        plain(line.project_id or "(root)", "bold"),
         "  ",
-        line.name,
+        plain(line.name),
         "  ",
-        (line.phase or "no active workflow", "" if line.phase else "dim"),
+        plain(line.phase or "no active workflow", "" if line.phase else "dim"),
         ("  ⚑ " + str(line.attention), "bold reverse") if line.attention else "",
         (f"  ✖ {line.errors}", "bold") if line.errors else "",
         (f"  ({line.read_status})", "dim") if line.read_status != "ok" else "",

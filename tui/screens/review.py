@@ -1,12 +1,15 @@
-"""The supervised review gate panel: a ``ModalScreen`` opened by the app when a gate is
-presented (once per presentation; ``g`` brings it back).
+"""The supervised review gate panel: a ``ModalScreen`` the user opens with ``g`` when a gate is
+presented (a gate is announced, never opened over the screen by itself).
 
 It shows the phase, its review summary (``.isdlc/reviews/phase-NN-summary.md``, read in a thread
-by :func:`core.review.read_review_summary`, shown as plain text), the phase's artifacts, timing
+by :func:`core.review.read_review_summary`, rendered as Markdown: :func:`summary_body`), the
+phase's artifacts, timing
 and findings. Keys: ``c`` Continue, ``r`` Review (pause), then ``u`` Resume; ``d`` Redo (asks for
 guidance; hidden once ``redo_count`` reaches 3); Escape closes without deciding. Every decision
-goes through the app (:class:`tui.console.ReviewConsole`) to ``core.decide`` in a thread worker,
-with ``seen=`` the state document this panel shows. Read-only mode hides every decision key.
+goes through the console service (:class:`tui.console.ReviewConsole`) to ``core.decide`` in a
+thread worker, with ``seen=`` the state document this panel shows. Read-only mode hides every
+decision key. The user opens the panel (``g``, or Enter on the gate in ``w``); a deciding key
+within a moment of it appearing, or of the gate it shows changing, does nothing (KeyGuard).
 """
 
 from __future__ import annotations
@@ -16,20 +19,27 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from phasewatch.core.protocol import MAX_REDOS
 from phasewatch.core.review import GateView, read_review_summary, review_summary_path
 from phasewatch.core.sources import Project
+from phasewatch.core.text import clean
 from phasewatch.widgets.footer import KeyFooter
+from rich.console import RenderableType
+from rich.markdown import Markdown
 from rich.text import Text
-from textual import work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from ..bindings import refresh_bindings_if_changed
+from ..console import DecisionDone
 from .dialogs import TextPromptDialog
 
 if TYPE_CHECKING:
     from phasewatch.core.decide import DecisionResult
+
+    from ..console import ReviewConsole
 
 DECISIONS = ("continue", "review", "resume")
 
@@ -46,12 +56,15 @@ def gate_text(view: GateView, current: bool) -> Text:
     text.append("Phase ", style="bold")
     text.append(view.phase, style="bold")
     text.append("   status ")
-    text.append(view.status, style="bold reverse" if view.waiting else "bold")
+    if current:
+        text.append(view.status, style="bold reverse" if view.waiting else "bold")
+    else:  # the status last seen would contradict the line below
+        text.append("no longer waiting", style="bold")
     text.append(f"   redo {view.redo_count}/{MAX_REDOS}")
     text.append(f"   state v{view.version if view.version is not None else '—'}")
     if view.project_id:
         text.append("   project ")
-        text.append(view.project_id)
+        text.append(clean(view.project_id))  # a directory name
     if not current:
         text.append(
             "\n⚠ This gate is no longer waiting (decided elsewhere or the workflow moved on)."
@@ -100,6 +113,7 @@ class GatePanel(ModalScreen[None]):
         Binding("U", "decide('resume')", "Resume", show=False),
         Binding("D", "redo", "Redo", show=False),
         Binding("escape", "close", "Close"),
+        Binding("q", "app.quit", "Quit"),
     ]
     DEFAULT_CSS = """
     GatePanel { align: center middle; }
@@ -112,8 +126,10 @@ class GatePanel(ModalScreen[None]):
     GatePanel #gate-note { height: auto; color: $text-muted; }
     """
 
-    def __init__(self, view: GateView, project: Project) -> None:
+    def __init__(self, console: ReviewConsole, view: GateView, project: Project) -> None:
         super().__init__()
+        self.console = console
+        self.guard = console.key_guard()
         self.view = view
         self.project = project
         self.current = view.waiting
@@ -121,6 +137,7 @@ class GatePanel(ModalScreen[None]):
         self.summary_text: str | None = None
         self.summary_loaded = False
         self.results: list[DecisionResult] = []
+        self.decided_key: tuple[Any, ...] | None = None  # the presentation last decided on
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -137,6 +154,9 @@ class GatePanel(ModalScreen[None]):
     def on_mount(self) -> None:
         self._render_view()
 
+    def on_screen_resume(self) -> None:
+        self.guard.arm()
+
     @property
     def text(self) -> str:
         """Everything the panel shows, as plain text (tests)."""
@@ -149,6 +169,8 @@ class GatePanel(ModalScreen[None]):
         if view is None:
             self.current = False
         else:
+            if view.key != self.view.key:  # another presentation: keys typed for the old one
+                self.guard.arm()
             self.view = view
             self.current = view.waiting
         if self.is_mounted:
@@ -165,7 +187,7 @@ class GatePanel(ModalScreen[None]):
 
     def _note(self) -> str:
         view = self.view
-        if getattr(self.app, "read_only", False):
+        if self.console.read_only:
             return "Read-only mode: decisions are disabled. Escape closes."
         if not self.current:
             return "Nothing to decide here now. Escape closes."
@@ -195,15 +217,14 @@ class GatePanel(ModalScreen[None]):
         self.summary_text = text
         self.summary_loaded = True
         box = self.query_one("#gate-summary-box")
-        box.border_title = f"Review summary · {label}"
-        body = Text(text) if text is not None else Text(f"{label} is missing.", style="dim")
-        self.query_one("#gate-summary", Static).update(body)
+        box.border_title = Content(f"Review summary · {label}")
+        self.query_one("#gate-summary", Static).update(summary_body(label, text))
 
     # ------------------------------------------------------------------ actions
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action not in ("decide", "redo"):
             return True
-        if getattr(self.app, "read_only", False) or not self.current:
+        if self.console.read_only or not self.current:
             return False
         view = self.view
         if action == "redo":
@@ -220,14 +241,16 @@ class GatePanel(ModalScreen[None]):
         if action not in DECISIONS or not self.check_action("decide", (action,)):
             self._refuse_key(action)
             return
-        view = self.view
-        self.app.decide_gate(  # type: ignore[attr-defined]
-            view, action, on_done=lambda result: self._decided(view, result)
-        )
+        if self.guard.refuses(self):
+            return
+        self.decided_key = self.view.key
+        self.console.decide_gate(self.view, action, asker=self)
 
     def action_redo(self) -> None:
         if not self.check_action("redo", ()):
             self._refuse_key("redo")
+            return
+        if self.guard.refuses(self):
             return
         view = self.view
         prompt = Text(
@@ -237,16 +260,14 @@ class GatePanel(ModalScreen[None]):
 
         def chosen(guidance: str | None) -> None:
             if guidance:
-                self.app.decide_gate(  # type: ignore[attr-defined]
-                    view, "redo", guidance=guidance, on_done=lambda r: self._decided(view, r)
-                )
+                self.decided_key = view.key
+                self.console.decide_gate(view, "redo", guidance=guidance, asker=self)
 
-        self.app.push_screen(
-            TextPromptDialog(f"Redo {view.phase}", prompt, "guidance for the re-run"), chosen
-        )
+        dialog = TextPromptDialog(f"Redo {view.phase}", prompt, "guidance for the re-run")
+        self.app.push_screen(dialog, chosen)
 
     def _refuse_key(self, action: str) -> None:
-        if getattr(self.app, "read_only", False):
+        if self.console.read_only:
             why = "read-only mode"
         elif not self.current:
             why = "the gate is no longer waiting"
@@ -254,17 +275,29 @@ class GatePanel(ModalScreen[None]):
             why = f"not possible while the gate is {self.view.status!r}"
         self.app.notify(f"{action}: {why}.", severity="warning", markup=False, timeout=4)
 
-    def _decided(self, decided: GateView, result: DecisionResult) -> None:
+    @on(DecisionDone)
+    def _decided(self, done: DecisionDone) -> None:
         """Close after an applied continue/resume/redo, unless the panel meanwhile shows
-        another presentation (the next gate arrived before the result)."""
+        another presentation (the next gate arrived before the result). The message goes on
+        to the app (toast, refusal dialog)."""
+        result = done.result
         self.results.append(result)
         if (
             result.ok
-            and not result.action.endswith("review")
-            and self.view.key == decided.key
+            and not done.decision.label.endswith("review")
+            and self.view.key == self.decided_key
             and self.is_current
         ):
             self.dismiss(None)
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+
+def summary_body(label: str, text: str | None) -> RenderableType:
+    """The review summary rendered as Markdown (headings, lists, tables, code) by Rich's parser,
+    which never reads Textual markup; ``hyperlinks=False`` shows a link as text and its address,
+    so nothing in the (untrusted, already cleaned) file is clickable."""
+    if text is None:
+        return Text(f"{label} is missing.", style="dim")
+    return Markdown(text, hyperlinks=False)

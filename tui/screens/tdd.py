@@ -6,21 +6,20 @@ from collections.abc import Iterable
 from typing import Any, ClassVar
 
 from phasewatch.core.session import SessionUpdate
-from phasewatch.core.tdd import plan_hook_view, true_remaining
 from phasewatch.widgets.tdd_board import TddBoard
 from textual.binding import Binding, BindingType
 from textual.widget import Widget
 from textual.widgets import DataTable
 
-from .panels import FINISHED, PanelScreen
+from .panels import PanelScreen
 
 
 class TddScreen(PanelScreen):
     """Key ``5``. The TDD plugin's plan: task header, approval state (and the legacy lock), the
-    true remaining slices next to what the plugin's stop hook would count (flagged when they
+    true remaining slices next to what the plugin's stop hook would decide (flagged when they
     differ), the slices and the plan's findings. Data: ``update.tdd_plan`` (``core.tdd.TddPlan``,
-    which records the lines the hook's greps match) and ``tdd_findings``; re-set only when
-    ``tdd_changed``."""
+    which carries the hook's verdict) and ``tdd_findings``; re-set only when the plan was re-read
+    (``tdd_rev``)."""
 
     NAME = "tdd"
     TITLE = "TDD"
@@ -33,6 +32,7 @@ class TddScreen(PanelScreen):
     def __init__(self, *, name: str | None = None, id: str | None = None) -> None:
         super().__init__(name=name, id=id)
         self.sets = 0  # set_plan calls (tests)
+        self._rev = -1  # the TDD plan load rendered (SessionUpdate.tdd_rev)
 
     def compose_main(self) -> Iterable[Widget]:
         yield TddBoard(id="tdd-board")
@@ -46,22 +46,12 @@ class TddScreen(PanelScreen):
         return self.query_one("#tdd-board", TddBoard)
 
     def apply_update(self, update: SessionUpdate) -> None:
-        if self._rendered and not update.tdd_changed:
+        if self._rendered and update.tdd_rev == self._rev:
             return
+        self._rev = update.tdd_rev
         plan = update.tdd_plan
         findings = update.tdd_findings
-        if plan is None:
-            self.board.set_plan(None, true_remaining=None, hook_remaining=None, findings=findings)
-        else:
-            # the hook's own number may be negative; it then lets the session stop, like 0
-            hook = max(0, plan_hook_view(plan).remaining)
-            self.board.set_plan(
-                plan,
-                true_remaining=true_remaining(plan),
-                hook_remaining=hook,
-                findings=findings,
-                lock_present=plan.lock_exists,
-            )
+        self.board.set_plan(plan, findings=findings)
         self.sets += 1
         self.show_empty(self.EMPTY if plan is None and not findings else None)
 
@@ -74,7 +64,7 @@ class TddScreen(PanelScreen):
         start = table.cursor_row
         for step in range(1, len(slices) + 1):
             i = (start + step) % len(slices)
-            if getattr(slices[i], "status", None) not in FINISHED:
+            if not slices[i].finished:
                 table.move_cursor(row=i)
                 table.focus()
                 return

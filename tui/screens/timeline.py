@@ -37,6 +37,7 @@ class TimelineScreen(PanelScreen):
         self.entries: deque[tuple[str, ViewEntry]] = deque(maxlen=TIMELINE_CAP)
         self._with_raw: deque[ViewEntry] = deque()  # entries still holding their document
         self._shown_project: str | None = None
+        self._seq = 0  # the newest session entry taken in (update.timeline holds them all)
 
     def compose_main(self) -> Iterable[Widget]:
         yield TimelineView(max_entries=TIMELINE_CAP, id="timeline")
@@ -50,7 +51,10 @@ class TimelineScreen(PanelScreen):
         return self.query_one("#timeline", TimelineView)
 
     def apply_update(self, update: SessionUpdate) -> None:
-        new: list[tuple[str, ViewEntry]] = [(e.project_id, view_entry(e)) for e in update.timeline]
+        fresh = [e for e in update.timeline if e.seq > self._seq]
+        if fresh:
+            self._seq = fresh[-1].seq
+        new: list[tuple[str, ViewEntry]] = [(e.project_id, view_entry(e)) for e in fresh]
         self.entries.extend(new)
         self._trim_raw(entry for _pid, entry in new)
         self._show_entries(update, new)

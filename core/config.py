@@ -1,0 +1,167 @@
+"""The user's configuration: ``$XDG_CONFIG_HOME/phasewatch/config.toml`` (or ``--config``).
+
+Read with :mod:`tomllib`, validated by a pydantic model that forbids unknown keys, so a typo is an
+error naming the key and the file instead of a setting silently ignored. A missing default file
+is the defaults; a missing file named with ``--config`` is an error.
+
+```toml
+theme = "textual-dark"          # any Textual theme name
+default_screen = "overview"     # overview | hooks | timeline | history | tdd | plugins
+
+[notifications]
+enabled = true                  # the off switch for all of them
+desktop = true                  # OSC 9 / OSC 777 through the terminal
+command = "notify-send phasewatch"  # run with the event as JSON on stdin (optional)
+
+[autopilot]
+enabled = false                 # the demo's autopilot (``phasewatch demo``)
+wait_seconds = 20
+
+[rules]
+SYNC-AGENT = "off"              # off | error | warning | info
+"HOOK-REGRESSION" = "warning"
+
+[agents]
+extra = ["my-custom-agent"]     # agent names to accept besides the framework's
+```
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from collections.abc import Iterable
+from dataclasses import replace
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .findings import Finding, Severity
+from .sources import read_text
+from .text import clean
+
+Screen = Literal["overview", "hooks", "timeline", "history", "tdd", "plugins"]
+Override = Literal["off", "error", "warning", "info"]
+MAX_CONFIG_BYTES = 1024 * 1024
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Notifications(_Section):
+    enabled: bool = True
+    desktop: bool = True
+    command: str | None = None
+
+
+class Autopilot(_Section):
+    enabled: bool = True
+    wait_seconds: Annotated[float, Field(ge=1, le=3600)] = 20.0
+
+
+class Agents(_Section):
+    extra: tuple[str, ...] = ()
+
+
+class Config(_Section):
+    theme: str | None = None
+    default_screen: Screen = "overview"
+    notifications: Notifications = Notifications()
+    autopilot: Autopilot = Autopilot()
+    rules: dict[str, Override] = {}
+    agents: Agents = Agents()
+
+
+class ConfigError(ValueError):
+    """The config file cannot be used; the message names the file and the fix."""
+
+
+def default_path(environ: dict[str, str] | None = None) -> Path:
+    env = os.environ if environ is None else environ
+    base = env.get("XDG_CONFIG_HOME") or str(Path(env.get("HOME", "~")).expanduser() / ".config")
+    return Path(base) / "phasewatch" / "config.toml"
+
+
+def load(path: Path | None = None, environ: dict[str, str] | None = None) -> tuple[Config, Path]:
+    """The effective config and the file it came from (read or not). ``path`` None: the
+    default location, where a missing file means the defaults."""
+    explicit = path is not None
+    where = path if path is not None else default_path(environ)
+    text, error = read_text(where, max_bytes=MAX_CONFIG_BYTES)
+    if text is None:
+        if not explicit and not where.exists():
+            return Config(), where
+        raise ConfigError(f"{_name(where)}: cannot read it ({clean(error or 'unknown error')})")
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{_name(where)}: not valid TOML: {clean(str(exc))}") from None
+    try:
+        return Config.model_validate(data), where
+    except ValidationError as exc:
+        raise ConfigError(f"{_name(where)}: {_problems(exc)}") from None
+
+
+def _name(path: Path) -> str:
+    return clean(str(path))
+
+
+def _problems(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors():
+        where = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        parts.append(f"{clean(where)}: {clean(err['msg'])}")
+    return "; ".join(parts)
+
+
+def apply_rule_overrides(findings: Iterable[Finding], rules: dict[str, Override]) -> list[Finding]:
+    """``findings`` with the user's per-rule severities: ``off`` drops the finding."""
+    out = []
+    for finding in findings:
+        override = rules.get(finding.rule_id)
+        if override == "off":
+            continue
+        out.append(finding if override is None else replace(finding, severity=Severity(override)))
+    return out
+
+
+def apply_config(findings: Iterable[Finding], config: Config) -> list[Finding]:
+    """``findings`` as the user configured them: a SYNC-AGENT finding about an agent named in
+    ``[agents] extra`` is dropped (that agent is accepted), then ``[rules]`` applies."""
+    extra = set(config.agents.extra)
+    kept = [f for f in findings if not (f.rule_id == "SYNC-AGENT" and f.actual in extra)]
+    return apply_rule_overrides(kept, config.rules)
+
+
+def show(config: Config, where: Path) -> str:
+    """``phasewatch config --show``: the effective config as TOML, with where it came from."""
+    lines = [f"# effective configuration (file: {_name(where)}"
+             f"{'' if where.exists() else ', not present: defaults'})"]
+    top = config.model_dump()
+    for key in ("theme", "default_screen"):
+        if top[key] is not None:
+            lines.append(f"{key} = {_toml(top[key])}")
+    for section in ("notifications", "autopilot", "agents", "rules"):
+        lines.append("")
+        lines.append(f"[{section}]")
+        for key, value in top[section].items():
+            if value is not None:
+                lines.append(f"{_toml_key(key)} = {_toml(value)}")
+    return "\n".join(lines)
+
+
+def _toml_key(key: str) -> str:
+    return key if key.replace("_", "").replace("-", "").isalnum() else _toml(key)
+
+
+def _toml(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    return json.dumps(clean(str(value)), ensure_ascii=False)

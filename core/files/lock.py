@@ -1,0 +1,57 @@
+"""The cross-process lock among phasewatch writers (the dashboard and any number of CLIs).
+
+Without it two phasewatch writers can interleave read-check-rename: both report ``applied`` and
+the second rename destroys the first decision. The owner (the iSDLC hooks, the TDD plugin) does
+not take this lock; it only orders phasewatch against itself.
+
+The lock file is ``<root>/.isdlc/phasewatch.lock`` (``<root>/.phasewatch.lock`` without
+``.isdlc``), opened with the write-side checks (no symlink, regular file, inside the root), and
+held with ``flock(LOCK_EX)``; the kernel releases it when the process dies, so a ``kill -9`` never
+leaves a stale lock. Waiting is bounded: a lock not obtained within ``timeout`` seconds raises
+:class:`LockBusy`.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from .write import WriteRefused, inside, open_regular
+
+LOCK_NAME = "phasewatch.lock"
+TIMEOUT = 10.0
+
+
+class LockBusy(OSError):
+    """Another phasewatch writer held the lock for longer than the timeout."""
+
+
+def lock_path(root: Path) -> Path:
+    isdlc = root / ".isdlc"
+    return isdlc / LOCK_NAME if isdlc.is_dir() else root / f".{LOCK_NAME}"
+
+
+@contextmanager
+def writer_lock(root: Path, timeout: float = TIMEOUT) -> Iterator[Path]:
+    """Hold the project's writer lock (exclusive ``flock``) for the duration of the block."""
+    path = lock_path(Path(root))
+    if not inside(root, path):
+        raise WriteRefused(f"{path.name}: resolves outside the project; not used")
+    fd = open_regular(path, os.O_RDWR | os.O_CREAT)
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise LockBusy(f"another phasewatch writer holds {path.name}") from None
+                time.sleep(0.005)
+        yield path
+    finally:
+        os.close(fd)

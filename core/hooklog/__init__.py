@@ -1,0 +1,66 @@
+"""``.isdlc/hook-activity.log``: parse lines, follow the file, count and audit what the hooks said,
+and hold the records for the viewer.
+
+FORMATS.md section 1. The parts: :mod:`.parse` (lines into records: the reference parser and a
+fast one that agrees with it), :mod:`.tail` (the rotation-safe tailer, the line index),
+:mod:`.stats` and :mod:`.rules` (incremental counts and findings over the whole log) and
+:mod:`.store` (the records the hook screen shows: compact columns, the log file as the storage).
+"""
+
+from .parse import KEYS, MAX_LINE, RAW_KEEP, HookRecord, parse_fast, parse_line
+from .rules import (
+    R_BLOCK,
+    R_ERROR,
+    R_INVALID_LINE,
+    R_REGRESSION,
+    R_SCHEMA,
+    R_STALE_WRITE,
+    R_TS_ORDER,
+    R_UNKNOWN_EVENT,
+    TS_TOLERANCE,
+    HookAudit,
+    audit_hook_log,
+)
+from .stats import HookCounts, hook_stats
+from .tail import (
+    MAX_READ,
+    MEMORY,
+    RESYNC_SCAN,
+    HookLogTailer,
+    TailResult,
+    count_lines,
+    iter_hook_log,
+    line_starts,
+    read_hook_log,
+)
+
+__all__ = [
+    "KEYS",
+    "MAX_LINE",
+    "MAX_READ",
+    "MEMORY",
+    "RAW_KEEP",
+    "RESYNC_SCAN",
+    "R_BLOCK",
+    "R_ERROR",
+    "R_INVALID_LINE",
+    "R_REGRESSION",
+    "R_SCHEMA",
+    "R_STALE_WRITE",
+    "R_TS_ORDER",
+    "R_UNKNOWN_EVENT",
+    "TS_TOLERANCE",
+    "HookAudit",
+    "HookCounts",
+    "HookLogTailer",
+    "HookRecord",
+    "TailResult",
+    "audit_hook_log",
+    "count_lines",
+    "hook_stats",
+    "iter_hook_log",
+    "line_starts",
+    "parse_fast",
+    "parse_line",
+    "read_hook_log",
+]

@@ -1,0 +1,776 @@
+"""The records of one hook log as the hook screen shows them: the log file is the storage.
+
+Per row the store keeps a few bytes: its kind, line number, where its bytes are (a file
+generation or the in-memory copy) and their length, and the ids of its few-valued fields
+(``hook``, ``event``, ``phase``, ``agent``: a table of distinct values plus one id per row in a
+``bytearray``, an ``array('I')`` past 256 values). ``ts`` and ``reason`` are never held: a row is
+parsed again from its bytes when it is shown (:meth:`HookStore.record`, a small cache).
+
+Rows come in two ways, both written by ONE thread (the session's worker):
+
+* :meth:`HookStore.add_pending`: lines found by the line index (a newline scan) but not parsed
+  yet: shown at once (parsed when on screen), left out of counts and filters until filled;
+* :meth:`HookStore.fill`: records the tailer parsed, in file order: a pending row at the same
+  offset is filled in place, anything else is appended.
+
+Where the bytes live: a log small enough to be the owner's rotating one (:data:`KEEP_BYTES`) is
+copied into the store as it is read (its rotation rewrites the file in place: the lines would be
+gone); a larger log is read back from the file. When such a file is rewritten anyway, its rows say
+so instead of showing other lines (:meth:`HookStore.retire_file`).
+
+Readers (the UI thread) see only committed rows (:attr:`HookStore.count`), under a lock that also
+keeps the arrays from being resized while a filter holds a buffer view of them. A filter is a byte
+mask per column built with ``bytes.translate`` or numpy, combined with big-integer ``&``/``|``;
+text search scans the few distinct values of each column once, and the reasons as raw bytes
+(lower-cased) before confirming each candidate row by parsing it. No textual here.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from array import array
+from bisect import bisect_right
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from datetime import datetime
+from itertools import chain, compress, islice
+from operator import attrgetter
+from typing import Any, NamedTuple
+
+import numpy as np
+from rich.cells import cell_len
+
+from .parse import KEYS, MAX_LINE, RAW_KEEP, HookRecord, _overlong, parse_fast
+
+KIND_INVALID = 0
+KIND_VALID = 1
+KIND_MARKER = 2
+KIND_PENDING = 3
+
+KEEP_BYTES = 4 * 1024 * 1024  # a log up to this size is copied as read (the owner rotates at 1 MiB)
+SCAN_CHUNK = 8 * 1024 * 1024  # bytes read at a time by a text filter
+_CACHE = 4096  # parsed rows kept (the screen and a few pages around it)
+_GONE = "line no longer in the file: the log was rewritten"
+# bytes after which a reason's raw bytes may not be its text (escapes, controls, non-ASCII)
+_SPECIAL = np.zeros(256, np.bool_)
+_SPECIAL[:0x20] = True
+_SPECIAL[0x0A] = False
+_SPECIAL[0x5C] = True
+_SPECIAL[0x7F:] = True
+
+
+def _and(a: bytes | bytearray, b: bytes | bytearray) -> bytes:
+    n = len(a)
+    return (int.from_bytes(a, "little") & int.from_bytes(b, "little")).to_bytes(n, "little")
+
+
+def _or(a: bytes | bytearray, b: bytes | bytearray) -> bytes:
+    n = len(a)
+    return (int.from_bytes(a, "little") | int.from_bytes(b, "little")).to_bytes(n, "little")
+
+
+class _Frozen:
+    """Append-only sequence kept in tuples of atomic values, which the cyclic GC untracks: a
+    list of a million strings costs ~35 ms on every full collection, these cost nothing."""
+
+    __slots__ = ("_chunks", "_len", "_starts")
+    MERGE = 4096  # small appends are merged into the last chunk up to this size
+
+    def __init__(self) -> None:
+        self._chunks: list[tuple[Any, ...]] = []
+        self._starts: list[int] = []
+        self._len = 0
+
+    def __len__(self) -> int:
+        return self._len
+
+    def extend(self, values: Iterable[Any]) -> None:
+        new = tuple(values)
+        if not new:
+            return
+        if self._chunks and len(self._chunks[-1]) < self.MERGE:
+            new = self._chunks.pop() + new
+            start = self._starts.pop()
+        else:
+            start = self._len
+        self._chunks.append(new)
+        self._starts.append(start)
+        self._len = start + len(new)
+
+    def __getitem__(self, index: int) -> Any:
+        if index < 0:
+            index += self._len
+        if not 0 <= index < self._len:
+            raise IndexError(index)
+        k = bisect_right(self._starts, index) - 1
+        return self._chunks[k][index - self._starts[k]]
+
+    def __iter__(self) -> Iterator[Any]:
+        return chain.from_iterable(self._chunks)
+
+
+class _Column:
+    """Interned values of one field: ``values[id]`` plus one id per record."""
+
+    __slots__ = ("_lower", "data", "ids", "max_len", "tally", "values")
+
+    def __init__(self) -> None:
+        self.values = _Frozen()  # id -> value
+        self.ids: dict[str | None, int] = {}  # value -> id (str/int only: GC-untracked)
+        self.data: bytearray | array = bytearray()
+        self.tally: list[int] = []  # id -> records holding it (counts without a scan)
+        self._lower = _Frozen()
+        self.max_len = 0
+
+    def __len__(self) -> int:
+        return len(self.data)
+
+    def extend(self, values: list[str | None]) -> None:
+        """Add one id per value, after the records held."""
+        ids = self.ids
+        counted = Counter(values)
+        new = counted.keys() - ids.keys()
+        if new:
+            ordered = sorted(new, key=lambda v: (v is not None, v or ""))
+            first = len(self.values)
+            ids.update(zip(ordered, range(first, first + len(ordered)), strict=True))
+            self.values.extend(ordered)
+            longest = max((cell_len(v) for v in ordered if v is not None), default=0)
+            self.max_len = max(self.max_len, longest)
+            if isinstance(self.data, bytearray) and len(self.values) > 256:
+                self.data = array("I", list(self.data))  # ids, not raw bytes
+            self.tally.extend([0] * len(ordered))
+        tally = self.tally
+        for value, n in counted.items():
+            tally[ids[value]] += n
+        data = self.data
+        new_ids = map(ids.__getitem__, values)
+        at = len(data)
+        data[at:at] = bytes(new_ids) if isinstance(data, bytearray) else array("I", new_ids)
+
+    def clear(self) -> None:
+        self.__init__()  # type: ignore[misc]
+
+    def value(self, index: int) -> str | None:
+        return self.values[self.data[index]]
+
+    def lower_values(self) -> _Frozen:
+        lower = self._lower
+        if len(lower) < len(self.values):
+            new = islice(self.values, len(lower), None)
+            lower.extend("" if v is None else v.lower() for v in new)
+        return lower
+
+    def mask(self, allowed: set[int], start: int = 0, stop: int | None = None) -> bytes:
+        """One byte per record of ``[start:stop]``: 1 when its id is in ``allowed``."""
+        data = self.data
+        if isinstance(data, bytearray):
+            table = bytearray(256)
+            for i in allowed:
+                table[i] = 1
+            part = data[start:stop] if start or stop is not None else data
+            return bytes(part.translate(table))
+        # ids wider than a byte: a vectorised table lookup (a Python map took ~65 ms at 1M)
+
+        lookup = np.zeros(len(self.values), dtype=np.uint8)
+        if allowed:
+            lookup[np.fromiter(allowed, dtype=np.intp, count=len(allowed))] = 1
+        # the buffer view lives only in this expression: the array must stay resizable
+        return lookup[np.frombuffer(data, dtype=f"u{data.itemsize}")[start:stop]].tobytes()
+
+    def ids_of(self, allowed: Iterable[str | None]) -> set[int]:
+        return {self.ids[v] for v in allowed if v in self.ids}
+
+    def ids_matching(self, needle: str) -> set[int]:
+        return {i for i, v in enumerate(self.lower_values()) if needle in v}
+
+    def counts(self, index: Iterable[int] | None = None) -> dict[str | None, int]:
+        """Records per value, most frequent first (``index``: only those records)."""
+        values = self.values
+        if index is None:
+            ranked = sorted(((n, i) for i, n in enumerate(self.tally) if n), key=lambda t: -t[0])
+            return {values[i]: n for n, i in ranked}
+        data = self.data
+        counter = Counter(map(data.__getitem__, index))
+        return {values[i]: n for i, n in counter.most_common()}
+
+
+class _Visible:
+    """The records passing a filter: one byte per record plus cumulative counts per block of
+    records, so the k-th visible record (select) and a record's row (rank) cost a few C calls
+    instead of a materialised index."""
+
+    BLOCK = 1024
+    __slots__ = ("_last", "cum", "mask")
+
+    def __init__(self) -> None:
+        self.mask = bytearray()
+        self.cum = array("q")  # cum[b]: visible records in blocks 0..b
+        self._last = (-1, -1)  # last (row, record) selected: sequential rows are one find()
+
+    def __len__(self) -> int:
+        return self.cum[-1] if self.cum else 0
+
+    def set_from(self, start: int, part: bytes) -> None:
+        """Replace the mask from record ``start`` on with ``part``."""
+        mask = self.mask
+        del mask[start:]
+        mask += part
+        block = self.BLOCK
+        first = start // block
+        del self.cum[first:]
+        seen = self.cum[-1] if self.cum else 0
+        for b in range(first, (len(mask) + block - 1) // block):
+            seen += mask.count(1, b * block, (b + 1) * block)
+            self.cum.append(seen)
+        self._last = (-1, -1)
+
+    def append(self, visible: bool) -> None:
+        self.set_from(len(self.mask), b"\x01" if visible else b"\x00")
+
+    def select(self, row: int) -> int:
+        """The record shown at ``row`` (0 <= row < len(self))."""
+        mask = self.mask
+        last_row, last_record = self._last
+        if row == last_row + 1 and last_record >= 0:
+            record = mask.find(1, last_record + 1)
+        elif row == last_row:
+            return last_record
+        else:
+            b = bisect_right(self.cum, row)
+            before = self.cum[b - 1] if b else 0
+            record = b * self.BLOCK - 1
+            for _ in range(row - before + 1):
+                record = mask.find(1, record + 1)
+        self._last = (row, record)
+        return record
+
+    def rank(self, record: int) -> int:
+        """Visible records before ``record``."""
+        b = record // self.BLOCK
+        return (self.cum[b - 1] if b else 0) + self.mask.count(1, b * self.BLOCK, record)
+
+    def records(self) -> Iterable[int]:
+        return compress(range(len(self.mask)), self.mask)
+
+
+class HookFilter(NamedTuple):
+    hooks: frozenset[str | None] | None = None
+    events: frozenset[str | None] | None = None
+    phases: frozenset[str | None] | None = None
+    text: str | None = None
+
+    @property
+    def active(self) -> bool:
+        return any(x is not None for x in (self.hooks, self.events, self.phases)) or bool(self.text)
+
+
+class Moot(Exception):
+    """A filter's scan stopped: nobody wants its result any more."""
+
+
+class Marker(NamedTuple):
+    """A row that is a notice, not a line of the log (the owner rotated it)."""
+
+    when: datetime
+    text: str
+    lines: int  # lines the file kept
+
+
+def rotation_notice(when: datetime, lines: int) -> str:
+    """The marker row shown where the owner rotated the log."""
+    return (
+        f"── log rotated by its owner at {when:%H:%M:%S} — earlier lines kept from this "
+        f"session (the file now holds {lines} lines) ──"
+    )
+
+
+class HookStore:
+    """The rows of one hook log (see the module docstring). Written by one thread, read by any.
+
+    ``count`` rows are shown: ``filled`` parsed ones (records and markers, in file order), then
+    the pending ones the index found after them."""
+
+    def __init__(
+        self, path: str | os.PathLike[str] | None = None, *, max_line: int = MAX_LINE
+    ) -> None:
+        self.path = path
+        self.max_line = max_line  # a longer line is shown as the tailer reports it: skipped
+        self._lock = threading.RLock()
+        self._kind = bytearray()
+        self._line_no = array("q")
+        self._where = array("q")  # byte offset in the row's file generation or in the copy
+        self._offset = array("q")  # byte offset in the file when it was read
+        self._length = array("I")  # bytes of the line, without its newline
+        self._gen = array("H")  # 0: the in-memory copy; k: file generation k
+        self._plain = bytearray()  # per filled row: 1 when its bytes are plain printable ASCII
+        self._columns = {name: _Column() for name in ("hook", "event", "phase", "agent")}
+        self._filled = 0
+        self._count = 0
+        self._copy = bytearray()
+        self._files: list[tuple[int, int] | None] = [None]  # generation -> (dev, ino); None: gone
+        self._fd: int | None = None  # open on the newest live generation
+        self._fd_gen = 0
+        self._invalid: dict[int, tuple[str, str]] = {}  # row -> (error, raw)
+        self._markers: dict[int, Marker] = {}
+        self._cache: OrderedDict[int, HookRecord] = OrderedDict()
+        self._wanted: Callable[[], bool] | None = None  # the running mask() is still wanted
+        self.max_length = 0  # longest line held (bytes): the view's width
+        self.generation = 0  # bumps when rows are taken away (pending rows dropped)
+
+    # ------------------------------------------------------------------ reading
+    @property
+    def count(self) -> int:
+        """Rows shown (filled and pending)."""
+        return self._count
+
+    @property
+    def filled(self) -> int:
+        """Rows parsed (counted, filterable): the first ``filled`` rows."""
+        return self._filled
+
+    @property
+    def pending(self) -> int:
+        return self._count - self._filled
+
+    @property
+    def markers(self) -> int:
+        return len(self._markers)
+
+    def marker(self, row: int) -> Marker | None:
+        return self._markers.get(row)
+
+    def rotations(self) -> list[Marker]:
+        return list(self._markers.values())
+
+    def kind(self, row: int) -> int:
+        return self._kind[row] if 0 <= row < len(self._kind) else KIND_INVALID
+
+    def line_no(self, row: int) -> int:
+        return self._line_no[row] if 0 <= row < len(self._line_no) else 0
+
+    def value(self, field: str, row: int) -> str | None:
+        """A few-valued field of a filled row."""
+        return self._columns[field].value(row)
+
+    def max_cells(self, field: str) -> int:
+        return self._columns[field].max_len
+
+    def distinct(self, field: str) -> list[str | None]:
+        return list(self._columns[field].values)
+
+    def counts(self, field: str, rows: Iterable[int] | None = None) -> dict[str | None, int]:
+        """Filled rows per value of ``field`` (markers count as ``None``)."""
+        return self._columns[field].counts(rows)
+
+    def record(self, row: int) -> HookRecord:
+        """Row ``row`` as a record, parsed from its bytes (markers: an empty valid record)."""
+        cached = self._cache.get(row)
+        if cached is not None:
+            self._cache.move_to_end(row)
+            return cached
+        with self._lock:
+            if not 0 <= row < len(self._kind):
+                # dropped by a rewrite while a viewer still counted it (the worker shrinks the
+                # store; the view learns the new count at its next update): not an error
+                return _gone(0, 0)
+            record = self._read(row)
+        self._cache[row] = record
+        if len(self._cache) > _CACHE:
+            self._cache.popitem(last=False)
+        return record
+
+    def _read(self, row: int) -> HookRecord:
+        kind, line_no, where = self._kind[row], self._line_no[row], self._where[row]
+        offset = self._offset[row]
+        if kind == KIND_MARKER:
+            return HookRecord(None, None, None, None, None, None, 0, 0)
+        if kind == KIND_INVALID:
+            error, raw = self._invalid.get(row, ("invalid line", ""))
+            return HookRecord(None, None, None, None, None, None, line_no, offset, False, error, raw)
+        length = self._length[row]
+        if length >= self.max_line:
+            head = self._bytes(self._gen[row], where, RAW_KEEP)
+            return _overlong(head or b"", self.max_line, line_no, offset)
+        data = self._bytes(self._gen[row], where, length)
+        if data is None:
+            return _gone(line_no, offset)
+        record = parse_fast(data, line_no, offset)
+        if row < self._filled and record.event != self._columns["event"].value(row):
+            return _gone(line_no, offset)  # rewritten before the tailer noticed
+        return record
+
+    def _bytes(self, gen: int, where: int, length: int) -> bytes | None:
+        if gen == 0:
+            return bytes(self._copy[where : where + length])
+        fd = self._open(gen)
+        if fd is None:
+            return None
+        try:
+            data = os.pread(fd, length, where)
+        except OSError:
+            return None
+        return data if len(data) == length else None
+
+    def _open(self, gen: int) -> int | None:
+        """A descriptor on file generation ``gen`` (None: gone, or another file is there now)."""
+        ident = self._files[gen] if gen < len(self._files) else None
+        if ident is None or self.path is None:
+            return None
+        if self._fd is not None and self._fd_gen == gen:
+            return self._fd
+        self._close()
+        try:
+            fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        except OSError:
+            return None
+        st = os.fstat(fd)
+        if (st.st_dev, st.st_ino) != ident:
+            os.close(fd)
+            return None
+        self._fd, self._fd_gen = fd, gen
+        return fd
+
+    def _close(self) -> None:
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            os.close(fd)
+
+    def __del__(self) -> None:  # the descriptor must not leak with the store
+        try:
+            self._close()
+        except Exception:
+            pass
+
+    # ------------------------------------------------------------------ writing
+    def file_generation(self, ident: tuple[int, int]) -> int:
+        """The generation id of the file with ``ident`` (a new one after :meth:`retire_file`)."""
+        with self._lock:
+            if self._files[-1] == ident and len(self._files) > 1:
+                return len(self._files) - 1
+            self._files.append(ident)
+            return len(self._files) - 1
+
+    def retire_file(self) -> None:
+        """The file was rewritten or replaced: rows read from it can no longer be shown, and
+        the pending rows are dropped (the tailer reads the new content)."""
+        with self._lock:
+            if len(self._files) > 1:
+                self._files[-1] = None
+            self._close()
+            self.drop_pending()
+            self._cache.clear()
+
+    def add_pending(self, starts: np.ndarray, end: int, first_line: int, gen: int) -> None:
+        """Rows for complete lines starting at ``starts`` (the last one ends before ``end``)
+        numbered from ``first_line``, in file generation ``gen``; not parsed yet."""
+        n = len(starts)
+        if not n:
+            return
+        lengths = np.empty(n, np.int64)
+        lengths[:-1] = np.diff(starts) - 1
+        lengths[-1] = end - 1 - starts[-1]
+        with self._lock:
+            self._kind += bytes([KIND_PENDING]) * n
+            self._line_no.frombytes(np.arange(first_line, first_line + n, dtype=np.int64).tobytes())
+            self._where.frombytes(starts.astype(np.int64).tobytes())
+            self._offset.frombytes(starts.astype(np.int64).tobytes())
+            self._length.frombytes(np.minimum(lengths, 2**32 - 1).astype(np.uint32).tobytes())
+            self._gen.frombytes(np.full(n, gen, np.uint16).tobytes())
+            self.max_length = max(self.max_length, int(lengths.max()))
+            self._count += n
+
+    def drop_pending(self) -> None:
+        with self._lock:
+            if self._count == self._filled:
+                return
+            keep = self._filled
+            for arr in (self._kind, self._line_no, self._where, self._offset, self._length, self._gen):
+                del arr[keep:]
+            self._count = keep
+            self._cache.clear()
+            self.generation += 1
+
+    def fill(
+        self,
+        records: Sequence[HookRecord],
+        blocks: Sequence[tuple[int, bytes]] = (),
+        *,
+        gen: int = 0,
+    ) -> None:
+        """Add parsed ``records`` (file order). ``blocks``: the bytes they were parsed from
+        ((offset, lines joined by newlines), as the tailer read them); ``gen``: the file
+        generation they were read from, or 0 to copy their bytes into the store."""
+        if not records:
+            return
+        offsets = np.fromiter((r.offset for r in records), np.int64, len(records))
+        where, lengths, plain, block = _locate(offsets, blocks)
+        copy = b""
+        if gen == 0 and blocks:  # each block goes after the copy: offsets move with it
+            at = np.array([b[0] for b in blocks], np.int64)
+            sizes = np.array([len(b[1]) + 1 for b in blocks], np.int64)
+            copy_at = len(self._copy) + np.concatenate(([0], np.cumsum(sizes)[:-1]))
+            where = np.where(block >= 0, copy_at[block] + offsets - at[block], 0)
+            copy = b"".join(b + b"\n" for _, b in blocks)
+        with self._lock:
+            if copy:
+                self._copy += copy
+            start = self._match_pending(offsets, gen)
+            self._store_rows(start, records, where, lengths, plain, gen)
+
+    def _match_pending(self, offsets: np.ndarray, gen: int) -> int:
+        """Where the records go: over the pending rows at the same offsets, else after all
+        (the pending rows then no longer match the file: dropped)."""
+        start, n = self._filled, len(offsets)
+        if self.pending:
+            if (
+                self.pending >= n
+                and self._gen[start] == gen != 0
+                and self._where[start] == offsets[0]
+                and self._where[start + n - 1] == offsets[-1]
+            ):
+                return start
+            self.drop_pending()
+        return start
+
+    def _store_rows(
+        self,
+        start: int,
+        records: Sequence[HookRecord],
+        where: np.ndarray,
+        lengths: np.ndarray,
+        plain: np.ndarray,
+        gen: int,
+    ) -> None:
+        n = len(records)
+        stop = start + n
+        kinds = bytes(KIND_VALID if r.valid else KIND_INVALID for r in records)
+        rows = {
+            "kind": (self._kind, kinds),
+            "line_no": (self._line_no, array("q", [r.line_no for r in records])),
+            "where": (self._where, array("q", where.tobytes())),
+            "offset": (self._offset, array("q", [r.offset for r in records])),
+            "length": (self._length, array("I", lengths.astype(np.uint32).tobytes())),
+            "gen": (self._gen, array("H", [gen]) * n),
+        }
+        for target, values in rows.values():
+            target[start:stop] = values
+        self._plain[start:stop] = plain.astype(np.uint8).tobytes()
+        for name, column in self._columns.items():
+            column.extend(list(map(attrgetter(name), records)))
+        for i in compress(range(n), kinds.translate(_INVALID_TABLE)):
+            r = records[i]
+            self._invalid[start + i] = (str(r.error or "invalid line"), str(r.raw or ""))
+        if len(lengths):
+            self.max_length = max(self.max_length, int(lengths.max()))
+        self._filled = stop
+        self._count = max(self._count, stop)
+
+    def add_marker(self, text: str, when: datetime, lines: int = 0) -> None:
+        """A notice row after the filled rows (pending rows are dropped first)."""
+        with self._lock:
+            self.drop_pending()
+            row = self._filled
+            self._kind.append(KIND_MARKER)
+            for arr in (self._line_no, self._where, self._offset):
+                arr.append(0)
+            self._length.append(0)
+            self._gen.append(0)
+            self._plain.append(0)
+            for column in self._columns.values():
+                column.extend([None])
+            self._markers[row] = Marker(when, text, lines)
+            self._filled = self._count = row + 1
+
+    def append_records(self, records: Sequence[Any]) -> None:
+        """Records that came from elsewhere (tests, a demo): their lines are written as the
+        owner writes them and copied in (a record that is not a line keeps its fields)."""
+        lines, offset, blocks, fixed = [], len(self._copy), [], []
+        for r in records:
+            line = _owner_line(r) if r.valid else b""
+            fixed.append(_as_record(r, offset))
+            lines.append(line)
+            offset += len(line) + 1
+        blocks = [(len(self._copy), b"\n".join(lines))]
+        self.fill(fixed, blocks, gen=0)
+
+    # ------------------------------------------------------------------ filters
+    def mask(
+        self, f: HookFilter, start: int, stop: int, wanted: Callable[[], bool] | None = None
+    ) -> bytes | None:
+        """One byte per filled row of ``[start:stop]``: 1 when it passes ``f`` (markers always
+        do). None when ``f`` lets everything through. ``wanted``: asked between the parts of a
+        text scan; when it says no, :class:`Moot` is raised (a newer filter was typed)."""
+        if not f.active:
+            return None
+        with self._lock:
+            self._wanted = wanted
+            if wanted is not None and not wanted():
+                raise Moot
+            mask: bytes | None = None
+            cols = self._columns
+            for allowed, column in (
+                (f.hooks, cols["hook"]),
+                (f.events, cols["event"]),
+                (f.phases, cols["phase"]),
+            ):
+                if allowed is not None:
+                    m = column.mask(column.ids_of(allowed), start, stop)
+                    mask = m if mask is None else _and(mask, m)
+            if f.text:
+                hit = self._text_mask(f.text.lower(), start, stop)
+                mask = hit if mask is None else _and(mask, hit)
+            assert mask is not None
+            if self._markers:
+                table = bytearray(256)
+                table[KIND_MARKER] = 1
+                mask = _or(mask, self._kind[start:stop].translate(table))
+            return mask
+
+    def _text_mask(self, needle: str, start: int, stop: int) -> bytes:
+        """Rows whose hook, agent, phase or reason (or an invalid line's text) holds
+        ``needle`` (lower case)."""
+        cols = self._columns
+        matches = [(c, c.ids_matching(needle)) for c in (cols["hook"], cols["agent"], cols["phase"])]
+        if any(len(ids) == len(c.values) for c, ids in matches):
+            return b"\x01" * (stop - start)  # every value of a column matches
+        hit = bytearray(stop - start)
+        for column, ids in matches:
+            if ids:
+                hit = bytearray(_or(hit, column.mask(ids, start, stop)))
+        for row in self._reason_rows(needle, start, stop):
+            hit[row - start] = 1
+        for row, (error, raw) in self._invalid.items():
+            if start <= row < stop and (needle in error.lower() or needle in raw.lower()):
+                hit[row - start] = 1
+        return bytes(hit)
+
+    def _reason_rows(self, needle: str, start: int, stop: int) -> Iterator[int]:
+        """Valid rows of ``[start:stop]`` whose reason holds ``needle``: the raw bytes are
+        scanned first (lower-cased), each candidate is then parsed to confirm."""
+        kinds = np.frombuffer(self._kind, np.uint8)[start:stop]
+        valid = np.flatnonzero(kinds == KIND_VALID)
+        if not len(valid):
+            return
+        gens = np.frombuffer(self._gen, np.uint16)[start:stop][valid]
+        where = np.frombuffer(self._where, np.int64)[start:stop][valid]
+        lengths = np.frombuffer(self._length, np.uint32)[start:stop][valid]
+        plain = np.frombuffer(self._plain, np.uint8)[start:stop][valid]
+        valid += start
+        raw_needle = needle.encode() if needle.isascii() else None
+        for gen in np.unique(gens):
+            sel = np.flatnonzero(gens == gen)
+            yield from self._scan(
+                int(gen), valid[sel], where[sel], lengths[sel], plain[sel], needle, raw_needle
+            )
+
+    def _scan(
+        self,
+        gen: int,
+        rows: np.ndarray,
+        where: np.ndarray,
+        lengths: np.ndarray,
+        plain: np.ndarray,
+        needle: str,
+        raw_needle: bytes | None,
+    ) -> Iterator[int]:
+        i = 0
+        n = len(rows)
+        while i < n:
+            lo = int(where[i])
+            j = int(np.searchsorted(where, lo + SCAN_CHUNK, "left"))
+            j = max(j, i + 1)
+            hi = int(where[j - 1] + lengths[j - 1])
+            if self._wanted is not None and not self._wanted():
+                raise Moot
+            data = self._bytes(gen, lo, hi - lo)
+            if data is None:
+                i = j
+                continue
+            starts = where[i:j] - lo
+            if raw_needle is None:
+                candidates = np.arange(j - i)
+            else:
+                hits = np.searchsorted(starts, _find_all(data.lower(), raw_needle), "right") - 1
+                candidates = np.union1d(hits[hits >= 0], np.flatnonzero(plain[i:j] == 0))
+            for k in candidates.tolist():
+                s = int(starts[k])
+                reason = parse_fast(data[s : s + int(lengths[i + k])]).reason
+                if reason and needle in reason.lower():
+                    yield int(rows[i + k])
+            i = j
+
+
+_INVALID_TABLE = bytes([1] + [0] * 255)
+
+
+def _find_all(data: bytes, needle: bytes) -> np.ndarray:
+    """Where ``needle`` starts in ``data`` (``bytes.find``: fast for the rare strings searched)."""
+    out = []
+    pos = data.find(needle)
+    while pos >= 0:
+        out.append(pos)
+        pos = data.find(needle, pos + 1)
+    return np.array(out, np.int64)
+
+
+def _gone(line_no: int, where: int) -> HookRecord:
+    return HookRecord(None, None, None, None, None, None, line_no, where, False, _GONE, "")
+
+
+def _locate(
+    offsets: np.ndarray, blocks: Sequence[tuple[int, bytes]]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """For records at file ``offsets``: where their bytes are (the offsets), their lengths,
+    whether those bytes are plain printable ASCII, and the index of the block holding them,
+    from the blocks they were parsed from (a record in no block, e.g. an over-long line, gets
+    length 0 and block -1)."""
+    starts_parts, lengths_parts, plain_parts, block_parts = [], [], [], []
+    for k, (at, data) in enumerate(blocks):
+        arr = np.frombuffer(data, np.uint8)
+        nl = np.flatnonzero(arr == 10)
+        starts = np.concatenate(([0], nl + 1))
+        ends = np.concatenate((nl, [len(data)]))
+        plain_line = np.ones(len(starts), np.bool_)
+        special = np.flatnonzero(_SPECIAL[arr])  # rare: escapes, controls, non-ASCII
+        plain_line[np.searchsorted(starts, special, "right") - 1] = False
+        starts_parts.append(starts + at)
+        lengths_parts.append(ends - starts)
+        plain_parts.append(plain_line)
+        block_parts.append(np.full(len(starts), k, np.int64))
+    n = len(offsets)
+    lengths = np.zeros(n, np.int64)
+    plain = np.zeros(n, np.bool_)
+    block = np.full(n, -1, np.int64)
+    if starts_parts:
+        all_starts = np.concatenate(starts_parts)
+        idx = np.minimum(np.searchsorted(all_starts, offsets), len(all_starts) - 1)
+        found = all_starts[idx] == offsets
+        lengths[found] = np.concatenate(lengths_parts)[idx[found]]
+        plain[found] = np.concatenate(plain_parts)[idx[found]]
+        block[found] = np.concatenate(block_parts)[idx[found]]
+    return offsets.copy(), lengths, plain, block
+
+
+def _owner_line(r: Any) -> bytes:
+    import json
+
+    values = {k: getattr(r, k, None) for k in KEYS}
+    return json.dumps(values, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def _as_record(r: Any, offset: int) -> HookRecord:
+    if isinstance(r, HookRecord):
+        return HookRecord(
+            r.ts, r.hook, r.event, r.phase, r.agent, r.reason, r.line_no, offset,
+            r.valid, r.error, r.raw, r.notes,
+        )
+    return HookRecord(
+        *(getattr(r, k, None) for k in KEYS),
+        int(getattr(r, "line_no", 0) or 0),
+        offset,
+        bool(getattr(r, "valid", True)),
+        getattr(r, "error", None),
+        getattr(r, "raw", None),
+    )

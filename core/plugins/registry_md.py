@@ -1,0 +1,169 @@
+"""``PLUGINS.md``: the registry table(s) and, in the older layout, a ``### Name`` full entry per
+plugin (FORMATS 3, seed 002 1.2). The newer layout keeps only the table; each entry is then
+``plugins/<Name>/NOTES.md`` (:mod:`.entry`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..findings import Finding, make
+from ..text import shorten
+from .dates import ParsedDate, parse_date
+from .entry import Entry, EntryReader
+from .markdown import HEADING, ascii_words, numbered_lines, plugin_name, strip_md
+from .rules import R_TABLE_ROW
+from .status import Status, normalise_status
+
+_ALIGN = re.compile(r"^\s*:?-+:?\s*$")
+
+
+@dataclass(slots=True)
+class TableRow:
+    """One registry table row: the plugin's name, its status, version and date as written."""
+
+    name: str
+    line: int
+    status: Status
+    version: str | None = None
+    last_updated: ParsedDate | None = None
+    cells: dict[str, str] = field(default_factory=dict)  # every column, by header text
+
+
+@dataclass(slots=True)
+class PluginsMd:
+    """What PLUGINS.md holds: its table rows, its ``### Name`` entries, and reader findings."""
+
+    rows: list[TableRow] = field(default_factory=list)
+    entries: list[Entry] = field(default_factory=list)
+    tables: int = 0
+    findings: list[Finding] = field(default_factory=list)
+
+
+def _cells(line: str) -> list[str]:
+    text = line.strip().replace("\\|", "\x00")
+    if text.startswith("|"):
+        text = text[1:]
+    if text.endswith("|"):
+        text = text[:-1]
+    return [c.replace("\x00", "|").strip() for c in text.split("|")]
+
+
+def _column(header: str) -> str | None:
+    words = ascii_words(strip_md(header)).replace("(", "").replace(")", "").strip()
+    if words in ("plugin name", "plugin", "name", "plugins", "plugin name dir"):
+        return "name"
+    if words.startswith("status") or words == "state":
+        return "status"
+    if words.startswith("version") or words == "ver":
+        return "version"
+    if "updated" in words or words in ("last update", "date", "modified", "last modified"):
+        return "last_updated"
+    return None
+
+
+class _TableReader:
+    """Rows of every registry table: a header with a name and a status column, then rows."""
+
+    def __init__(self, out: PluginsMd, source: str) -> None:
+        self.out = out
+        self.source = source
+        self.columns: list[str | None] | None = None
+        self.headers: list[str] = []
+
+    def feed(self, no: int, line: str, fenced: bool) -> None:
+        if fenced or "|" not in line or not line.strip():
+            self.columns = None
+            return
+        cells = _cells(line)
+        if self.columns is None:
+            cols = [_column(c) for c in cells]
+            if "name" in cols and "status" in cols:
+                self.columns, self.headers = cols, cells
+                self.out.tables += 1
+            return
+        if not all(_ALIGN.match(c) or not c for c in cells):
+            self._row(no, line, cells, self.columns)
+
+    def _row(self, no: int, line: str, cells: list[str], columns: list[str | None]) -> None:
+        values: dict[str, str] = {}
+        for col, value in zip(columns, cells, strict=False):
+            if col and col not in values:
+                values[col] = value
+        name = plugin_name(values.get("name", ""))
+        if not name:
+            self._bad(
+                f"table.line{no}",
+                "a plugin name",
+                shorten(line),
+                f"line {no}: registry row without a plugin name.",
+            )
+            return
+        if len(cells) < len(columns):
+            self._bad(
+                f"table[{name}]",
+                f"{len(columns)} cells",
+                f"{len(cells)} cells",
+                f"line {no}: row for {name} has fewer cells than the header.",
+            )
+        lu = values.get("last_updated")
+        self.out.rows.append(
+            TableRow(
+                name=name,
+                line=no,
+                status=normalise_status(values.get("status")),
+                version=strip_md(values["version"]) if "version" in values else None,
+                last_updated=parse_date(lu) if lu is not None else None,
+                cells=dict(zip(self.headers, cells, strict=False)),
+            )
+        )
+
+    def _bad(self, path: str, expected: str, actual: str, message: str) -> None:
+        self.out.findings.append(
+            make(
+                R_TABLE_ROW,
+                source=self.source,
+                path=path,
+                expected=expected,
+                actual=actual,
+                message=f"{self.source} {message}",
+            )
+        )
+
+
+def _entries(lines: list[tuple[int, str, bool]], source: str, table_names: set[str]) -> list[Entry]:
+    """``### Name`` sections (``##`` too, when they carry a ``**Status:**`` field)."""
+    current: EntryReader | None = None
+    candidates: list[tuple[int, EntryReader]] = []
+    for no, line, fenced in lines:
+        if fenced:
+            continue
+        heading = HEADING.match(line)
+        if heading and len(heading.group(1)) <= 3:
+            current = None
+            level = len(heading.group(1))
+            name = plugin_name(heading.group(2))
+            if level >= 2 and name:
+                current = EntryReader(Entry(name=name, source=source, line=no))
+                candidates.append((level, current))
+            continue
+        if current is not None:
+            current.feed(no, line)
+    return [
+        reader.entry
+        for level, reader in candidates
+        if "status" in reader.entry.fields
+        or (level == 3 and reader.entry.name.casefold() in table_names)
+    ]
+
+
+def parse_plugins_md(text: str, source: str = "PLUGINS.md") -> PluginsMd:
+    """Parse the registry table(s) and the ``### Name`` full entries. Never raises."""
+    out = PluginsMd()
+    lines = list(numbered_lines(text or ""))
+    tables = _TableReader(out, source)
+    for no, line, fenced in lines:
+        tables.feed(no, line, fenced)
+    out.entries = _entries(lines, source, {r.name.casefold() for r in out.rows})
+    return out

@@ -1,0 +1,212 @@
+"""Every screen key goes where it says, from every screen (issue 16.1): the data screens ``1``-``6``
+and the review console's ``w``, ``e``, ``a`` (pushed over a data screen)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from phasewatch.tui.app import DATA_SCREENS, PhasewatchApp
+from phasewatch.tui.screens.console_base import ConsoleScreen
+
+from tests import factories as F
+from tests.test_app_helpers import frozen_clock, wait_until, write_state
+
+SIZE = (100, 30)
+DATA_KEYS = dict(zip("123456", DATA_SCREENS, strict=True))
+CONSOLE_KEYS = {"w": "attention", "e": "escalations", "a": "plan"}
+
+
+@pytest.fixture
+def waiting_project(tmp_path: Path) -> Path:
+    """A project where each console screen has something to show (an escalation waits), and no
+    review gate (its panel would be opened over everything)."""
+    state = F.escalate(F.feature_state())
+    write_state(tmp_path / ".isdlc" / "state.json", state)
+    return tmp_path
+
+
+def where(app: PhasewatchApp) -> str:
+    """The name of the screen the user sees."""
+    screen = app.screen
+    if isinstance(screen, ConsoleScreen):
+        return screen.NAME
+    for name, data in app.data_screens.items():
+        if data is screen:
+            return name
+    return type(screen).__name__
+
+
+async def press(pilot, key: str, expected: str) -> None:
+    await pilot.press(key)
+    await wait_until(pilot, lambda: where(pilot.app) == expected)
+    # Nothing is left behind on the stack: one data screen, at most one console screen on top.
+    stack = pilot.app.screen_stack
+    assert not any(isinstance(s, ConsoleScreen) for s in stack[:-1]), stack
+
+
+SOURCES = {**DATA_KEYS, **CONSOLE_KEYS}
+
+
+@pytest.mark.parametrize("source", list(SOURCES))
+async def test_every_screen_key_works_from_every_screen(waiting_project: Path, source) -> None:
+    app = PhasewatchApp(waiting_project, clock=frozen_clock, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.updates_applied > 0)
+        for key, name in SOURCES.items():
+            await press(pilot, source, SOURCES[source])
+            await press(pilot, key, name)
+
+
+async def test_a_screen_key_after_going_away_and_back_returns_to_the_data_screen(
+    waiting_project: Path,
+) -> None:
+    """The issue's own sequence: ``e`` over the overview, ``2``, then ``1`` is the Overview (not
+    the escalations screen it was opened over)."""
+    app = PhasewatchApp(waiting_project, clock=frozen_clock, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.updates_applied > 0)
+        for console_key, name in CONSOLE_KEYS.items():
+            await press(pilot, console_key, name)
+            await press(pilot, "2", "hooks")
+            await press(pilot, "1", "overview")
+            await press(pilot, console_key, name)
+            await press(pilot, "1", "overview")
+
+
+# ---------------------------------------------------------------------------- help (?)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)])
+async def test_help_lists_every_key_by_screen_decisions_first(waiting_project: Path, size) -> None:
+    from phasewatch.tui.screens.escalations import EscalationsScreen
+    from phasewatch.tui.screens.help import HelpScreen
+    from phasewatch.tui.screens.review import GatePanel
+
+    from tests.test_app_helpers import screen_text
+
+    app = PhasewatchApp(waiting_project, clock=frozen_clock, watch=False)
+    async with app.run_test(size=size) as pilot:
+        await wait_until(pilot, lambda: app.updates_applied > 0)
+        await press(pilot, "e", "escalations")
+        await pilot.press("question_mark")
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        await pilot.pause()
+        help_screen = app.screen
+        assert isinstance(help_screen, HelpScreen)
+        sections = list(dict.fromkeys(title for _k, _d, title in help_screen.rows))
+        assert sections[:4] == [
+            "Review gate panel (g opens it when a gate waits)",
+            "Escalations (e)",
+            "Plan approval (a)",
+            "Waiting for a human (w)",
+        ]
+        assert sections[4] == "Everywhere"
+        assert not any(name.endswith(("Screen", "Table", "Panel")) for name in sections)
+        for title in sections:  # each key once per screen
+            keys = [k for keys, _d, w in help_screen.rows if w == title for k in keys.split(", ")]
+            assert len(keys) == len(set(keys)), (title, keys)
+        listed = {(w, d) for _k, d, w in help_screen.rows}
+        for cls, title in ((GatePanel, sections[0]), (EscalationsScreen, sections[1])):
+            for binding in cls.BINDINGS:
+                if binding.show:  # type: ignore[union-attr]
+                    assert (title, binding.description) in listed  # type: ignore[union-attr]
+        # readable at 80x24: the gate's keys are on the first screen, the box inside the screen
+        shown = screen_text(app)
+        for words in ("Continue", "Redo", "Review gate panel"):
+            assert words in shown, shown
+        box = help_screen.query_one("#help").region
+        assert box.right <= size[0] and box.bottom <= size[1]
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: where(app) == "escalations")
+
+
+# ---------------------------------------------------------------------------- first screen
+
+PLAN = """# TDD Task: Rate limit
+
+**Status:** pending
+**Created:** 2026-03-04T09:00:00.000Z
+**Last Updated:** 2026-03-04T09:05:00.000Z
+
+## Slice 1: Token bucket
+
+**Status:** pending
+"""
+REGISTRY = "| Plugin Name | Status | Version |\n|---|---|---|\n| GainKnob | 💡 Ideated | - |\n"
+
+
+@pytest.mark.parametrize(
+    ("files", "opens", "hint"),
+    [
+        ({".tdd-progress.md": PLAN}, "tdd", "the TDD plan (press 5)"),
+        ({"PLUGINS.md": REGISTRY}, "plugins", "the plugin registry (press 6)"),
+        ({}, "overview", "phasewatch demo"),
+    ],
+    ids=["tdd-only", "plugins-only", "empty"],
+)
+async def test_a_project_without_isdlc_opens_where_its_data_is(
+    tmp_path: Path, files: dict[str, str], opens: str, hint: str
+) -> None:
+    from phasewatch.widgets.header import OverviewHeader
+
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    app = PhasewatchApp(tmp_path, clock=frozen_clock, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.updates_applied > 0)
+        await wait_until(pilot, lambda: where(app) == opens)
+        await press(pilot, "1", "overview")
+        header = app.data_screens["overview"].query_one(OverviewHeader)
+        await wait_until(pilot, lambda: hint in header.text)
+
+
+# ---------------------------------------------------------------------------- footer, toasts
+
+
+async def test_the_footer_keeps_help_and_quit_first_on_every_screen(waiting_project: Path) -> None:
+    from textual.widgets._footer import FooterKey
+
+    app = PhasewatchApp(waiting_project, clock=frozen_clock, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.updates_applied > 0)
+        for key, name in SOURCES.items():
+            await press(pilot, key, name)
+            await pilot.pause()
+            keys = [k.key for k in app.screen.query(FooterKey)]
+            assert keys[:2] == ["question_mark", "q"], (name, keys)
+
+
+async def test_new_findings_of_one_update_make_one_short_toast(tmp_path: Path) -> None:
+    state = F.feature_state()
+    write_state(tmp_path / ".isdlc" / "state.json", state)
+    app = PhasewatchApp(tmp_path, clock=frozen_clock, watcher_options={"reconcile_interval": 0.3})
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await wait_until(pilot, lambda: app.updates_applied > 0)
+        overview = app.data_screens["overview"]
+        key = state["active_workflow"]["current_phase"]
+        broken = F.setpath(F.bump(state), f"phases.{key}.status", "pending")
+        broken = F.setpath(broken, "current_phase", state["active_workflow"]["phases"][0])
+        write_state(tmp_path / ".isdlc" / "state.json", broken)
+        await wait_until(pilot, lambda: bool(overview.notified))  # type: ignore[attr-defined]
+        await pilot.pause(0.5)
+        assert len(overview.notified) == 1  # type: ignore[attr-defined]
+        toasts = list(app.screen.query("Toast"))
+        assert len(toasts) == 1
+        assert toasts[0].region.y <= 2  # at the top: the keys and the status bar stay clear
+        assert toasts[0].region.height <= 4
+
+
+async def test_help_in_read_only_mode_says_the_decisions_are_disabled(
+    waiting_project: Path,
+) -> None:
+    from phasewatch.tui.screens.help import HelpScreen
+
+    app = PhasewatchApp(waiting_project, read_only=True, clock=frozen_clock, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.updates_applied > 0)
+        await pilot.press("question_mark")
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        titles = list(dict.fromkeys(title for _k, _d, title in app.screen.rows))
+        assert all("read-only: decisions disabled" in t for t in titles[:3]), titles
+        assert "read-only" not in titles[3]  # the waiting list still opens

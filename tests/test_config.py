@@ -1,0 +1,127 @@
+"""core.config: the config file (tomllib + a strict pydantic model), clear errors, overrides."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+from phasewatch.core.config import (
+    Config,
+    ConfigError,
+    apply_rule_overrides,
+    default_path,
+    load,
+    show,
+)
+from phasewatch.core.findings import Finding, Severity
+
+
+def finding(rule_id: str, severity: Severity = Severity.ERROR) -> Finding:
+    return Finding(rule_id, severity, ".isdlc/state.json", "a.b", None, None, "m", "h")
+
+
+def test_default_path_follows_xdg_then_home():
+    assert default_path({"XDG_CONFIG_HOME": "/x"}) == Path("/x/phasewatch/config.toml")
+    assert default_path({"HOME": "/h"}) == Path("/h/.config/phasewatch/config.toml")
+
+
+def test_a_missing_default_file_is_the_defaults(tmp_path):
+    config, where = load(environ={"XDG_CONFIG_HOME": str(tmp_path)})
+    assert config == Config() and where == tmp_path / "phasewatch" / "config.toml"
+
+
+def test_a_missing_explicit_file_is_an_error(tmp_path):
+    with pytest.raises(ConfigError, match="cannot read"):
+        load(tmp_path / "nope.toml")
+
+
+def test_a_full_file_is_read(tmp_path):
+    path = tmp_path / "c.toml"
+    path.write_text(
+        'theme = "gruvbox"\ndefault_screen = "tdd"\n'
+        '[notifications]\ndesktop = false\ncommand = "notify-send pw"\n'
+        "[autopilot]\nenabled = false\nwait_seconds = 30\n"
+        '[rules]\nSYNC-AGENT = "off"\nHOOK-REGRESSION = "warning"\n'
+        '[agents]\nextra = ["my-agent"]\n'
+    )
+    config, _ = load(path)
+    assert config.theme == "gruvbox" and config.default_screen == "tdd"
+    assert config.notifications.enabled and not config.notifications.desktop
+    assert config.notifications.command == "notify-send pw"
+    assert not config.autopilot.enabled and config.autopilot.wait_seconds == 30
+    assert config.rules == {"SYNC-AGENT": "off", "HOOK-REGRESSION": "warning"}
+    assert config.agents.extra == ("my-agent",)
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        ("theme = ", "not valid TOML"),
+        ("colour = 'red'", "colour"),  # a typo is named, not ignored
+        ("default_screen = 'nine'", "default_screen"),
+        ("[rules]\nSYNC-AGENT = 'loud'", "rules.SYNC-AGENT"),
+        ("[autopilot]\nwait_seconds = 0", "autopilot.wait_seconds"),
+        ("[notifications]\nbell = true", "notifications.bell"),
+    ],
+)
+def test_errors_name_the_file_and_the_key(tmp_path, text, needle):
+    path = tmp_path / "c.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as err:
+        load(path)
+    assert str(path) in str(err.value) and needle in str(err.value)
+
+
+def test_hostile_text_in_errors_is_cleaned(tmp_path):
+    path = tmp_path / "c.toml"
+    path.write_text('"\x1b]52;c;eA==\x07" = 1\n')
+    with pytest.raises(ConfigError) as err:
+        load(path)
+    assert "\x1b" not in str(err.value) and "\x07" not in str(err.value)
+
+
+def test_overrides_drop_off_rules_and_change_severity():
+    out = apply_rule_overrides(
+        [finding("SYNC-AGENT"), finding("HOOK-REGRESSION"), finding("SYNC-STATUS")],
+        {"SYNC-AGENT": "off", "HOOK-REGRESSION": "info"},
+    )
+    assert [(f.rule_id, f.severity) for f in out] == [
+        ("HOOK-REGRESSION", Severity.INFO),
+        ("SYNC-STATUS", Severity.ERROR),
+    ]
+
+
+def test_show_prints_toml_that_reads_back_to_the_same_config(tmp_path):
+    path = tmp_path / "c.toml"
+    path.write_text('[rules]\nSYNC-AGENT = "off"\n[agents]\nextra = ["a", "b"]\n')
+    config, where = load(path)
+    text = show(config, where)
+    assert text.startswith("# effective configuration")
+    assert Config.model_validate(tomllib.loads(text)) == config
+def test_a_fifo_config_is_refused_without_hanging(tmp_path):
+    import os
+
+    fifo = tmp_path / "c.toml"
+    os.mkfifo(fifo)
+    with pytest.raises(ConfigError):
+        load(fifo)
+
+
+
+
+def test_the_demo_takes_its_autopilot_from_the_config(tmp_path, monkeypatch):
+    from phasewatch.tui import demo
+
+    seen: list[float] = []
+    monkeypatch.setattr(demo, "_headless", lambda args, root: seen.append(args.autopilot) or 0)
+    config = tmp_path / "c.toml"
+    run = ["--headless", "--config", str(config), "--dir"]
+    config.write_text("[autopilot]\nenabled = false\n")
+    assert demo.main([*run, str(tmp_path / "d")]) == 0
+    config.write_text("[autopilot]\nwait_seconds = 7\n")
+    assert demo.main([*run, str(tmp_path / "e")]) == 0
+    assert demo.main(["--autopilot", "3", *run, str(tmp_path / "f")]) == 0  # the flag wins
+    config.write_text("[autopilot]\nwait_seconds = -1\n")
+    assert demo.main([*run, str(tmp_path / "g")]) == 2
+    assert seen == [0.0, 7.0, 3.0]

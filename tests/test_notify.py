@@ -1,0 +1,64 @@
+"""core.notify: OSC 9/777 sequences, the notify command, one notification per event."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from hypothesis import given
+from hypothesis import strategies as st
+from phasewatch.core.notify import Event, Notifier, osc_sequences, run_command
+
+GATE = Event("gate", "06-implementation@41", "demo", "06-implementation waits for review")
+
+
+def test_osc_sequences_carry_title_and_summary():
+    seq = osc_sequences(GATE)
+    assert seq.startswith("\x1b]9;phasewatch: Review gate waiting: 06-implementation waits")
+    assert "\x1b]777;notify;phasewatch: Review gate waiting;06-implementation waits" in seq
+    assert seq.count("\x07") == 2 and seq.count("\x1b") == 2
+
+
+@given(st.text())
+def test_hostile_summaries_cannot_end_or_extend_the_sequence(text):
+    seq = osc_sequences(Event("escalation", "k", "p", text))
+    assert seq.count("\x1b") == 2 and seq.count("\x07") == 2  # only our own ESC and BEL
+    assert not any(0x80 <= ord(c) <= 0x9F for c in seq)  # no C1 (8-bit ST, OSC...)
+    _head, body = seq.split("\x07")[1].split("notify;", 1)
+    assert body.count(";") == 1  # title;body: no field smuggled in
+
+
+def test_one_notification_per_event():
+    written, ran = [], []
+    n = Notifier(command="x", write=written.append, run=lambda c, e: ran.append(e.key))
+    assert n.notify(GATE)
+    assert not n.notify(GATE)
+    assert n.notify(Event("escalation", GATE.key, "demo", "other kind, same key"))
+    assert len(written) == 2 and ran == [GATE.key, GATE.key]
+
+
+def test_the_off_switches():
+    written, ran = [], []
+    off = Notifier(enabled=False, command="x", write=written.append, run=lambda *a: ran.append(a))
+    assert not off.notify(GATE)
+    quiet = Notifier(desktop=False, write=written.append)
+    assert quiet.notify(GATE)
+    assert written == [] and ran == []
+
+
+def test_the_command_gets_the_event_as_json_on_stdin(tmp_path):
+    out = tmp_path / "event.json"
+    script = f"import sys, pathlib; pathlib.Path({str(out)!r}).write_text(sys.stdin.read())"
+    command = f"{sys.executable} -c {json.dumps(script)}"
+    assert run_command(command, GATE) is None
+    data = json.loads(out.read_text())
+    assert data["kind"] == "gate" and data["key"] == GATE.key
+    assert data["title"] == "phasewatch: Review gate waiting"
+
+
+def test_command_failures_are_reported_not_raised(tmp_path):
+    assert "not found" in run_command("/no/such/program", GATE)
+    assert "exited 3" in run_command(f"{sys.executable} -c 'import sys; sys.exit(3)'", GATE)
+    slow = f"{sys.executable} -c 'import time; time.sleep(5)'"
+    assert "longer than" in run_command(slow, GATE, timeout=0.2)
+    assert "not understood" in run_command("'unclosed", GATE)

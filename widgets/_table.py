@@ -1,0 +1,36 @@
+"""A DataTable that repaints rows measured after they were first painted.
+
+Textual 8.2's ``DataTable`` measures new rows when idle (``_update_dimensions``). Rows painted
+before that are cached at the old column widths (an auto-width column starts at its label's
+width), and the caches are cleared only for auto-height rows: a table filled while the screen
+settles kept showing its columns cut to their labels ("sev rule where message" -> 3, 4, 5 and 7
+cells) until something else invalidated them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from rich.text import Text
+from textual.widget import Widget
+from textual.widgets import DataTable
+
+
+class MeasuredTable(DataTable[Any]):
+    def _update_dimensions(self, new_rows: Any) -> None:
+        before = [c.get_render_width(self) for c in self.columns.values()]
+        super()._update_dimensions(new_rows)
+        if [c.get_render_width(self) for c in self.columns.values()] != before:
+            self._clear_caches()
+            self.refresh()
+
+
+def add_columns(
+    owner: Widget, table: DataTable[Any], columns: Iterable[tuple[str, str]],
+    restyle: Callable[[], None],
+) -> None:
+    """Keyed columns with plain-text labels, and ``restyle`` run when the theme changes."""
+    for key, label in columns:
+        table.add_column(Text(label), key=key)
+    owner.app.theme_changed_signal.subscribe(owner, lambda _theme: restyle())
