@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from .files.read import ReadRefused, read_regular
+from .files.read import MAX_BYTES, ReadRefused, read_regular
 from .findings import Finding, Severity, make, rule
-from .text import clean_json, decode
+from .text import clean_json, decode, json_is_clean
 
-MAX_JSON_BYTES = 32 * 1024 * 1024  # a real state.json is KBs; larger is a finding, not a parse
+MAX_JSON_BYTES = MAX_BYTES  # a real state.json is KBs; larger is a finding, not a parse
 
 R_MISSING = rule(
     "READ-MISSING",
@@ -345,7 +345,8 @@ def _parsed(path: Path, raw: bytes, stamp: FileStamp, attempts: int) -> ReadResu
             path, "not_object", error=f"top level is {type(data).__name__}", stamp=stamp,
             attempts=attempts,
         )
-    return ReadResult(path, "ok", data=clean_json(data), stamp=stamp, attempts=attempts)
+    data = data if json_is_clean(raw) else clean_json(data)  # one pass only when one is needed
+    return ReadResult(path, "ok", data=data, stamp=stamp, attempts=attempts)
 
 
 def read_bytes(path: Path, *, max_bytes: int = 8 * 1024 * 1024) -> tuple[bytes | None, str | None]:

@@ -5,13 +5,18 @@ from __future__ import annotations
 
 import json
 import os
+import socket
+import subprocess
+import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from phasewatch.core.files.read import ReadRefused, read_regular
+from phasewatch.core.files import read as read_mod
+from phasewatch.core.files.read import MAX_BYTES, ReadRefused, read_regular
 from phasewatch.core.sources import read_json
 
 
@@ -77,39 +82,144 @@ def test_a_file_that_keeps_changing_is_refused_not_half_read(tmp_path, monkeypat
     assert refused(p, attempts=3).kind == "changed"
 
 
-def test_torn_writes_never_parse_as_a_state(tmp_path):
-    """An owner truncating and rewriting between two versions of different lengths: every
-    document read is one of the versions whole, never a blend of two."""
+_OWNER_WRITER = """
+import json, sys
+path, cycles = sys.argv[1], int(sys.argv[2])
+docs = [json.dumps({"state_version": n, "pad": chr(97 + n % 26) * 3000}, indent=2).encode()
+        for n in range(26)]
+for n in range(cycles):
+    with open(path, "r+b", buffering=0) as fh:  # the owner's way: truncate, then write
+        fh.truncate(0)
+        doc = docs[n % 26]
+        fh.write(doc[: len(doc) // 2])
+        fh.write(doc[len(doc) // 2 :])
+"""
+
+
+def slow_reads(fd: int, n: int, *, real_read=os.read) -> bytes:
+    """``os.read`` as a loaded machine or a large file does it: in parts, with pauses."""
+    time.sleep(0.00005)
+    return real_read(fd, min(n, 1024))
+
+
+def test_torn_writes_never_parse_as_a_state(tmp_path, monkeypatch):
+    """Another process (no GIL between us) truncates then writes 5,000 times, each document as
+    long as the last, while we read slowly, in parts: every ``ok`` read is one whole document,
+    never the start of write N with the end of write N+1 (which would parse: a mixed ``pad``).
+    A reader without the before/after checks fails this within a few hundred reads."""
+    monkeypatch.setattr(os, "read", slow_reads)
     p = tmp_path / "state.json"
-    versions = [json.dumps({"state_version": i, "pad": "x" * (i % 7) * 50}, indent=2)
-                for i in range(50)]
-    p.write_text(versions[0])
-    stop = threading.Event()
-
-    def owner():
-        i = 0
-        while not stop.is_set():
-            i = (i + 1) % len(versions)
-            with open(p, "r+b") as fh:  # truncate, then write: not atomic, as writeState
-                fh.truncate(0)
-                fh.write(versions[i].encode())
-
-    thread = threading.Thread(target=owner, daemon=True)
-    thread.start()
-    seen = 0
+    whole = {
+        json.dumps({"state_version": n, "pad": chr(97 + n % 26) * 3000}, indent=2)
+        for n in range(26)
+    }
+    p.write_bytes(b"{}")
+    writer = subprocess.Popen([sys.executable, "-c", _OWNER_WRITER, str(p), "5000"])
+    statuses: dict[str, int] = {}
     try:
-        for _ in range(2000):
-            r = read_json(p, retries=2, delay=0)
-            if r.ok:
-                seen += 1
-                assert r.data is not None
-                assert json.dumps(r.data, indent=2) in versions
-            else:
-                assert r.status in {"torn", "invalid"}
+        while writer.poll() is None:
+            r = read_json(p, retries=0)
+            statuses[r.status] = statuses.get(r.status, 0) + 1
+            if r.ok and r.data != {}:
+                assert json.dumps(r.data, indent=2) in whole, f"torn read parsed ({statuses})"
     finally:
-        stop.set()
-        thread.join(5)
-    assert seen > 0
+        writer.kill()
+        writer.wait()
+    assert writer.returncode == 0
+    assert set(statuses) <= {"ok", "torn"}, statuses
+
+
+def test_a_same_size_rewrite_within_one_tick_is_caught(tmp_path, monkeypatch):
+    """Where timestamps are coarse a rewrite can keep size and mtime: the confirming second read
+    of a recently modified file catches it (ctime cannot be set back, so it is faked here)."""
+    p = tmp_path / "state.json"
+    p.write_bytes(b"AAAA")
+    st0 = p.stat()
+    real_read, real_fstat, done = os.read, os.fstat, []
+
+    def read_then_rewrite(fd, n):
+        chunk = real_read(fd, n)
+        if not done:
+            done.append(1)
+            p.write_bytes(b"BBBB")
+            os.utime(p, ns=(st0.st_atime_ns, st0.st_mtime_ns))
+        return chunk
+
+    def fstat_old_ctime(fd):
+        st = real_fstat(fd)
+        fields = list(st[:10])
+        return os.stat_result(fields, {"st_mtime_ns": st.st_mtime_ns, "st_ctime_ns": 0})
+
+    monkeypatch.setattr(os, "read", read_then_rewrite)
+    monkeypatch.setattr(read_mod.os, "fstat", fstat_old_ctime)
+    real_stat = os.stat
+
+    def stat_old_ctime(path, **kwargs):
+        st = real_stat(path, **kwargs)
+        return os.stat_result(list(st[:10]), {"st_mtime_ns": st.st_mtime_ns, "st_ctime_ns": 0})
+
+    monkeypatch.setattr(read_mod.os, "stat", stat_old_ctime)
+    assert read_regular(p)[0] == b"BBBB"
+
+
+def test_a_socket_is_refused(tmp_path):
+    path = tmp_path / "s"
+    sock = socket.socket(socket.AF_UNIX)
+    try:
+        sock.bind(str(path))
+        assert refused(path).kind in {"not_regular", "unreadable"}
+    finally:
+        sock.close()
+
+
+def test_too_large_is_refused_before_reading(tmp_path, monkeypatch):
+    p = tmp_path / "big"
+    with open(p, "wb") as fh:
+        fh.truncate(MAX_BYTES + 1)  # sparse: 32 MiB + 1 without writing them
+    reads = []
+    real_read = os.read
+    monkeypatch.setattr(os, "read", lambda fd, n: reads.append(n) or real_read(fd, n))
+    assert refused(p).kind == "too_large"
+    assert reads == []
+
+
+def test_a_file_replaced_after_the_open_reads_the_new_one(tmp_path, monkeypatch):
+    p = tmp_path / "state.json"
+    p.write_bytes(b"old")
+    real_open, opens = os.open, []
+
+    def open_then_replace(path, flags, *args):
+        fd = real_open(path, flags, *args)
+        if Path(path) == p and not opens:
+            opens.append(1)
+            (tmp_path / "tmp").write_bytes(b"new!")
+            os.replace(tmp_path / "tmp", p)
+        return fd
+
+    monkeypatch.setattr(os, "open", open_then_replace)
+    assert read_regular(p)[0] == b"new!"
+
+
+def test_permission_denied_is_plain(tmp_path, monkeypatch):
+    """Simulated (the suite may run as root, which reads anything)."""
+
+    def denied(*_args, **_kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(os, "open", denied)
+    err = refused(tmp_path / "state.json")
+    assert err.kind == "unreadable" and err.reason == "permission denied"
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads anything")
+def test_permission_denied_for_real(tmp_path):
+    p = tmp_path / "state.json"
+    p.write_bytes(b"{}")
+    p.chmod(0)
+    try:
+        assert refused(p).reason == "permission denied"
+    finally:
+        p.chmod(0o644)
 
 
 @pytest.mark.parametrize(

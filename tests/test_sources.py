@@ -1,5 +1,8 @@
 import json
 import os
+import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -255,3 +258,45 @@ def test_an_unsearchable_isdlc_is_a_finding_with_the_fix_not_a_traceback(tmp_pat
     assert main(["check", str(tmp_path)]) == 2
     out = capsys.readouterr().out
     assert "cannot be searched" in out and "chmod u+rx .isdlc" in out and "Traceback" not in out
+
+
+def test_invalid_state_is_a_read_error_finding(tmp_path):
+    p = tmp_path / "s.json"
+    write(p, b'{"x": NaN}')
+    _result, data, findings = StateReader(p, ".isdlc/state.json").read()
+    assert data is None
+    assert [f.rule_id for f in findings] == ["READ-INVALID"]
+    assert "NaN is not JSON" in findings[0].message
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_owner_json_parse_agrees(tmp_path):
+    """The oracle: node's JSON.parse on the same bytes throws exactly where we say invalid."""
+    cases = {
+        "bom": b'\xef\xbb\xbf{"a": 1}',
+        "nan": b'{"a": NaN}',
+        "inf": b'{"a": Infinity}',
+        "ninf": b'{"a": -Infinity}',
+        "ok": b'{"a": 1e999, "b": "\\ud800"}',
+    }
+    for name, content in cases.items():
+        write(tmp_path / f"{name}.json", content)
+    script = (
+        "const fs = require('fs');"
+        "for (const f of process.argv.slice(1)) {"
+        " try { JSON.parse(fs.readFileSync(f, 'utf8')); console.log('ok'); }"
+        " catch (e) { console.log('throws'); } }"
+    )
+    paths = [str(tmp_path / f"{name}.json") for name in cases]
+    out = subprocess.run(["node", "-e", script, *paths], capture_output=True, text=True, check=True)
+    node = out.stdout.split()
+    ours = ["ok" if read_json(Path(p), retries=0).ok else "throws" for p in paths]
+    assert ours == node == ["throws", "throws", "throws", "throws", "ok"]
+
+
+def test_lone_surrogate_is_cleaned_away(tmp_path):
+    p = tmp_path / "s.json"
+    write(p, b'{"a": "x\\ud800y", "\\udfff": 1}')
+    r = read_json(p)
+    assert r.ok and r.data == {"a": "xy", "": 1}
+    json.dumps(r.data, ensure_ascii=False).encode("utf-8")  # printable and encodable

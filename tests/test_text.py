@@ -1,6 +1,8 @@
+import json
+
 from hypothesis import given
 from hypothesis import strategies as st
-from phasewatch.core.text import clean, clean_json, decode, shorten
+from phasewatch.core.text import clean, clean_json, decode, json_is_clean, shorten
 
 
 def test_plain_text_is_untouched():
@@ -44,3 +46,37 @@ def test_clean_never_leaves_escape_or_controls(text):
     assert "\x1b" not in out
     assert all(ch in "\t\n" or not (ord(ch) < 32 or 0x7F <= ord(ch) <= 0x9F) for ch in out)
     assert clean(out) == out  # idempotent
+
+
+_UNCLEAN_CHARS = st.sampled_from("\x00\x08\x0c\r\x1b\x7f\x85\x9b\u200e\u202e\u2066\ud800\udfff")
+
+
+@given(
+    st.recursive(
+        st.text(st.one_of(st.characters(), _UNCLEAN_CHARS)) | st.integers() | st.none(),
+        lambda inner: (
+            st.lists(inner, max_size=4)
+            | st.dictionaries(
+                st.text(st.one_of(st.characters(), _UNCLEAN_CHARS)), inner, max_size=4
+            )
+        ),
+        max_leaves=12,
+    ),
+    st.booleans(),
+)
+def test_json_is_clean_never_misses_what_clean_removes(value, ascii_only):
+    """json_is_clean says True only for documents clean_json would leave as they are, whatever
+    the writer escapes (``ensure_ascii``) or writes raw."""
+    raw = json.dumps({"v": value}, ensure_ascii=ascii_only).encode("utf-8", "surrogatepass")
+    if json_is_clean(raw):
+        assert clean_json(json.loads(raw)) == json.loads(raw)
+
+
+def test_json_is_clean_on_common_documents():
+    # as the owner writes it (JSON.stringify: non-ASCII raw, only controls escaped)
+    plain = {"a": 'plain "quoted"\n\ttext \\ path', "é": "…"}
+    assert json_is_clean(json.dumps(plain, ensure_ascii=False).encode())
+    assert not json_is_clean(json.dumps(plain).encode())  # \u00e9: a false alarm, allowed
+    assert not json_is_clean(json.dumps({"a": "\x1b[31m"}).encode())
+    assert not json_is_clean(json.dumps({"a": "\u202e"}, ensure_ascii=False).encode())
+    assert not json_is_clean(json.dumps({"a": "\x9b"}, ensure_ascii=False).encode())

@@ -6,8 +6,10 @@
   ``/dev/zero`` or a 100 MB state cannot exhaust memory (a device is not regular anyway).
 * Verified: the owner writes non-atomically (truncate, then write). A read that overlapped a
   write could join the start of one version to the end of the next and still parse, so the
-  descriptor's size, mtime and inode are compared before and after, and the path must still
-  name the same file; a read that saw a change is retried, then refused as "changed".
+  descriptor's size, mtime, ctime and inode are compared before and after, and the path must
+  still name the same file; a file modified within a timestamp tick of the read (where a
+  same-size rewrite can leave the stamp as it was) is read twice and both must agree. A read
+  that saw a change is retried, then refused as "changed".
 * ``follow_symlinks=False`` (for files phasewatch is about to replace) adds ``O_NOFOLLOW``.
 
 Every refusal is a :class:`ReadRefused` (an ``OSError``) with a short, plain ``reason``.
@@ -25,6 +27,10 @@ from typing import Literal
 MAX_BYTES = 32 * 1024 * 1024
 ATTEMPTS = 4
 RETRY_DELAY = 0.01
+# A file modified this recently may have been rewritten during the read without its stamp
+# changing (timestamps come from a coarse clock, a few ms a tick; a network filesystem uses the
+# server's clock), so its read is confirmed by a second one that must give the same bytes.
+RECENT_NS = 1_000_000_000
 
 Kind = Literal["missing", "not_regular", "symlink", "too_large", "changed", "unreadable"]
 
@@ -54,25 +60,37 @@ def _open(path: Path, follow_symlinks: bool) -> int:
         raise ReadRefused(f"cannot open it: {exc.strerror or exc}", "unreadable") from None
 
 
-def _read_fd(fd: int, limit: int) -> bytes:
+def _read_fd(fd: int, limit: int, offset: int | None = None) -> bytes:
+    """At most ``limit`` bytes from the current position (or from ``offset``, with pread)."""
     parts: list[bytes] = []
-    left = limit
-    while left > 0:
-        chunk = os.read(fd, min(left, 1 << 20))
+    got = 0
+    while got < limit:
+        want = min(limit - got, 1 << 20)
+        chunk = os.read(fd, want) if offset is None else os.pread(fd, want, offset + got)
         if not chunk:
             break
         parts.append(chunk)
-        left -= len(chunk)
-    return b"".join(parts)
+        got += len(chunk)
+    return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
 def _same(a: os.stat_result, b: os.stat_result) -> bool:
-    return (a.st_dev, a.st_ino, a.st_size, a.st_mtime_ns) == (
+    """Same file, same size, not modified in between (mtime and ctime: a truncate-then-write
+    moves both, and ctime cannot be set back by ``utime``)."""
+    return (a.st_dev, a.st_ino, a.st_size, a.st_mtime_ns, a.st_ctime_ns) == (
         b.st_dev,
         b.st_ino,
         b.st_size,
         b.st_mtime_ns,
+        b.st_ctime_ns,
     )
+
+
+def _confirmed(fd: int, data: bytes, st: os.stat_result) -> bool:
+    """False when a file modified within a timestamp tick of the read reads differently now."""
+    if time.time_ns() - st.st_mtime_ns >= RECENT_NS:
+        return True
+    return _read_fd(fd, len(data) + 1, offset=0) == data
 
 
 def _read_once(path: Path, cap: int, follow_symlinks: bool, truncate: bool):
@@ -88,6 +106,7 @@ def _read_once(path: Path, cap: int, follow_symlinks: bool, truncate: bool):
             raise ReadRefused(f"larger than {cap:,} bytes: not read", "too_large")
         data = _read_fd(fd, cap if truncate else cap + 1)
         after = os.fstat(fd)
+        confirmed = truncate or _confirmed(fd, data, after)
     except OSError as exc:
         if isinstance(exc, ReadRefused):
             raise
@@ -100,9 +119,9 @@ def _read_once(path: Path, cap: int, follow_symlinks: bool, truncate: bool):
         now = os.stat(path, follow_symlinks=follow_symlinks)
     except OSError:
         now = None  # vanished (or replaced by something unreadable) right after the read
-    unchanged = _same(before, after) and now is not None and _same(after, now)
+    unchanged = confirmed and _same(before, after) and now is not None and _same(after, now)
     if not truncate and unchanged and len(data) != after.st_size:
-        unchanged = False  # e.g. truncated and rewritten to the same size within one mtime tick
+        unchanged = False  # e.g. cut by a truncate after its size was taken
     return data, after, unchanged
 
 
