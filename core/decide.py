@@ -79,6 +79,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal
 
+from .confirm import Confirmation, Footprint, approval_footprint, state_footprint, watch
 from .files.lock import writer_lock
 from .files.read import MAX_BYTES, ReadRefused, read_regular
 from .files.read import _read_fd as read_capped
@@ -97,15 +98,19 @@ from .text import clean, clean_json, shorten
 
 # ---------------------------------------------------------------------------- outcomes
 
-Outcome = Literal["applied", "refused-conflict", "refused-invalid", "error", "race"]
+Outcome = Literal["applied", "refused-conflict", "refused-invalid", "error", "race", "reverted"]
 APPLIED: Outcome = "applied"
 CONFLICT: Outcome = "refused-conflict"
 INVALID: Outcome = "refused-invalid"
 ERROR: Outcome = "error"
 RACE: Outcome = "race"
+#: Applied, then undone by the owner's next write within the confirm window (``core.confirm``).
+REVERTED: Outcome = "reverted"
 
 #: Process exit codes. ``race`` (our bytes did not survive) is a conflict: look again, retry.
-EXIT_CODES: dict[str, int] = {APPLIED: 0, CONFLICT: 3, RACE: 3, INVALID: 2, ERROR: 1}
+EXIT_CODES: dict[str, int] = {
+    APPLIED: 0, CONFLICT: 3, RACE: 3, REVERTED: 3, INVALID: 2, ERROR: 1
+}  # fmt: skip
 
 REVIEW_ACTIONS = ("continue", "review", "resume", "redo")
 ESCALATION_ACTIONS = ("retry", "skip", "cancel")
@@ -127,6 +132,10 @@ class DecisionResult:
     journal_error: str | None = None
     action: str = ""
     target: str = ""
+    #: What an applied write left in the file (for :func:`core.confirm.watch`); None otherwise.
+    footprint: Footprint | None = field(default=None, repr=False)
+    #: The confirm window's verdict, when the caller watched (``--confirm-seconds``).
+    confirmation: Confirmation | None = None
 
     @property
     def ok(self) -> bool:
@@ -148,6 +157,13 @@ class DecisionResult:
             "version_after": self.version_after,
             "state": self.state_summary,
             "journal_error": self.journal_error,
+            "confirmation": None
+            if self.confirmation is None
+            else {
+                "verdict": self.confirmation.verdict,
+                "seconds": round(self.confirmation.seconds, 3),
+                "state_version": self.confirmation.version,
+            },
         }
 
 
@@ -705,6 +721,69 @@ def read_journal(journal: Path, *, intents: bool = False) -> list[dict[str, Any]
     return out
 
 
+def revert_message(path: Path, result: DecisionResult, confirmation: Confirmation) -> str:
+    """What a reverted decision means, for the toast, the CLI and the journal line."""
+    version = f" (state_version {confirmation.version})" if confirmation.version is not None else ""
+    return (
+        f"REVERTED: {result.action} was applied, then {path.name} was written again "
+        f"{confirmation.seconds:.2f} s later{version} from a copy read before it: the decision "
+        "is NOT in the file. Look again and decide again."
+    )
+
+
+def journal_revert(
+    path: str | os.PathLike[str],
+    result: DecisionResult,
+    confirmation: Confirmation,
+    *,
+    who: str | None = None,
+    via: str = "api",
+    journal: str | os.PathLike[str] | None = None,
+) -> str | None:
+    """Append the ``reverted`` outcome of an applied decision (found by ``core.confirm.watch``)
+    to the journal of its project; the error text, if any. ``result`` becomes ``reverted``."""
+    path = Path(os.path.abspath(path))
+    state = result.footprint is None or result.footprint.kind == "state"
+    root = _project_root(path) if state else path.parent
+    entry = {
+        "ts": now_iso(),
+        "who": who or default_who(),
+        "via": via,
+        "action": result.action,
+        "target": result.target,
+        "params": {"after_seconds": round(confirmation.seconds, 3)},
+        "version_before": result.version_after,
+        "version_after": confirmation.version,
+        "outcome": "reverted",
+        "message": revert_message(path, result, confirmation),
+    }
+    result.outcome, result.message = REVERTED, entry["message"]
+    result.confirmation = confirmation
+    return _journal(root, Path(journal) if journal else journal_path(root), entry)
+
+
+def confirm(
+    path: str | os.PathLike[str],
+    result: DecisionResult,
+    seconds: float,
+    *,
+    who: str | None = None,
+    via: str = "api",
+    stop: Callable[[], bool] = lambda: False,
+) -> DecisionResult:
+    """Watch an applied decision's file for ``seconds`` (:func:`core.confirm.watch`); a revert
+    turns ``result`` into ``reverted`` and is journaled. Anything else is left as it was."""
+    if not result.ok or result.footprint is None or seconds <= 0:
+        return result
+    confirmation = watch(path, result.footprint, seconds, stop=stop)
+    result.confirmation = confirmation
+    if confirmation.reverted:
+        error = journal_revert(path, result, confirmation, who=who, via=via)
+        if error:
+            result.message += f" [{error}]"
+    return result
+
+
 # ---------------------------------------------------------------------------- summaries
 
 
@@ -960,6 +1039,7 @@ def apply_update(
                 message += " (the file was not in its owner's layout; re-laid out, values kept)"
             if outcome.status == "ok":
                 result.outcome, result.version_after, result.message = APPLIED, ours, message
+                result.footprint = state_footprint(raw, new)
             else:  # someone else wrote around our replace: does the file still carry the decision?
                 current = _reread(outcome.current)
                 kept = current is not None and (
@@ -1649,7 +1729,11 @@ def decide_approval(
                     result.outcome, result.message = _discard_lock(lock)
                 else:
                     _check_writable(root, progress, journal_file)
-                    result.outcome, result.message = _approve(progress, lock, expect_sha256)
+                    result.outcome, result.message, written = _approve(
+                        progress, lock, expect_sha256
+                    )
+                    if written is not None:
+                        result.footprint = approval_footprint(written)
         except WriteRefused as exc:
             result.outcome, result.message = INVALID, exc.reason
         except Exception as exc:
@@ -1686,38 +1770,48 @@ def _discard_lock(lock: Path) -> tuple[Outcome, str]:
     return APPLIED, f"{lock.name} removed (the plan is still not approved)"
 
 
-def _approve(progress: Path, lock: Path, expect_sha256: str | None) -> tuple[Outcome, str]:
+def _approve(
+    progress: Path, lock: Path, expect_sha256: str | None
+) -> tuple[Outcome, str, bytes | None]:
+    """Insert the marker; the outcome, its message and the bytes written when they are the
+    file's content now (so a later revert can be watched for)."""
     clean_stale_temps(progress)
     try:
         data, st = read_regular(progress, follow_symlinks=False)
     except ReadRefused as exc:
         if exc.kind == "missing":
-            return INVALID, f"no {progress.name}: nothing to approve"
-        return INVALID, f"{progress.name}: {exc.reason}; nothing written"
+            return INVALID, f"no {progress.name}: nothing to approve", None
+        return INVALID, f"{progress.name}: {exc.reason}; nothing written", None
     digest = hashlib.sha256(data).hexdigest()
     if expect_sha256 and digest != expect_sha256.lower():
         return CONFLICT, (
             f"{progress.name} changed since you looked (its sha256 is now {digest}); nothing "
             "written. Look again."
-        )
+        ), None
     existing = approved_text(data)
     if existing is not None:
-        return INVALID, f"already approved ({shorten(existing, 80)}); nothing written"
+        return INVALID, f"already approved ({shorten(existing, 80)}); nothing written", None
     if not data.strip():
-        return INVALID, f"{progress.name} is empty: nothing to approve"
+        return INVALID, f"{progress.name} is empty: nothing to approve", None
     stamp = now_iso()
     offset, line, where = approval_insertion(data, stamp)
     new = data[:offset] + line + data[offset:]
     outcome = _atomic_replace(progress, data, st, new, lambda b: bool(b.strip()))
     if outcome.status == "changed":
-        return CONFLICT, f"{progress.name}: {outcome.detail}. Nothing written; look again."
+        return CONFLICT, f"{progress.name}: {outcome.detail}. Nothing written; look again.", None
     message = f"approved at {stamp} (marker inserted {where})"
+    written: bytes | None = new
     if outcome.status != "ok":
         kept = (approved_text(outcome.current or b"") or "").endswith(stamp)
         if outcome.status != "overwritten" or not kept:
             state = "the marker is in the file" if kept else "the marker is NOT in the file"
-            return RACE, f"race on {progress.name}: {outcome.detail}; {state}; lock left in place"
+            return (
+                RACE,
+                f"race on {progress.name}: {outcome.detail}; {state}; lock left in place",
+                None,
+            )
         message += " (the file was written again since, with the marker kept)"
+        written = None
     if lock.exists() or lock.is_symlink():
         try:
             os.unlink(lock)
@@ -1725,4 +1819,4 @@ def _approve(progress: Path, lock: Path, expect_sha256: str | None) -> tuple[Out
             message += f"; {lock.name} removed"
         except OSError as exc:
             message += f"; {lock.name} could NOT be removed ({exc.strerror or exc})"
-    return APPLIED, message
+    return APPLIED, message, written

@@ -45,6 +45,14 @@ def _common(parser: argparse.ArgumentParser, *, versioned: bool = True) -> None:
             metavar="N",
             help="refuse unless state_version is still N",
         )
+    parser.add_argument(
+        "--confirm-seconds",
+        type=float,
+        default=0.0,
+        metavar="S",
+        help="after applying, watch the file S seconds: exit 3 (reverted) when the owner's next "
+        "write puts the old content back (default 0: do not wait)",
+    )
     parser.add_argument("--json", action="store_true", help="print a JSON document (schema 1)")
     parser.add_argument("--who", default=None, help="who decides (default: user@host)")
 
@@ -100,6 +108,14 @@ def resolve_state(path: str | None, project_id: str | None) -> Path:
     return source.path
 
 
+def _finish(
+    result: decide.DecisionResult, path: Path, args: argparse.Namespace, out: TextIO
+) -> int:
+    """Watch the confirm window (``--confirm-seconds``), then print the result."""
+    decide.confirm(path, result, args.confirm_seconds, who=args.who, via="cli")
+    return _emit(result, args.json, out)
+
+
 def _emit(result: decide.DecisionResult, as_json: bool, out: TextIO) -> int:
     if as_json:
         out.write(json.dumps(result.to_json(), ensure_ascii=False, indent=2) + "\n")
@@ -110,6 +126,13 @@ def _emit(result: decide.DecisionResult, as_json: bool, out: TextIO) -> int:
         out.write(f"{result.outcome}: {result.action}: {result.message}{versions}\n")
         if result.state_summary:
             out.write(f"  now: {decide.describe_summary(result.state_summary)}\n")
+        conf = result.confirmation
+        if conf is not None and not conf.reverted:
+            held = {
+                "held": "the owner has written since and kept it",
+                "unchanged": "nobody wrote the file since",
+            }[conf.verdict]
+            out.write(f"  confirmed: {held} ({conf.seconds:.2f} s watched)\n")
     return result.exit_code
 
 
@@ -144,7 +167,7 @@ def run_review(args: argparse.Namespace, out: TextIO | None = None) -> int:
         who=args.who,
         via="cli",
     )
-    return _emit(result, args.json, out)
+    return _finish(result, state, args, out)
 
 
 def run_escalation(args: argparse.Namespace, out: TextIO | None = None) -> int:
@@ -163,7 +186,7 @@ def run_escalation(args: argparse.Namespace, out: TextIO | None = None) -> int:
         who=args.who,
         via="cli",
     )
-    return _emit(result, args.json, out)
+    return _finish(result, state, args, out)
 
 
 def run_approve(args: argparse.Namespace, out: TextIO | None = None) -> int:
@@ -180,7 +203,7 @@ def run_approve(args: argparse.Namespace, out: TextIO | None = None) -> int:
         who=args.who,
         via="cli",
     )
-    return _emit(result, args.json, out)
+    return _finish(result, progress, args, out)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -56,7 +56,9 @@ def test_json_document_shape(tmp_path: Path, capsys) -> None:
         "version_after",
         "state",
         "journal_error",
+        "confirmation",
     ]
+    assert doc["confirmation"] is None  # no --confirm-seconds: not watched
     assert doc["schema"] == 1 and doc["action"] == "escalation skip"
     assert (doc["outcome"], doc["version_before"], doc["version_after"]) == ("applied", 41, 42)
     assert doc["state"]["pending_escalations"] == 0 and doc["target"] == ".isdlc/state.json"
@@ -225,3 +227,91 @@ def test_subprocess_without_textual(tmp_path: Path) -> None:
         timeout=60,
     )
     assert proc.returncode == 3 and proc.stdout.startswith("refused-conflict:")
+
+
+def after_applied(journal: Path) -> None:
+    """Wait (at most 10 s) until the writer has journaled ``applied``: its own look-again is
+    over, so an owner write from now on is one only the confirm window can see."""
+    import time
+
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        if journal.exists() and '"outcome":"applied"' in journal.read_text():
+            return
+        time.sleep(0.005)
+
+
+def test_confirm_seconds_reports_a_revert_by_the_owner(tmp_path: Path, capsys) -> None:
+    """The owner read the file before our write and writes its old copy 150 ms later: with
+    --confirm-seconds the command waits, says REVERTED, exits 3 and journals ``reverted``."""
+    import threading
+
+    path = write_state(tmp_path, feature_state())
+    before = path.read_bytes()
+
+    def owner() -> None:
+        after_applied(tmp_path / ".isdlc" / "phasewatch-decisions.jsonl")
+        doc = json.loads(before)
+        doc["state_version"] = 43
+        path.write_text(json.dumps(doc, indent=2))
+
+    thread = threading.Thread(target=owner)
+    thread.start()
+    code, out = run(
+        capsys, "review", "continue", str(tmp_path), "--confirm-seconds", "10", "--json"
+    )
+    thread.join()
+    doc = json.loads(out)
+    assert code == 3 and doc["outcome"] == "reverted" and "NOT in the file" in doc["message"]
+    assert doc["confirmation"]["verdict"] == "reverted"
+    assert doc["confirmation"]["state_version"] == 43
+    applied, reverted = journal_entries(tmp_path)
+    assert (applied["outcome"], reverted["outcome"]) == ("applied", "reverted")
+    assert (reverted["version_before"], reverted["version_after"]) == (42, 43)
+
+
+def test_confirm_seconds_says_held_when_the_owner_keeps_the_decision(
+    tmp_path: Path, capsys
+) -> None:
+    import threading
+
+    path = write_state(tmp_path, feature_state())
+
+    def owner() -> None:  # reads ours, then writes its own change on top (after the settle)
+        after_applied(tmp_path / ".isdlc" / "phasewatch-decisions.jsonl")
+        doc = json.loads(path.read_bytes())
+        doc["state_version"] += 1
+        doc["current_phase"] = "07-testing"
+        path.write_text(json.dumps(doc, indent=2))
+
+    thread = threading.Thread(target=owner)
+    thread.start()
+    code, out = run(capsys, "review", "continue", str(tmp_path), "--confirm-seconds", "10")
+    thread.join()
+    assert code == 0
+    assert "confirmed: the owner has written since and kept it" in out
+    assert [e["outcome"] for e in journal_entries(tmp_path)] == ["applied"]
+
+
+def test_confirm_seconds_unchanged_when_nobody_writes(tmp_path: Path, capsys) -> None:
+    write_state(tmp_path, feature_state())
+    code, out = run(capsys, "review", "continue", str(tmp_path), "--confirm-seconds", "0.05")
+    assert code == 0 and "confirmed: nobody wrote the file since" in out
+
+
+def test_confirm_seconds_on_approve_sees_the_marker_dropped(tmp_path: Path, capsys) -> None:
+    import threading
+
+    progress = tmp_path / ".tdd-progress.md"
+    plan = b"# Plan\n\n## Slice 1\n**Status:** pending\n"
+    progress.write_bytes(plan)
+
+    def planner() -> None:  # rewrites the plan from its own copy, without the marker
+        after_applied(tmp_path / ".phasewatch-decisions.jsonl")
+        progress.write_bytes(plan + b"\n## Slice 2\n**Status:** pending\n")
+
+    thread = threading.Thread(target=planner)
+    thread.start()
+    code, out = run(capsys, "approve", str(tmp_path), "--confirm-seconds", "10")
+    thread.join()
+    assert code == 3 and out.startswith("reverted: approve: REVERTED")
