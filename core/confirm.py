@@ -13,8 +13,12 @@ decision and judges the first content that is not ours:
 * ``unchanged``: nobody wrote within the window; the file still holds our bytes.
 
 The judgement is generic, by field paths (:mod:`core.diff`, the one JSON differ): the paths our
-write changed (``state_version`` aside) against the changes between the document we decided on
-and the later one. A later document that changes none of our paths is the old one written back.
+write changed (``state_version`` aside), and the objects holding them, against the changes
+between the document we decided on and the later one. A later document that changes none of
+them is the old one written back. The holding objects count because an owner that moved on may
+reuse one: after a review pause (``supervised_review.status``/``paused_at``) and its resume, the
+next phase's gate is a new ``supervised_review`` whose status is again ``gate_presented``; its
+other fields (``phase``) tell it from the old one, which a stale copy would restore whole.
 Plan approval is judged by the stop hook's own approval test instead.
 """
 
@@ -22,13 +26,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from .diff import changed_paths
+from .diff import ROOT, changed_paths
 from .files.read import read_regular
 from .tdd.approval import find_approval
 
@@ -37,6 +42,7 @@ Verdict = Literal["unchanged", "held", "reverted"]
 DEFAULT_SECONDS = 5.0
 POLL_SECONDS = 0.01
 IGNORED = frozenset({"state_version"})
+_LAST = re.compile(r'(?:\[\d+\]|\["(?:[^"\\]|\\.)*"\]|\.[^.\[]+)$')
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +52,7 @@ class Footprint:
     kind: Literal["state", "approval"]
     written: bytes  # our bytes, as renamed into place
     before: Any = None  # state: the document the decision was made on
-    paths: tuple[str, ...] = ()  # state: the paths our write changed
+    paths: tuple[str, ...] = ()  # state: the paths our write changed, and their objects
     approval: bytes | None = None  # approval: the marker value we wrote (``b" <stamp>"``)
 
 
@@ -64,13 +70,23 @@ class Confirmation:
 def state_footprint(before: bytes, written: bytes) -> Footprint:
     """The footprint of a state decision from the bytes it replaced and the bytes it wrote."""
     old = json.loads(before)
-    paths = tuple(p for p in changed_paths(old, json.loads(written)) if p not in IGNORED)
-    return Footprint("state", written, before=old, paths=paths)
+    paths = [p for p in changed_paths(old, json.loads(written)) if p not in IGNORED]
+    holders = [h for h in map(parent, paths) if h is not None]
+    return Footprint("state", written, before=old, paths=tuple(dict.fromkeys(paths + holders)))
 
 
 def approval_footprint(written: bytes) -> Footprint:
     found = find_approval(written)
     return Footprint("approval", written, approval=None if found is None else found[1])
+
+
+def parent(path: str) -> str | None:
+    """The path of the object or list holding ``path``; None for a top-level key (the
+    document itself changes with every write: ``state_version``)."""
+    m = _LAST.search(path)
+    if m is None or m.start() == 0 or path[: m.start()] == ROOT:
+        return None
+    return path[: m.start()]
 
 
 def overlaps(a: str, b: str) -> bool:

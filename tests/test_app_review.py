@@ -776,3 +776,32 @@ async def test_a_key_right_after_the_escalations_change_does_nothing(tmp_path: P
         await wait_until(pilot, lambda: bool(app.review.results))
     [entry] = journal(tmp_path)
     assert entry["action"] == "escalation retry" and entry["outcome"] == "applied"
+
+
+async def test_a_decision_the_owner_writes_over_later_is_reported_reverted(tmp_path: Path) -> None:
+    """The owner read the file before our write and writes its old copy well after the
+    writer's own look-again: the console, still watching, says REVERTED (toast and bell),
+    journals it, and a second press decides again instead of 'already applied'."""
+    path = tmp_path / STATE
+    write_state(path, F.build_state())
+    before = json.loads(path.read_bytes())
+    app = make_app(tmp_path, watch=False)
+    app.review.confirm_seconds = 30
+    toasts, bells = record_calls(app)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_gate(pilot, app, "06-implementation")
+        await pilot.press("r")
+        await wait_until(pilot, lambda: bool(app.review.results))
+        assert app.review.results[-1].ok
+        stale = dict(before, state_version=before["state_version"] + 2)
+        path.write_text(json.dumps(stale, indent=2))  # the owner's old copy, 1 write later
+        await wait_until(pilot, lambda: any("REVERTED" in str(t.get("title")) for t in toasts))
+        [toast] = [t for t in toasts if "REVERTED" in str(t.get("title"))]
+        assert toast["severity"] == "error" and toast["markup"] is False
+        assert "NOT in the file" in toast["message"] and bells
+        assert app.review.results[-1].outcome == "reverted"
+        assert not app.review._applied  # pressing again is a new decision, not "already applied"
+    assert [(e["action"], e["outcome"]) for e in journal(tmp_path)] == [
+        ("review review", "applied"),
+        ("review review", "reverted"),
+    ]

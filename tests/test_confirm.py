@@ -14,6 +14,7 @@ from phasewatch.core.confirm import (
     approval_footprint,
     judge,
     overlaps,
+    parent,
     state_footprint,
     watch,
 )
@@ -150,3 +151,25 @@ def test_watch_survives_the_file_vanishing_and_coming_back(tmp_path: Path) -> No
 
     result = watch(path, footprint, seconds=60, sleep=sleep)
     assert result.verdict == "held" and result.version == 9
+
+
+def test_parents_of_paths() -> None:
+    assert parent("current_phase") is None and parent('$["a b"]') is None
+    assert parent("active_workflow.supervised_review.status") == "active_workflow.supervised_review"
+    assert parent("active_workflow.review_history[3]") == "active_workflow.review_history"
+    assert parent('phases["a.b"]') == "phases"
+
+
+def test_a_new_gate_in_the_same_object_is_not_our_pause_undone() -> None:
+    """After our review pause and its resume, the owner presents the next phase's gate: the
+    object is back to status gate_presented with no paused_at, but it is a new gate."""
+    paused = json.loads(json.dumps(GATE))
+    paused["state_version"] = 8
+    paused["active_workflow"]["supervised_review"].update(status="reviewing", paused_at="t")
+    footprint = state_footprint(dump(GATE), dump(paused))
+    later = json.loads(json.dumps(GATE))
+    later["state_version"] = 15
+    later["active_workflow"]["supervised_review"]["phase"] = "07-testing"
+    assert judge(footprint, dump(later)) == ("held", 15)
+    stale = dict(GATE, state_version=9)  # the same gate, unpaused: our pause undone
+    assert judge(footprint, dump(stale)) == ("reverted", 9)

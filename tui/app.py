@@ -33,7 +33,13 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
-from .console import CONSOLE_BINDINGS, CONSOLE_SCREENS, DecisionDone, ReviewConsole
+from .console import (
+    CONSOLE_BINDINGS,
+    CONSOLE_SCREENS,
+    DecisionDone,
+    DecisionReverted,
+    ReviewConsole,
+)
 from .notifications import app_notifier
 from .screens import load
 from .screens.base import UpdateScreen
@@ -352,6 +358,10 @@ class PhasewatchApp(App[int]):
     @on(DecisionDone)
     def _decision_done(self, message: DecisionDone) -> None:
         self.review.finish(message)
+
+    @on(DecisionReverted)
+    def _decision_reverted(self, message: DecisionReverted) -> None:
+        self.review.reverted(message)
 
     def _own_write(self, path: Path, stamp: FileStamp | None) -> None:
         if self.watcher is not None:

@@ -15,7 +15,9 @@ is enforced (the flag is a required constructor argument: there is no default to
 to). The writer (``core.decide``) runs in a thread worker with ``seen=`` what the user looked
 at; the worker posts :class:`DecisionDone` to the screen that asked (it bubbles to the app,
 which hands it back to :meth:`ReviewConsole.finish`). Applied -> a toast and the watcher is told
-the write was ours; anything else -> an error toast and a
+the write was ours; then the file is watched :attr:`ReviewConsole.confirm_seconds` more
+(``core.confirm``), and an owner write that puts the old content back is reported REVERTED (an
+error toast and the bell, journaled). Anything else -> an error toast and a
 :class:`~tui.screens.dialogs.RefusalDialog`. A second press on what we already applied a
 decision to (the panel still shows the version before our write) is answered "already applied"
 without writing: it is our own write, not a conflict.
@@ -27,13 +29,14 @@ import hashlib
 import json
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from phasewatch.core import decide
+from phasewatch.core.confirm import DEFAULT_SECONDS
 from phasewatch.core.notify import Event, Notifier
 from phasewatch.core.review import (
     AttentionItem,
@@ -129,6 +132,16 @@ class DecisionDone(Message):
         self.stamp = stamp
 
 
+class DecisionReverted(Message):
+    """An applied decision was undone by the owner's next write within the confirm window
+    (posted from the watching worker thread to the app)."""
+
+    def __init__(self, decision: Decision, result: decide.DecisionResult) -> None:
+        super().__init__()
+        self.decision = decision
+        self.result = result
+
+
 class ReviewConsole:
     """See the module docstring. ``app`` is the dashboard; ``read_only`` refuses every write;
     ``clock`` is the app's wall clock (ages on screen); ``own_write(path, stamp)`` tells the
@@ -152,6 +165,8 @@ class ReviewConsole:
         #: Monotonic clock and delay of the key guards (tests replace them).
         self.monotonic: Callable[[], float] = time.monotonic
         self.arm_delay = ARM_DELAY_S
+        #: How long a decision's file is watched after ``applied`` (``core.confirm``).
+        self.confirm_seconds = DEFAULT_SECONDS
         self.last_update: SessionUpdate | None = None
         self.project_id: str | None = None
         self.attention: list[AttentionItem] = []
@@ -160,6 +175,7 @@ class ReviewConsole:
         self._escalations_announced: set[str] = set()
         self._in_flight: set[tuple[str, object]] = set()
         self._applied: dict[tuple[str, object], decide.DecisionResult] = {}
+        self._watching: dict[Path, object] = {}  # file -> the one confirm watch that is current
 
     @property
     def read_only(self) -> bool:
@@ -410,6 +426,7 @@ class ReviewConsole:
             self._applied[decision.seen] = result
             if decision.own_path is not None:
                 self.own_write(decision.own_path, done.stamp)
+                self._watch_for_revert(decision, result)
             self.app.notify(
                 clean(result.message), title=f"{decision.shown}: applied", markup=False, timeout=5
             )
@@ -427,6 +444,44 @@ class ReviewConsole:
         line = decide.describe_summary(summary) if summary else "(the file could not be read)"
         title = f"{decision.shown}: {result.outcome} — nothing was decided"
         self.app.push_screen(RefusalDialog(title, result.message, summary, line))
+
+    def _watch_for_revert(self, decision: Decision, result: decide.DecisionResult) -> None:
+        """Keep looking at the file for :attr:`confirm_seconds`: an owner that read it before
+        our write and writes its old copy later undoes the decision, and the user is told."""
+        if result.footprint is None or decision.own_path is None or self.confirm_seconds <= 0:
+            return
+        path, app = decision.own_path, self.app
+        token = object()
+        self._watching[path] = token  # our next decision on this file ends this watch
+
+        def stop() -> bool:
+            return not app.is_running or self._watching.get(path) is not token
+
+        def watch() -> None:
+            watched = replace(result)  # the result shown in the UI is never mutated here
+            decide.confirm(path, watched, self.confirm_seconds, via="tui", stop=stop)
+            if watched.outcome == decide.REVERTED:
+                app.post_message(DecisionReverted(decision, watched))
+
+        app.run_worker(
+            watch, thread=True, group="confirm", name=f"confirm {decision.label}",
+            exit_on_error=False,
+        )  # fmt: skip
+
+    def reverted(self, message: DecisionReverted) -> None:
+        """App thread: the decision is no longer in the file. Say so loudly (a toast and the
+        bell, focus left where it is) and forget it as applied: pressing again decides again."""
+        decision, result = message.decision, message.result
+        self.results.append(result)
+        self._applied.pop(decision.seen, None)
+        self.app.bell()
+        self.app.notify(
+            clean(result.message),
+            title=f"{decision.shown}: REVERTED",
+            severity="error",
+            markup=False,
+            timeout=20,
+        )
 
     # ------------------------------------------------------------------ palette
     def commands(self) -> Iterable[SystemCommand]:
