@@ -7,6 +7,10 @@ four. ``RELIABILITY_SCALE=small`` runs a CI-sized pass. Not part of pytest: it m
   the writer's decisions. *Data lost*: an owner write missing from the file and not reported by
   a race outcome; a decision reported kept (``version_after`` set) missing from the file.
   *Misreport*: a decision reported not kept that is in the file.
+* ``slow-owner``: an owner whose read-modify-write takes up to 200 ms (it read before our write
+  and writes its old copy after the writer's own look-again) against decisions watched with
+  ``confirm`` for a second. *Data lost*: a decision reported ``applied`` that is not in the final
+  file (a revert nobody was told of). *Misreport*: one reported ``reverted`` that is in it.
 * ``two-writers``: two phasewatch processes bump counters; any lost bump is data lost.
 * ``links``: state/journal/temp/lock/progress linked outside, a FIFO at each; anything written
   outside is data lost, an ``applied`` through a link a misreport, a blocked call a hang.
@@ -99,6 +103,68 @@ def owner_race(tmp: Path) -> dict[str, int]:
             "owner writes lost (reported)": lost_owner, "decisions kept": kept}  # fmt: skip
 
 
+SLOW_OWNER = r"""
+import json, random, sys, time
+path, count, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+random.seed(seed)
+done = 0
+while done < count:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            state = json.loads(fh.read())
+    except ValueError:
+        time.sleep(0.001)
+        continue
+    time.sleep(random.uniform(0, 0.2))  # a hook thinking between its read and its write
+    state["counters"]["owner_writes"] += 1
+    aw = state["active_workflow"]
+    aw.setdefault("supervised_review", {"phase": "06", "status": "gate_presented"})
+    state["state_version"] += 1
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(json.dumps(state, indent=2))
+    done += 1
+"""
+
+
+def slow_owner(tmp: Path) -> dict[str, int]:
+    owner_writes = 40 if SMALL else 400
+    path, script = _project(tmp, SLOW_OWNER)
+    owner = subprocess.Popen([sys.executable, str(script), str(path), str(owner_writes), "5"])
+    outcomes: list[tuple[str, str]] = []  # (the decision's timestamp, its final outcome)
+    crashes = 0
+    real_now = decide.now_iso
+    try:
+        while owner.poll() is None:
+            try:
+                seen = json.loads(path.read_text())
+            except ValueError:
+                continue
+            if "supervised_review" not in seen["active_workflow"]:
+                time.sleep(0.002)
+                continue
+            stamp = f"{real_now()}#{len(outcomes)}"  # each decision's entry, told apart
+            decide.now_iso = lambda stamp=stamp: stamp
+            try:
+                result = decide.decide_review(path, "continue", seen=seen, who="reliability")
+                decide.confirm(path, result, 1.0)
+            except Exception:  # a crash is what this counts
+                crashes += 1
+                continue
+            outcomes.append((stamp, result.outcome))
+    finally:
+        decide.now_iso = real_now
+    owner.wait(timeout=120)
+    final = json.loads(path.read_text())["active_workflow"]["review_history"]
+    present = {entry.get("timestamp") for entry in final}
+    applied = [stamp for stamp, outcome in outcomes if outcome == "applied"]
+    reverted = [stamp for stamp, outcome in outcomes if outcome == "reverted"]
+    return {"cases": len(outcomes), "crashes": crashes, "hangs": 0,
+            "data lost": sum(s not in present for s in applied),
+            "misreports": sum(s in present for s in reverted),
+            "applied and held": sum(s in present for s in applied),
+            "reported reverted": len(reverted)}  # fmt: skip
+
+
 WRITER = r"""
 import sys
 from phasewatch.core import decide
@@ -154,7 +220,7 @@ def links(tmp: Path) -> dict[str, int]:
 
 def main() -> int:
     failed = False
-    for case in (owner_race, two_writers, links):
+    for case in (owner_race, slow_owner, two_writers, links):
         with tempfile.TemporaryDirectory() as tmp:
             started = time.monotonic()
             try:
