@@ -1068,8 +1068,7 @@ def apply_update(
         except WriteRefused as exc:
             result.outcome, result.message = INVALID, exc.reason
         except Exception as exc:  # an I/O failure mid-write: say so, never half-apply silently
-            result.outcome = ERROR
-            result.message = f"{path.name}: {type(exc).__name__}: {exc}"
+            result.outcome, result.message = failure(root, path, exc)
         entry_params = dict(params or {})
         if result.outcome == APPLIED and result.message.startswith("already applied"):
             entry_params["already_applied"] = True
@@ -1143,6 +1142,19 @@ def _check_writable(root: Path, path: Path, journal: Path) -> None:
     check_target(root, path, may_be_missing=True)
     if not inside(root, journal):
         raise WriteRefused(f"{journal.name}: resolves outside the project; nothing written")
+
+
+def failure(root: Path, path: Path, exc: Exception) -> tuple[Outcome, str]:
+    """An exception while deciding, as an outcome: permission problems are the user's to fix
+    (``refused-invalid``, exit 2, with what to do), anything else an I/O ``error``."""
+    if isinstance(exc, PermissionError):
+        where = Path(exc.filename) if isinstance(exc.filename, str) else path
+        shown = clean(_rel(root, where))
+        return INVALID, (
+            f"{shown}: permission denied; nothing written. This user must be able to read and "
+            f"write it and search its directory (chmod u+rwx {clean(_rel(root, where.parent))})"
+        )
+    return ERROR, f"{clean(path.name)}: {type(exc).__name__}: {exc}"
 
 
 def _race_verdict(status: str) -> str:
@@ -1737,7 +1749,7 @@ def decide_approval(
         except WriteRefused as exc:
             result.outcome, result.message = INVALID, exc.reason
         except Exception as exc:
-            result.outcome, result.message = ERROR, f"{type(exc).__name__}: {exc}"
+            result.outcome, result.message = failure(root, progress, exc)
         result.state_summary = tdd_summary(progress, _read_bytes_or_none(progress), lock)
         result.journal_error = _journal(
             root,

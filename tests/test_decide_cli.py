@@ -315,3 +315,32 @@ def test_confirm_seconds_on_approve_sees_the_marker_dropped(tmp_path: Path, caps
     code, out = run(capsys, "approve", str(tmp_path), "--confirm-seconds", "10")
     thread.join()
     assert code == 3 and out.startswith("reverted: approve: REVERTED")
+
+
+def test_an_unsearchable_isdlc_is_a_clear_refusal_exit_2(
+    tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``.isdlc`` with mode 000 (emulated: the tests run as root, which ignores modes; the
+    same commands were run as an unprivileged user on a real 000 directory): every lookup in
+    it fails with EACCES. The command says what to fix and exits 2, no errno dump."""
+    import errno
+
+    write_state(tmp_path, feature_state())
+    isdlc = str(tmp_path / ".isdlc") + os.sep
+    real = {name: getattr(os, name) for name in ("lstat", "stat", "open")}
+
+    def denied(name: str):
+        def call(path, *args, **kwargs):
+            if os.fspath(path).startswith(isdlc):
+                raise PermissionError(errno.EACCES, "Permission denied", os.fspath(path))
+            return real[name](path, *args, **kwargs)
+
+        return call
+
+    for name in real:
+        monkeypatch.setattr(os, name, denied(name))
+    code, out = run(capsys, "review", "continue", str(tmp_path))
+    assert code == 2
+    assert out.startswith("refused-invalid: review continue: .isdlc/")
+    assert "permission denied; nothing written" in out and "chmod u+rwx .isdlc" in out
+    assert "Errno" not in out and "PermissionError" not in out
