@@ -79,6 +79,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal
 
+from .archive import archived, js_truthy
 from .confirm import Confirmation, Footprint, approval_footprint, state_footprint, watch
 from .files.lock import writer_lock
 from .files.read import MAX_BYTES, ReadRefused, read_regular
@@ -1380,49 +1381,6 @@ def escalation_phase(doc: Mapping[str, Any]) -> str | None:
     return phase if isinstance(phase, str) and phase else None
 
 
-def _num(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return float(value)
-
-
-def phase_snapshots(doc: Mapping[str, Any], aw: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """One snapshot per phase of the workflow: key, status, started, completed, summary, timing."""
-    phases = _obj(doc.get("phases"))
-    summary = _obj(aw.get("phase_status"))
-    keys = aw.get("phases") if isinstance(aw.get("phases"), list) else []
-    out = []
-    for key in keys:
-        if not isinstance(key, str):
-            continue
-        rec = _obj(phases.get(key))
-        out.append(
-            {
-                "key": key,
-                "status": rec.get("status", summary.get(key)),
-                "started": rec.get("started"),
-                "completed": rec.get("completed", rec.get("completed_at")),
-                "summary": rec.get("summary"),
-                "timing": copy.deepcopy(rec.get("timing")),
-            }
-        )
-    return out
-
-
-def workflow_metrics(snapshots: list[dict[str, Any]]) -> dict[str, Any]:
-    minutes = [
-        m
-        for s in snapshots
-        if (m := _num(_obj(s.get("timing")).get("wall_clock_minutes"))) is not None
-    ]
-    total = round(sum(minutes), 2)
-    return {
-        "phases_completed": sum(1 for s in snapshots if s.get("status") == "completed"),
-        "total_phases": len(snapshots),
-        "wall_clock_minutes": int(total) if total.is_integer() else total,
-    }
-
-
 def _workflow_id(aw: Mapping[str, Any]) -> str | None:
     """``artifact_prefix + "-" + zeroPad(counter_used, 4)``, null when either is missing."""
     prefix, counter = aw.get("artifact_prefix"), _version_of(aw.get("counter_used"))
@@ -1438,7 +1396,8 @@ def _cancelled_entry(
     its keys in that order; the workflow's other fields follow, so nothing the audit or a
     person reads (``artifact_folder``, ``review_history``) is lost. ``git_branch`` is copied as
     it is: abandoning the branch is a git operation phasewatch does not perform."""
-    snapshots = phase_snapshots(doc, aw)
+    # what the orchestrator does: set cancelled_at, then collectPhaseSnapshots(state)
+    snapshots, metrics = archived(plain({**doc, "active_workflow": aw}), cancelled_at=now)
     entry = {
         "type": aw.get("type"),
         "id": _workflow_id(aw),
@@ -1451,7 +1410,7 @@ def _cancelled_entry(
         "merged_commit": None,
         "phases": copy.deepcopy(aw.get("phases")),
         "phase_snapshots": snapshots,
-        "metrics": workflow_metrics(snapshots),
+        "metrics": metrics,
     }
     if "git_branch" in aw:
         entry["git_branch"] = aw["git_branch"]
@@ -1464,13 +1423,6 @@ def _cancelled_entry(
 RETRY_CLEARS = ("test_iteration", "constitutional_validation", "interactive_elicitation")
 
 
-def _js_truthy(value: Any) -> bool:
-    """JavaScript's truthiness (an empty object or array is true), as the framework tests it."""
-    if isinstance(value, (dict, list)):
-        return True
-    return bool(value) and value == value  # NaN is false
-
-
 def _reset_for_retry(record: dict[str, Any]) -> list[str]:
     """Delete the iteration state the way ``workflow-retry.cjs`` does; the names cleared."""
     cleared = []
@@ -1478,10 +1430,10 @@ def _reset_for_retry(record: dict[str, Any]) -> list[str]:
     for key in RETRY_CLEARS:
         hit = False
         nested = key != "constitutional_validation" and isinstance(reqs, dict)
-        if nested and _js_truthy(reqs.get(key)):
+        if nested and js_truthy(reqs.get(key)):
             del reqs[key]
             hit = True
-        if _js_truthy(record.get(key)):
+        if js_truthy(record.get(key)):
             del record[key]
             hit = True
         if hit:

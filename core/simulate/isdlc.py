@@ -8,6 +8,7 @@ from collections.abc import Generator, Iterator
 from datetime import timedelta
 from typing import Any
 
+from ..archive import archived, whole_minutes
 from ..protocol import (
     ESCALATION_DEDUP_SECONDS,
     ESCALATION_TYPES,
@@ -66,8 +67,6 @@ class IsdlcRun:
         self.escalate: list[str] = []
         self.redo_phase: str | None = None
         self.review_phases: set[str] = set()
-        self.test_runs: dict[str, int] = {}
-        self.escalations_raised = 0
         self.run_started: str | None = None
         self._observed: dict[str, Any] | None = None  # the document a decision was read from
 
@@ -230,28 +229,30 @@ class IsdlcRun:
         phases = list(WORKFLOWS["fix"])
         topic = rng.choice(FIX_TOPICS)
         start = created + timedelta(days=rng.randint(3, 15))
-        snapshots = []
+        records = {}
         t = start
         for key in phases:
             minutes = rng.randint(4, 35)
             end = t + timedelta(minutes=minutes)
-            snapshots.append(
-                {
-                    "key": key,
-                    "status": "completed",
-                    "started": iso(t),
-                    "completed": iso(end),
-                    "gate_passed": iso(end),
-                    "summary": summary_for(key, topic, rng),
-                    "timing": {
-                        "started_at": iso(t),
-                        "completed_at": iso(end),
-                        "wall_clock_minutes": minutes,
-                        "retries": 0,
-                    },
-                }
-            )
+            records[key] = {
+                "status": "completed",
+                "started": iso(t),
+                "completed": iso(end),
+                "gate_passed": iso(end),
+                "summary": summary_for(key, topic, rng),
+                "artifacts": artifacts_for(key, f"BUG-{bug_id:04d}-{topic.slug}", topic),
+                "timing": {
+                    "started_at": iso(t),
+                    "completed_at": iso(end),
+                    "wall_clock_minutes": minutes,
+                    "retries": 0,
+                },
+            }
             t = end + timedelta(minutes=rng.randint(1, 5))
+        workflow = {"phases": phases, "started_at": iso(start)}
+        snapshots, metrics = archived(
+            {"active_workflow": workflow, "phases": records}, completed_at=iso(t)
+        )
         return {
             "type": "fix",
             "description": topic.description,
@@ -262,14 +263,7 @@ class IsdlcRun:
             "completed_at": iso(t),
             "phases": phases,
             "phase_snapshots": snapshots,
-            "metrics": {
-                "total_phases": len(phases),
-                "phases_completed": len(phases),
-                "total_duration_minutes": round((t - start).total_seconds() / 60),
-                "total_retries": 0,
-                "review_gates": 0,
-                "escalations": 0,
-            },
+            "metrics": metrics,
         }
 
     def bootstrap(self) -> Iterator[StepEvent]:
@@ -566,7 +560,6 @@ class IsdlcRun:
             },
         )
         n = int(ti.get("current_iteration") or 0) + 1
-        self.test_runs[key] = n
         now = sim.now_iso()
         failing = sim.rng.randint(1, 7)
         entry: dict[str, Any] = {
@@ -652,7 +645,6 @@ class IsdlcRun:
                 return False
         pending.append(entry)
         del pending[:-MAX_ESCALATIONS]
-        self.escalations_raised += 1
         return True
 
     def await_escalation(self, key: str, attempt: int) -> Steps:
@@ -742,7 +734,8 @@ class IsdlcRun:
         record["summary"] = summary_for(key, self.topic, sim.rng)
         timing = record.setdefault("timing", {"started_at": record.get("started") or now})
         timing["completed_at"] = now
-        timing["wall_clock_minutes"] = _minutes(timing.get("started_at"), now)
+        # isdlc.md STEP 3e: Math.round((end - start) / 60000), 0 when the start is unusable
+        timing["wall_clock_minutes"] = whole_minutes(timing.get("started_at"), now) or 0
         aw["phase_status"][key] = "completed"
         if redo:
             review = aw.get("supervised_review") or {}
@@ -909,25 +902,8 @@ class IsdlcRun:
         aw = s["active_workflow"]
         sim.pace("quick")
         now = sim.now_iso()
-        snapshots = []
-        retries = 0
-        for key in aw.get("phases") or []:
-            record = s["phases"].get(key) or {}
-            timing = record.get("timing") or {}
-            retries += int(timing.get("retries") or 0)
-            snapshots.append(
-                {
-                    "key": key,
-                    "status": record.get("status"),
-                    "started": record.get("started"),
-                    "completed": record.get("completed"),
-                    "gate_passed": record.get("gate_passed"),
-                    "summary": record.get("summary"),
-                    "artifacts_count": len(record.get("artifacts") or []),
-                    "timing": copy.deepcopy(timing),
-                    "test_iterations": self.test_runs.get(key, 0),
-                }
-            )
+        # collectPhaseSnapshots before pruning, the workflow stamped completed
+        snapshots, metrics = archived(copy.deepcopy(s), completed_at=now)
         history = aw.get("review_history") or []
         entry = {
             "type": aw.get("type"),
@@ -939,16 +915,7 @@ class IsdlcRun:
             "completed_at": now,
             "phases": list(aw.get("phases") or []),
             "phase_snapshots": snapshots,
-            "metrics": {
-                "total_phases": len(snapshots),
-                "phases_completed": sum(1 for p in snapshots if p["status"] == "completed"),
-                "total_duration_minutes": _minutes(aw.get("started_at"), now),
-                "total_retries": retries,
-                "review_gates": len(history),
-                "redo_count": sum(1 for h in history if h.get("action") == "redo"),
-                "escalations": self.escalations_raised,
-                "test_iterations": sum(self.test_runs.values()),
-            },
+            "metrics": metrics,
             "review_history": copy.deepcopy(history),
             "git_branch": dict(aw.get("git_branch") or {}, status="merged", merged_at=now),
         }
@@ -986,11 +953,3 @@ class IsdlcRun:
         self.sim.state.setdefault("history", []).append(
             {"timestamp": self.sim.now_iso(), "agent": agent, "action": action}
         )
-
-
-def _minutes(start: Any, end: str) -> float:
-    a, b = parse_iso(start), parse_iso(end)
-    if a is None or b is None:
-        return 0
-    minutes = round((b - a).total_seconds() / 60, 1)
-    return int(minutes) if minutes == int(minutes) else minutes
