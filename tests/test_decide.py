@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 import os
 import stat
+import time
 from pathlib import Path
 
 import pytest
-from phasewatch.core import decide
+from phasewatch.core import decide, protocol
 from phasewatch.core.archive import collect
+from phasewatch.core.decide import files as decide_files
 from phasewatch.core.sources import read_json
 
 from tests.test_decide_support import (
@@ -34,7 +36,7 @@ def retry_reset(record: dict) -> None:
 
 @pytest.fixture(autouse=True)
 def fixed_clock(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(decide, "now_iso", lambda: NOW)
+    monkeypatch.setattr(protocol, "now_iso", lambda: NOW)
 
 
 def seen_of(path: Path) -> dict:
@@ -81,7 +83,7 @@ def test_review_pauses_and_resume_records_the_review(tmp_path: Path) -> None:
     check_applied(path, want, result)
 
     later = "2026-03-04T10:30:00.000Z"
-    decide.now_iso = lambda: later  # restored by the fixture's monkeypatch
+    protocol.now_iso = lambda: later  # restored by the fixture's monkeypatch
     result = decide.decide_review(path, "resume", expect_version=42)
     assert result.outcome == "applied", result.message
     del want["active_workflow"]["supervised_review"]
@@ -497,7 +499,7 @@ def test_owner_write_before_our_replace_is_a_conflict(tmp_path, monkeypatch) -> 
     """The owner rewrites the file after we read it (while our temp is being written)."""
     state = feature_state()
     path = write_state(tmp_path, state)
-    real_write_temp = decide._write_temp
+    real_write_temp = decide_files._write_temp
     owner = clone(state)
     owner["state_version"] = 42
     owner["counters"]["owner_writes"] = 1
@@ -507,7 +509,7 @@ def test_owner_write_before_our_replace_is_a_conflict(tmp_path, monkeypatch) -> 
         path.write_bytes(expected_text(owner))  # truncate + write, the owner's way
         return tmp
 
-    monkeypatch.setattr(decide, "_write_temp", write_temp)
+    monkeypatch.setattr(decide_files, "_write_temp", write_temp)
     result = decide.decide_review(path, "continue", expect_version=41)
     assert result.outcome == "refused-conflict" and "changed while" in result.message
     assert path.read_bytes() == expected_text(owner)
@@ -526,12 +528,12 @@ def test_owner_write_onto_the_replaced_file_is_restored(tmp_path, monkeypatch) -
 
     def replace(src, dst):
         if Path(dst) == path and Path(src).name.startswith(".state.json.phasewatch-"):
-            monkeypatch.setattr(decide.os, "replace", real_replace)
+            monkeypatch.setattr(os, "replace", real_replace)
             with open(path, "wb") as fh:  # same inode as the one we are about to replace
                 fh.write(expected_text(owner))
         real_replace(src, dst)
 
-    monkeypatch.setattr(decide.os, "replace", replace)
+    monkeypatch.setattr(os, "replace", replace)
     result = decide.decide_review(path, "continue", expect_version=41)
     assert result.outcome == "race" and result.exit_code == 3
     assert "withdrawn" in result.message
@@ -544,7 +546,7 @@ def test_owner_write_right_after_ours_is_reported(tmp_path, monkeypatch) -> None
     path = write_state(tmp_path, state)
     owner = clone(state)
     owner["state_version"] = 42
-    real_fsync_dir = decide._fsync_dir
+    real_fsync_dir = decide_files._fsync_dir
 
     def fsync_dir(d):
         real_fsync_dir(d)
@@ -552,7 +554,7 @@ def test_owner_write_right_after_ours_is_reported(tmp_path, monkeypatch) -> None
             owner["done"] = True
             path.write_bytes(expected_text({k: v for k, v in owner.items() if k != "done"}))
 
-    monkeypatch.setattr(decide, "_fsync_dir", fsync_dir)
+    monkeypatch.setattr(decide_files, "_fsync_dir", fsync_dir)
     result = decide.decide_review(path, "continue", expect_version=41)
     assert result.outcome == "race" and "NOT in the file" in result.message
     assert result.version_after is None
@@ -564,14 +566,14 @@ def test_torn_read_is_retried(tmp_path, monkeypatch) -> None:
     path = write_state(tmp_path, state)
     good = path.read_bytes()
     path.write_bytes(b"")
-    real_sleep = decide.time.sleep
+    real_sleep = time.sleep
 
     def sleep(seconds):
         if not path.read_bytes():  # the owner finishes its write while we wait
             path.write_bytes(good)
         real_sleep(seconds)
 
-    monkeypatch.setattr(decide.time, "sleep", sleep)
+    monkeypatch.setattr(time, "sleep", sleep)
     result = decide.decide_review(path, "review")
     assert result.outcome == "applied", result.message
 
@@ -580,7 +582,7 @@ def test_owner_write_after_ours_that_kept_the_decision_is_applied(tmp_path, monk
     """The owner read our file and wrote again before we looked back: the decision stands."""
     state = feature_state()
     path = write_state(tmp_path, state)
-    real_fsync_dir = decide._fsync_dir
+    real_fsync_dir = decide_files._fsync_dir
     fired = []
 
     def fsync_dir(d):
@@ -592,7 +594,7 @@ def test_owner_write_after_ours_that_kept_the_decision_is_applied(tmp_path, monk
             ours["state_version"] += 1
             path.write_text(json.dumps(ours, indent=2, ensure_ascii=False), encoding="utf-8")
 
-    monkeypatch.setattr(decide, "_fsync_dir", fsync_dir)
+    monkeypatch.setattr(decide_files, "_fsync_dir", fsync_dir)
     result = decide.decide_review(path, "continue", expect_version=41)
     assert result.outcome == "applied", result.message
     assert "kept the decision" in result.message
@@ -618,7 +620,7 @@ def test_receipts_tell_kept_from_lost(tmp_path, monkeypatch, gate, escalations, 
         state = feature_state(gate=gate, escalations=escalations)
         path = write_state(root, state)
         fired = []
-        real_fsync_dir = decide._fsync_dir
+        real_fsync_dir = decide_files._fsync_dir
 
         def fsync_dir(d, path=path, keep=keep, state=state, fired=fired, real=real_fsync_dir):
             real(d)
@@ -629,6 +631,6 @@ def test_receipts_tell_kept_from_lost(tmp_path, monkeypatch, gate, escalations, 
                 doc["counters"]["owner_writes"] += 1
                 path.write_text(json.dumps(doc, indent=2, ensure_ascii=False), encoding="utf-8")
 
-        monkeypatch.setattr(decide, "_fsync_dir", fsync_dir)
+        monkeypatch.setattr(decide_files, "_fsync_dir", fsync_dir)
         result = call(path)
         assert result.outcome == ("applied" if keep else "race"), result.message

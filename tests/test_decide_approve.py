@@ -9,7 +9,8 @@ import stat
 from pathlib import Path
 
 import pytest
-from phasewatch.core import decide
+from phasewatch.core import decide, protocol
+from phasewatch.core.decide import files as decide_files
 from phasewatch.core.tdd.approval import approval_line
 
 from tests.test_decide_support import NOW
@@ -43,7 +44,7 @@ Then it exits 2
 
 @pytest.fixture(autouse=True)
 def fixed_clock(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(decide, "now_iso", lambda: NOW)
+    monkeypatch.setattr(protocol, "now_iso", lambda: NOW)
 
 
 def write_plan(root: Path, text: str, newline: str = "\n", *, lock: bool = False) -> Path:
@@ -97,7 +98,7 @@ def test_lock_removed_only_after_the_marker_is_written(tmp_path: Path, monkeypat
             seen_at_unlink.append(decide.approved_text(path.read_bytes()))
         return real_unlink(p, *args, **kwargs)
 
-    monkeypatch.setattr(decide.os, "unlink", unlink)
+    monkeypatch.setattr(os, "unlink", unlink)
     result = decide.decide_approval(path)
     assert result.outcome == "applied" and ".tdd-plan-locked removed" in result.message
     assert seen_at_unlink == [f"**Approved:** {NOW}"]
@@ -193,7 +194,7 @@ def test_discard_only_removes_the_lock(tmp_path: Path) -> None:
 
 def test_approval_race_leaves_the_lock(tmp_path: Path, monkeypatch) -> None:
     path = write_plan(tmp_path, PLAN, lock=True)
-    real_fsync_dir = decide._fsync_dir
+    real_fsync_dir = decide_files._fsync_dir
     fired = []
 
     def fsync_dir(d):
@@ -202,7 +203,7 @@ def test_approval_race_leaves_the_lock(tmp_path: Path, monkeypatch) -> None:
             fired.append(1)
             path.write_bytes(PLAN.encode() + b"\n## Slice 9: the planner again\n")
 
-    monkeypatch.setattr(decide, "_fsync_dir", fsync_dir)
+    monkeypatch.setattr(decide_files, "_fsync_dir", fsync_dir)
     result = decide.decide_approval(path)
     assert result.outcome == "race" and "lock left in place" in result.message
     assert (tmp_path / ".tdd-plan-locked").exists()

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from phasewatch.core import decide, decide_cli
+from phasewatch.core import decide, decide_cli, protocol
 
 from tests.test_decide_support import NOW, feature_state, journal_entries, load, write_state
 
@@ -19,7 +19,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 @pytest.fixture(autouse=True)
 def fixed_clock(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(decide, "now_iso", lambda: NOW)
+    monkeypatch.setattr(protocol, "now_iso", lambda: NOW)
     monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
 
 

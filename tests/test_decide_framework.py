@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from phasewatch.core import decide
+from phasewatch.core import decide, protocol
 
 from tests.test_decide_support import NOW, feature_state, load, write_state
 
@@ -15,7 +15,7 @@ FIXTURES = Path(__file__).parent / "fixtures" / "decide"
 
 @pytest.fixture(autouse=True)
 def fixed_clock(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(decide, "now_iso", lambda: NOW)
+    monkeypatch.setattr(protocol, "now_iso", lambda: NOW)
 
 
 def test_retry_resets_the_phase_like_workflow_retry(tmp_path: Path) -> None:

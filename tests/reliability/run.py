@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from phasewatch.core import decide
+from phasewatch.core import decide, protocol
 
 SMALL = os.environ.get("RELIABILITY_SCALE") == "small"
 HERE = Path(__file__).resolve().parent
@@ -132,7 +132,7 @@ def slow_owner(tmp: Path) -> dict[str, int]:
     owner = subprocess.Popen([sys.executable, str(script), str(path), str(owner_writes), "5"])
     outcomes: list[tuple[str, str]] = []  # (the decision's timestamp, its final outcome)
     crashes = 0
-    real_now = decide.now_iso
+    real_now = protocol.now_iso
     try:
         while owner.poll() is None:
             try:
@@ -143,7 +143,7 @@ def slow_owner(tmp: Path) -> dict[str, int]:
                 time.sleep(0.002)
                 continue
             stamp = f"{real_now()}#{len(outcomes)}"  # each decision's entry, told apart
-            decide.now_iso = lambda stamp=stamp: stamp
+            protocol.now_iso = lambda stamp=stamp: stamp
             try:
                 result = decide.decide_review(path, "continue", seen=seen, who="reliability")
                 decide.confirm(path, result, 1.0)
@@ -152,7 +152,7 @@ def slow_owner(tmp: Path) -> dict[str, int]:
                 continue
             outcomes.append((stamp, result.outcome))
     finally:
-        decide.now_iso = real_now
+        protocol.now_iso = real_now
     owner.wait(timeout=120)
     final = json.loads(path.read_text())["active_workflow"]["review_history"]
     present = {entry.get("timestamp") for entry in final}

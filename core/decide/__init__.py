@@ -1,0 +1,162 @@
+"""The write side: supervised review gate, escalation answers and TDD plan approval.
+
+One writer serves the TUI and the command line, following DESIGN.md "Writing files that other
+programs own":
+
+1. read the file's raw bytes and parse them (strict JSON, no repair; a torn read is retried);
+2. compare-and-swap: ``state_version`` and the fields the decision depends on must still be what
+   the caller saw (``expect_version``, ``seen``), otherwise nothing is written;
+3. change only the fields the protocol names and set ``state_version`` to disk + 1 (1 when the
+   disk's is missing, zero or negative: ``writeState``'s rule);
+4. write ``.<name>.phasewatch-<pid>.tmp`` in the same directory, fsync, ``os.replace``, fsync the
+   directory, keeping the file's mode (and owner where possible) and its formatting;
+5. look again: an owner write that landed on the replaced inode is put back at once (our
+   decision withdrawn); ``SETTLE_SECONDS`` after the rename the file is read again, and if the
+   bytes are not ours each action's *receipt* tells whether the new content still carries the
+   decision (the owner read ours and wrote after it: ``applied``) or not (``race``);
+6. append one line per attempt (refusals too) to the journal.
+
+Outcomes and exit codes: ``applied`` 0; ``refused-conflict`` 3 (nothing written); ``race`` 3
+(someone wrote around our replace: ``version_after`` is set when the decision is in the file
+anyway, None when it is not; look again); ``refused-invalid`` 2 (no gate, wrong status, redo
+limit, empty guidance/reason, nothing to decide, file not valid JSON); ``error`` 1 (I/O).
+
+What each decision writes (nothing else; ``state_version`` = disk + 1 always):
+- review ``continue`` (status gate_presented): append ``{phase, action: "continue", timestamp}``
+  to ``active_workflow.review_history``; delete ``supervised_review``.
+- review ``review`` (gate_presented): ``status = "reviewing"``, ``paused_at = now``.
+- review ``resume`` (reviewing): append ``{phase, action: "review", timestamp, paused_at,
+  resumed_at}`` (``recordReviewAction``'s key order); delete ``supervised_review``.
+- review ``redo`` (gate_presented or reviewing, redo_count < 3, guidance): ``redo_count += 1``,
+  guidance appended to ``redo_guidance_history``, ``status = "redo_pending"``,
+  ``phases[k].status`` and ``phase_status[k]`` = ``in_progress`` (index unchanged).
+- escalation ``retry``: what ``workflow-retry.cjs`` does: ``active_workflow.recovery_action =
+  {type: "retry", phase, timestamp}``; when ``phases[k]`` exists, ``test_iteration``,
+  ``constitutional_validation`` and ``interactive_elicitation`` deleted from it (the first and
+  last from its ``iteration_requirements`` too) and ``retry_count += 1`` (created);
+  ``pending_escalations = []``.
+- escalation ``skip``: ``pending_escalations = []`` only. Marking the task done and starting the
+  next phase is the controller's part (seed 003 TS-015); ``recovery_action`` has no skip type,
+  so the override is recorded in the journal, not invented in the state.
+- escalation ``cancel`` (reason): the whole ``active_workflow`` object, plus ``status:
+  "cancelled"``, ``cancelled_at``, ``cancellation_reason``, ``phase_snapshots`` and ``metrics``,
+  is appended to ``workflow_history`` (pruned to the newest 50); ``active_workflow = null``;
+  ``pending_escalations = []``. Top-level ``current_phase``/``active_agent`` are left alone.
+  The phase k of an escalation answer is the newest escalation's phase, else the workflow's.
+
+Formatting: the owner writes ``JSON.stringify(state, null, 2)``. The document is parsed with a
+small parser that keeps the literal text of every string, number and key whose canonical
+``JSON.stringify`` spelling would differ (``1.0``, ``"\\u00e9"``, ``-0``), so every value that is
+not ours is written back byte-for-byte. Indent, line ending and whatever follows the closing brace
+(trailing newline or not) are detected and kept. A file that was not in that canonical layout is
+still written (values intact) and the result says it was reformatted.
+
+Temp files are named ``.<name>.phasewatch-<pid>.tmp``; a write first removes the temps of
+processes that are gone (or that are older than ten minutes), so a crash leaves at most one.
+
+The journal is ``<root>/.isdlc/phasewatch-decisions.jsonl`` (``<root>/.phasewatch-decisions.jsonl``
+when the project has no ``.isdlc/``, so journaling never makes a TDD-only project look like an
+iSDLC one): one compact JSON object per line with ``ts, who, via, action, target, params,
+version_before, version_after, outcome, message``.
+
+The package, one module per part: :mod:`.outcomes` (outcomes, exit codes, the result),
+:mod:`.codec` (the literal-keeping JSON parser and ``JSON.stringify`` writer, shared with the
+simulator), :mod:`.files` (temp files, the atomic replace and its look-again, where a write may
+go), :mod:`.journal`, :mod:`.summary`, :mod:`.writer` (the one compare-and-swap state writer) and
+one module per decision kind: :mod:`.review`, :mod:`.escalation`, :mod:`.approval`.
+"""
+
+from .approval import approval_insertion, approved_text, decide_approval, tdd_summary
+from .codec import (
+    DocumentError,
+    LiteralFloat,
+    LiteralInt,
+    LiteralStr,
+    Style,
+    detect_style,
+    dumps,
+    js_number,
+    js_string,
+    parse_document,
+    plain,
+)
+from .escalation import RETRY_CLEARS, decide_escalation, escalation_phase
+from .files import clean_stale_temps, temp_path
+from .journal import (
+    confirm,
+    default_who,
+    journal_path,
+    journal_revert,
+    read_journal,
+    revert_message,
+)
+from .outcomes import (
+    APPLIED,
+    CONFLICT,
+    ERROR,
+    ESCALATION_ACTIONS,
+    EXIT_CODES,
+    INVALID,
+    JOURNAL_NAME,
+    MAX_WORKFLOW_HISTORY,
+    RACE,
+    REVERTED,
+    REVIEW_ACTIONS,
+    SETTLE_SECONDS,
+    DecisionResult,
+    Outcome,
+)
+from .review import decide_review
+from .summary import describe_summary, fingerprint, next_version, state_summary
+from .writer import Change, Mutation, apply_update
+
+__all__ = [
+    "APPLIED",
+    "CONFLICT",
+    "ERROR",
+    "ESCALATION_ACTIONS",
+    "EXIT_CODES",
+    "INVALID",
+    "JOURNAL_NAME",
+    "MAX_WORKFLOW_HISTORY",
+    "RACE",
+    "RETRY_CLEARS",
+    "REVERTED",
+    "REVIEW_ACTIONS",
+    "SETTLE_SECONDS",
+    "Change",
+    "DecisionResult",
+    "DocumentError",
+    "LiteralFloat",
+    "LiteralInt",
+    "LiteralStr",
+    "Mutation",
+    "Outcome",
+    "Style",
+    "apply_update",
+    "approval_insertion",
+    "approved_text",
+    "clean_stale_temps",
+    "confirm",
+    "decide_approval",
+    "decide_escalation",
+    "decide_review",
+    "default_who",
+    "describe_summary",
+    "detect_style",
+    "dumps",
+    "escalation_phase",
+    "fingerprint",
+    "journal_path",
+    "journal_revert",
+    "js_number",
+    "js_string",
+    "next_version",
+    "parse_document",
+    "plain",
+    "read_journal",
+    "revert_message",
+    "state_summary",
+    "tdd_summary",
+    "temp_path",
+]  # fmt: skip

@@ -1,0 +1,223 @@
+"""TDD plan approval: the ``**Approved:**`` marker inserted into ``.tdd-progress.md``."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from .. import protocol
+from ..confirm import approval_footprint
+from ..files.lock import writer_lock
+from ..files.read import ReadRefused, read_regular
+from ..files.write import (
+    WriteRefused,
+)
+from ..tdd.approval import approval_line
+from ..text import clean, shorten
+from . import files
+from .files import (
+    _WRITE_LOCK,
+    _atomic_replace,
+    _check_writable,
+    _read_bytes_or_none,
+    _rel,
+    clean_stale_temps,
+    failure,
+)
+from .journal import _journal, default_who, journal_path
+from .outcomes import APPLIED, CONFLICT, INVALID, RACE, DecisionResult, Outcome
+
+_LAST_UPDATED = re.compile(r"^\s*(?:\*\*|__)?last[ _-]?updated(?:\*\*|__)?\s*:", re.I)
+_BOLD_KEY = re.compile(r"^\s*(?:\*\*|__)[^*_\n]+?:?(?:\*\*|__)\s*:?")
+_TITLE = re.compile(r"^#\s")
+_SECTION = re.compile(r"^#{2,}\s")
+
+
+def _line_spans(data: bytes) -> list[tuple[int, int]]:
+    """(start, end) of every line, the end including its ``\\n``."""
+    spans, start = [], 0
+    while start < len(data):
+        nl = data.find(b"\n", start)
+        end = len(data) if nl < 0 else nl + 1
+        spans.append((start, end))
+        start = end
+    return spans
+
+
+def _line_text(data: bytes, span: tuple[int, int]) -> str:
+    return data[span[0] : span[1]].decode("utf-8", "replace").lstrip("\ufeff").rstrip("\r\n")
+
+
+def approved_text(data: bytes) -> str | None:
+    """The accepted ``Approved:`` line (cleaned, for display), if the stop hook sees one."""
+    index = approval_line(data)
+    if index is None:
+        return None
+    return clean(_line_text(data, _line_spans(data)[index]).strip())
+
+
+def approval_insertion(data: bytes, timestamp: str) -> tuple[int, bytes, str]:
+    """Where the ``**Approved:**`` line goes and its bytes: right after ``**Last Updated:**``;
+    without one, after the last bold ``**Key:**`` line of the header (before the first ``##``
+    heading); without those, after the ``# `` title; else at the very top. The line ending is
+    the anchor line's own (``\\n`` or ``\\r\\n``)."""
+    spans = _line_spans(data)
+    header = []
+    for span in spans:
+        if _SECTION.match(_line_text(data, span)):
+            break
+        header.append(span)
+    anchor = next((s for s in header if _LAST_UPDATED.match(_line_text(data, s))), None)
+    where = "after Last Updated"
+    if anchor is None:
+        bold = [s for s in header if _BOLD_KEY.match(_line_text(data, s))]
+        anchor = bold[-1] if bold else None
+        where = "after the header"
+    if anchor is None:
+        anchor = next((s for s in header if _TITLE.match(_line_text(data, s))), None)
+        where = "after the title"
+    first = data[: spans[0][1]] if spans else b""
+    default_eol = b"\r\n" if first.endswith(b"\r\n") else b"\n"
+    marker = f"**Approved:** {timestamp}".encode()
+    if anchor is None:
+        return 0, marker + default_eol, "at the top"
+    line = data[anchor[0] : anchor[1]]
+    if line.endswith(b"\n"):
+        eol = b"\r\n" if line.endswith(b"\r\n") else b"\n"
+        return anchor[1], marker + eol, where
+    return anchor[1], default_eol + marker, where  # the anchor was the last line, unterminated
+
+
+def tdd_summary(progress: Path, data: bytes | None, lock: Path) -> dict[str, Any]:
+    line = approved_text(data) if data is not None else None
+    return {
+        "tdd_file": progress.name,
+        "exists": data is not None,
+        "approved": line is not None,
+        "approved_line": line,
+        "locked": lock.exists() or lock.is_symlink(),
+        "sha256": hashlib.sha256(data).hexdigest() if data is not None else None,
+    }
+
+
+def decide_approval(
+    progress: str | os.PathLike[str],
+    *,
+    discard: bool = False,
+    expect_sha256: str | None = None,
+    who: str | None = None,
+    via: str = "api",
+    journal: str | os.PathLike[str] | None = None,
+) -> DecisionResult:
+    """``approve``: insert ``**Approved:** <now>`` into ``.tdd-progress.md`` (every other byte
+    kept), then remove ``.tdd-plan-locked`` if present. ``discard``: only remove the lock."""
+    progress = Path(os.path.abspath(progress))  # never resolved: a link there is refused
+    root = progress.parent
+    lock = root / ".tdd-plan-locked"
+    journal_file = Path(journal) if journal is not None else journal_path(root)
+    action = "approve --discard" if discard else "approve"
+    result = DecisionResult(INVALID, "", action=action, target=_rel(root, progress))
+    params: dict[str, Any] = {}
+    if expect_sha256:
+        params["expect_sha256"] = expect_sha256
+    with _WRITE_LOCK:
+        try:
+            with writer_lock(root):
+                if discard:
+                    result.outcome, result.message = _discard_lock(lock)
+                else:
+                    _check_writable(root, progress, journal_file)
+                    result.outcome, result.message, written = _approve(
+                        progress, lock, expect_sha256
+                    )
+                    if written is not None:
+                        result.footprint = approval_footprint(written)
+        except WriteRefused as exc:
+            result.outcome, result.message = INVALID, exc.reason
+        except Exception as exc:
+            result.outcome, result.message = failure(root, progress, exc)
+        result.state_summary = tdd_summary(progress, _read_bytes_or_none(progress), lock)
+        result.journal_error = _journal(
+            root,
+            journal_file,
+            {
+                "ts": protocol.now_iso(),
+                "who": who or default_who(),
+                "via": via,
+                "action": action,
+                "target": result.target,
+                "params": params,
+                "version_before": None,
+                "version_after": None,
+                "outcome": result.outcome,
+                "message": result.message,
+            },
+        )
+    if result.journal_error:
+        result.message += f" [{result.journal_error}]"
+    return result
+
+
+def _discard_lock(lock: Path) -> tuple[Outcome, str]:
+    if not (lock.exists() or lock.is_symlink()):
+        return INVALID, f"no {lock.name}: nothing to discard"
+    if lock.is_dir() and not lock.is_symlink():
+        return INVALID, f"{lock.name} is a directory; not removed"
+    os.unlink(lock)
+    files._fsync_dir(lock.parent)
+    return APPLIED, f"{lock.name} removed (the plan is still not approved)"
+
+
+def _approve(
+    progress: Path, lock: Path, expect_sha256: str | None
+) -> tuple[Outcome, str, bytes | None]:
+    """Insert the marker; the outcome, its message and the bytes written when they are the
+    file's content now (so a later revert can be watched for)."""
+    clean_stale_temps(progress)
+    try:
+        data, st = read_regular(progress, follow_symlinks=False)
+    except ReadRefused as exc:
+        if exc.kind == "missing":
+            return INVALID, f"no {progress.name}: nothing to approve", None
+        return INVALID, f"{progress.name}: {exc.reason}; nothing written", None
+    digest = hashlib.sha256(data).hexdigest()
+    if expect_sha256 and digest != expect_sha256.lower():
+        return CONFLICT, (
+            f"{progress.name} changed since you looked (its sha256 is now {digest}); nothing "
+            "written. Look again."
+        ), None
+    existing = approved_text(data)
+    if existing is not None:
+        return INVALID, f"already approved ({shorten(existing, 80)}); nothing written", None
+    if not data.strip():
+        return INVALID, f"{progress.name} is empty: nothing to approve", None
+    stamp = protocol.now_iso()
+    offset, line, where = approval_insertion(data, stamp)
+    new = data[:offset] + line + data[offset:]
+    outcome = _atomic_replace(progress, data, st, new, lambda b: bool(b.strip()))
+    if outcome.status == "changed":
+        return CONFLICT, f"{progress.name}: {outcome.detail}. Nothing written; look again.", None
+    message = f"approved at {stamp} (marker inserted {where})"
+    written: bytes | None = new
+    if outcome.status != "ok":
+        kept = (approved_text(outcome.current or b"") or "").endswith(stamp)
+        if outcome.status != "overwritten" or not kept:
+            state = "the marker is in the file" if kept else "the marker is NOT in the file"
+            return (
+                RACE,
+                f"race on {progress.name}: {outcome.detail}; {state}; lock left in place",
+                None,
+            )
+        message += " (the file was written again since, with the marker kept)"
+        written = None
+    if lock.exists() or lock.is_symlink():
+        try:
+            os.unlink(lock)
+            files._fsync_dir(lock.parent)
+            message += f"; {lock.name} removed"
+        except OSError as exc:
+            message += f"; {lock.name} could NOT be removed ({exc.strerror or exc})"
+    return APPLIED, message, written

@@ -1,0 +1,241 @@
+"""Escalation answers: retry (as ``workflow-retry.cjs``), skip, cancel (the orchestrator's archive entry)."""
+
+from __future__ import annotations
+
+import copy
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from .. import protocol
+from ..archive import archived, js_truthy
+from .codec import plain
+from .files import _project_root, _rel
+from .journal import _journal, default_who, journal_path
+from .outcomes import ESCALATION_ACTIONS, INVALID, MAX_WORKFLOW_HISTORY, DecisionResult
+from .summary import _obj, _version_of, escalation_view
+from .writer import Change, Mutation, _invalid, _label, apply_update
+
+
+def escalation_phase(doc: Mapping[str, Any]) -> str | None:
+    """The phase an answer applies to: the newest escalation's, else the workflow's current."""
+    esc = doc.get("pending_escalations")
+    if isinstance(esc, list):
+        for entry in reversed(esc):
+            phase = entry.get("phase") if isinstance(entry, dict) else None
+            if isinstance(phase, str) and phase:
+                return phase
+    aw = _obj(doc.get("active_workflow"))
+    phase = aw.get("current_phase")
+    return phase if isinstance(phase, str) and phase else None
+
+
+def _workflow_id(aw: Mapping[str, Any]) -> str | None:
+    """``artifact_prefix + "-" + zeroPad(counter_used, 4)``, null when either is missing."""
+    prefix, counter = aw.get("artifact_prefix"), _version_of(aw.get("counter_used"))
+    if not isinstance(prefix, str) or not prefix or counter is None:
+        return None
+    return f"{prefix}-{counter:04d}"
+
+
+def _cancelled_entry(
+    doc: Mapping[str, Any], aw: Mapping[str, Any], now: str, reason: str
+) -> dict[str, Any]:
+    """The orchestrator's cancellation entry (00-sdlc-orchestrator.md, "Cancellation Process"),
+    its keys in that order; the workflow's other fields follow, so nothing the audit or a
+    person reads (``artifact_folder``, ``review_history``) is lost. ``git_branch`` is copied as
+    it is: abandoning the branch is a git operation phasewatch does not perform."""
+    # what the orchestrator does: set cancelled_at, then collectPhaseSnapshots(state)
+    snapshots, metrics = archived(plain({**doc, "active_workflow": aw}), cancelled_at=now)
+    entry = {
+        "type": aw.get("type"),
+        "id": _workflow_id(aw),
+        "description": aw.get("description"),
+        "started_at": aw.get("started_at"),
+        "cancelled_at": now,
+        "cancelled_at_phase": aw.get("current_phase"),
+        "cancellation_reason": reason,
+        "status": "cancelled",
+        "merged_commit": None,
+        "phases": copy.deepcopy(aw.get("phases")),
+        "phase_snapshots": snapshots,
+        "metrics": metrics,
+    }
+    if "git_branch" in aw:
+        entry["git_branch"] = aw["git_branch"]
+    entry.update((k, v) for k, v in aw.items() if k not in entry)
+    return entry
+
+
+#: What ``workflow-retry.cjs`` deletes from the phase record (and from its
+#: ``iteration_requirements``) so the phase re-runs from a clean iteration state.
+RETRY_CLEARS = ("test_iteration", "constitutional_validation", "interactive_elicitation")
+
+
+def _reset_for_retry(record: dict[str, Any]) -> list[str]:
+    """Delete the iteration state the way ``workflow-retry.cjs`` does; the names cleared."""
+    cleared = []
+    reqs = record.get("iteration_requirements")
+    for key in RETRY_CLEARS:
+        hit = False
+        nested = key != "constitutional_validation" and isinstance(reqs, dict)
+        if nested and js_truthy(reqs.get(key)):
+            del reqs[key]
+            hit = True
+        if js_truthy(record.get(key)):
+            del record[key]
+            hit = True
+        if hit:
+            cleared.append(key)
+    return cleared
+
+
+def _escalation_mutation(action: str, reason: str | None) -> Mutation:
+    def mutate(doc: dict[str, Any]) -> Change:
+        esc = doc.get("pending_escalations")
+        if not isinstance(esc, list) or not esc:
+            raise _invalid("no pending escalations: nothing to decide")
+        count = len(esc)
+        cleared = copy.deepcopy(esc)
+
+        def gone(d: Mapping[str, Any]) -> bool:
+            now_pending = d.get("pending_escalations")
+            return not isinstance(now_pending, list) or all(e not in now_pending for e in cleared)
+
+        phase = escalation_phase(doc)
+        label = _label(phase)
+        aw = doc.get("active_workflow")
+        now = protocol.now_iso()
+        if action == "retry":
+            if not isinstance(aw, dict):
+                raise _invalid("no active workflow: nothing to retry (skip clears the escalations)")
+            if phase is None:
+                raise _invalid(
+                    "no phase to retry (neither the escalation nor the workflow names one)"
+                )
+            record = _obj(doc.get("phases")).get(phase)
+            note = ""
+            if isinstance(record, dict):
+                retries = record.get("retry_count", 0)
+                if retries is None:
+                    retries = 0
+                if not isinstance(retries, int) or isinstance(retries, bool):
+                    raise _invalid(f"phases.{label}.retry_count is not an integer; not touched")
+                cleared = _reset_for_retry(record)
+                record["retry_count"] = retries + 1
+                note = f", retry_count {retries + 1}" + (
+                    f", cleared {', '.join(cleared)}" if cleared else ""
+                )
+            else:
+                note = f" (no phases.{label} record: retry_count not set)"
+            recovery = {"type": "retry", "phase": phase, "timestamp": now}
+            aw["recovery_action"] = recovery
+            doc["pending_escalations"] = []
+            return Change(
+                f"retry: {label} will re-run ({count} escalation(s) cleared{note})",
+                lambda d: (
+                    _obj(d.get("active_workflow")).get("recovery_action") == recovery and gone(d)
+                ),
+            )
+        if action == "skip":
+            doc["pending_escalations"] = []
+            return Change(
+                f"skip: {count} escalation(s) overridden and cleared; {label} continues", gone
+            )
+        if action == "cancel":
+            text = (reason or "").strip()
+            if not text:
+                raise _invalid("cancel needs a reason (--reason TEXT)")
+            if not isinstance(aw, dict):
+                raise _invalid("no active workflow to cancel")
+            history = doc.get("workflow_history")
+            if history is None:
+                history = doc["workflow_history"] = []
+            if not isinstance(history, list):
+                raise _invalid("workflow_history is not a list; not touched")
+            history.append(_cancelled_entry(doc, aw, now, text))
+            if len(history) > MAX_WORKFLOW_HISTORY:
+                del history[: len(history) - MAX_WORKFLOW_HISTORY]
+            doc["active_workflow"] = None
+            doc["pending_escalations"] = []
+
+            def archived(d: Mapping[str, Any]) -> bool:
+                kept = d.get("workflow_history")
+                return isinstance(kept, list) and any(
+                    _obj(e).get("cancelled_at") == now
+                    and _obj(e).get("cancellation_reason") == text
+                    for e in kept
+                )
+
+            return Change(
+                f"cancel: workflow cancelled at {label} and archived "
+                f"({count} escalation(s) cleared)",
+                archived,
+            )
+        raise _invalid(f"unknown escalation action {action!r}")
+
+    return mutate
+
+
+def decide_escalation(
+    path: str | os.PathLike[str],
+    action: str,
+    *,
+    reason: str | None = None,
+    expect_version: int | None = None,
+    seen: Mapping[str, Any] | None = None,
+    who: str | None = None,
+    via: str = "api",
+    journal: str | os.PathLike[str] | None = None,
+) -> DecisionResult:
+    """Answer the pending escalations: ``retry`` | ``skip`` | ``cancel`` (with a reason)."""
+    params: dict[str, Any] = {}
+    if reason is not None:
+        params["reason"] = reason
+    if action not in ESCALATION_ACTIONS:
+        return _refuse_early(
+            path, f"escalation {action}", f"unknown escalation action {action!r}", who, via, journal
+        )
+    return apply_update(
+        path,
+        _escalation_mutation(action, reason),
+        action=f"escalation {action}",
+        params=params,
+        expect_version=expect_version,
+        seen=seen,
+        depends=escalation_view,
+        who=who,
+        via=via,
+        journal=journal,
+    )
+
+
+def _refuse_early(
+    path: str | os.PathLike[str],
+    action: str,
+    message: str,
+    who: str | None,
+    via: str,
+    journal: str | os.PathLike[str] | None,
+) -> DecisionResult:
+    p = Path(os.path.abspath(path))
+    root = _project_root(p)
+    result = DecisionResult(INVALID, message, action=action, target=_rel(root, p))
+    result.journal_error = _journal(
+        root,
+        Path(journal) if journal is not None else journal_path(root),
+        {
+            "ts": protocol.now_iso(),
+            "who": who or default_who(),
+            "via": via,
+            "action": action,
+            "target": result.target,
+            "params": {},
+            "version_before": None,
+            "version_after": None,
+            "outcome": INVALID,
+            "message": message,
+        },
+    )
+    return result

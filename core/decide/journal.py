@@ -1,0 +1,135 @@
+"""The decision journal (one JSON line per attempt) and the confirm window's ``reverted`` line."""
+
+from __future__ import annotations
+
+import contextlib
+import getpass
+import json
+import os
+import socket
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from .. import protocol
+from ..confirm import Confirmation, watch
+from ..files.read import read_regular
+from ..files.write import (
+    WriteRefused,
+    append_line,
+)
+from .files import _project_root
+from .outcomes import JOURNAL_NAME, REVERTED, DecisionResult
+
+
+def journal_path(root: Path) -> Path:
+    isdlc = root / ".isdlc"
+    return isdlc / JOURNAL_NAME if isdlc.is_dir() else root / f".{JOURNAL_NAME}"
+
+
+def default_who() -> str:
+    try:
+        user = getpass.getuser()
+    except Exception:
+        user = str(os.getuid()) if hasattr(os, "getuid") else "unknown"
+    try:
+        host = socket.gethostname()
+    except OSError:
+        host = "localhost"
+    return f"{user}@{host}"
+
+
+def _journal(root: Path, journal: Path, entry: dict[str, Any], sync: bool = True) -> str | None:
+    """Append one line (a single write on an O_APPEND descriptor of a regular file inside the
+    project, never through a link); the error text, if any."""
+    line = (json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n").encode(
+        "utf-8", "backslashreplace"
+    )
+    try:
+        append_line(root, journal, line, sync=sync)
+    except OSError as exc:
+        why = exc.reason if isinstance(exc, WriteRefused) else exc.strerror or exc
+        return f"journal {journal.name} not written: {why}"
+    return None
+
+
+def read_journal(journal: Path, *, intents: bool = False) -> list[dict[str, Any]]:
+    """Every parseable entry of a journal (for the TUI's history and the tests).
+
+    ``intent`` lines (written just before a rename, so a writer killed between the rename and
+    its outcome line still left a trace) are skipped unless ``intents``: an intent with no
+    outcome line after it is a decision whose fate the file itself must tell."""
+    out = []
+    try:
+        text = read_regular(journal, follow_symlinks=False)[0].decode("utf-8", "replace")
+    except OSError:
+        return out
+    for line in text.splitlines():
+        with contextlib.suppress(ValueError):
+            entry = json.loads(line)
+            if isinstance(entry, dict) and (intents or entry.get("outcome") != "intent"):
+                out.append(entry)
+    return out
+
+
+def revert_message(path: Path, result: DecisionResult, confirmation: Confirmation) -> str:
+    """What a reverted decision means, for the toast, the CLI and the journal line."""
+    version = f" (state_version {confirmation.version})" if confirmation.version is not None else ""
+    return (
+        f"REVERTED: {result.action} was applied, then {path.name} was written again "
+        f"{confirmation.seconds:.2f} s later{version} from a copy read before it: the decision "
+        "is NOT in the file. Look again and decide again."
+    )
+
+
+def journal_revert(
+    path: str | os.PathLike[str],
+    result: DecisionResult,
+    confirmation: Confirmation,
+    *,
+    who: str | None = None,
+    via: str = "api",
+    journal: str | os.PathLike[str] | None = None,
+) -> str | None:
+    """Append the ``reverted`` outcome of an applied decision (found by ``core.confirm.watch``)
+    to the journal of its project; the error text, if any. ``result`` becomes ``reverted``."""
+    path = Path(os.path.abspath(path))
+    state = result.footprint is None or result.footprint.kind == "state"
+    root = _project_root(path) if state else path.parent
+    entry = {
+        "ts": protocol.now_iso(),
+        "who": who or default_who(),
+        "via": via,
+        "action": result.action,
+        "target": result.target,
+        "params": {"after_seconds": round(confirmation.seconds, 3)},
+        "version_before": result.version_after,
+        "version_after": confirmation.version,
+        "outcome": "reverted",
+        "message": revert_message(path, result, confirmation),
+    }
+    result.outcome, result.message = REVERTED, entry["message"]
+    result.confirmation = confirmation
+    return _journal(root, Path(journal) if journal else journal_path(root), entry)
+
+
+def confirm(
+    path: str | os.PathLike[str],
+    result: DecisionResult,
+    seconds: float,
+    *,
+    who: str | None = None,
+    via: str = "api",
+    stop: Callable[[], bool] = lambda: False,
+) -> DecisionResult:
+    """Watch an applied decision's file for ``seconds`` (:func:`core.confirm.watch`); a revert
+    turns ``result`` into ``reverted`` and is journaled. Anything else is left as it was."""
+    if not result.ok or result.footprint is None or seconds <= 0:
+        return result
+    confirmation = watch(path, result.footprint, seconds, stop=stop)
+    result.confirmation = confirmation
+    if confirmation.reverted:
+        error = journal_revert(path, result, confirmation, who=who, via=via)
+        if error:
+            result.message += f" [{error}]"
+    return result

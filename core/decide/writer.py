@@ -1,0 +1,352 @@
+"""The one state writer: read, compare-and-swap, mutate, replace, look again, journal."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .. import protocol
+from ..confirm import state_footprint
+from ..files.lock import writer_lock
+from ..files.read import ReadRefused, read_regular
+from ..files.write import (
+    WriteRefused,
+)
+from ..text import clean, shorten
+from .codec import (
+    DocumentError,
+    detect_style,
+    dumps,
+    parse_state_bytes,
+    plain,
+    reread,
+    valid_state_bytes,
+)
+from .files import (
+    _WRITE_LOCK,
+    _atomic_replace,
+    _check_writable,
+    _project_root,
+    _rel,
+    clean_stale_temps,
+    failure,
+)
+from .journal import _journal, default_who, journal_path, read_journal
+from .outcomes import (
+    APPLIED,
+    CONFLICT,
+    ERROR,
+    INVALID,
+    RACE,
+    SETTLE_SECONDS,
+    DecisionResult,
+    _Refusal,
+)
+from .summary import _version_of, describe_summary, fingerprint, next_version, state_summary
+
+
+@dataclass(slots=True)
+class Change:
+    """What a mutation did: its message, and a receipt that tells whether a later version of
+    the document still carries the decision (used when another writer wrote right after us)."""
+
+    message: str
+    receipt: Callable[[Mapping[str, Any]], bool] | None = None
+
+
+Mutation = Callable[[dict[str, Any]], "str | Change"]
+
+
+def _read_state(path: Path, attempts: int = 6) -> tuple[bytes, os.stat_result, dict[str, Any]]:
+    """Raw bytes, their stat and the literal-keeping parse; torn reads are retried briefly."""
+    last: DocumentError | None = None
+    for n in range(attempts):
+        try:
+            raw, st = read_regular(path, follow_symlinks=False)
+        except ReadRefused as exc:
+            if exc.kind == "missing":
+                raise _Refusal(INVALID, f"{path.name} does not exist: nothing to decide") from None
+            if exc.kind in ("symlink", "not_regular", "too_large"):
+                raise _Refusal(INVALID, f"{path.name}: {exc.reason}; not touched") from None
+            raise _Refusal(ERROR, f"cannot read {path.name}: {exc.reason}") from None
+        try:
+            return raw, st, parse_state_bytes(raw)
+        except DocumentError as exc:
+            last = exc
+            if not exc.torn:
+                break
+        time.sleep(0.005 * (n + 1))
+    assert last is not None
+    where = "empty file" if last.torn and last.pos == 0 else f"{last} at character {last.pos}"
+    raise _Refusal(
+        INVALID, f"{path.name} is not valid JSON ({where}); it was not touched (never repaired)"
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """One state write: ``mutate(doc)`` changes the raw document in place (literal-keeping
+    values) and returns a message or a :class:`Change`; it raises ``_Refusal`` to refuse.
+    ``expect_version`` (or ``seen['state_version']``) must equal the version on disk;
+    ``depends(seen)`` must equal ``depends(disk)`` when both ``seen`` and ``depends`` are given."""
+
+    path: Path
+    mutate: Mutation
+    action: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+    expect_version: int | None = None
+    seen: Mapping[str, Any] | None = None
+    depends: Callable[[Mapping[str, Any]], Any] | None = None
+    who: str | None = None
+    via: str = "api"
+    journal: Path | None = None
+    settle: float = SETTLE_SECONDS
+
+    @property
+    def expected(self) -> int | None:
+        if self.expect_version is None and self.seen is not None:
+            return _version_of(self.seen.get("state_version"))
+        return self.expect_version
+
+
+def apply_update(path: str | os.PathLike[str], mutate: Mutation, **options: Any) -> DecisionResult:
+    """:func:`write` a :class:`Request` built from ``path``, ``mutate`` and its fields."""
+    journal = options.pop("journal", None)
+    return write(
+        Request(
+            Path(os.path.abspath(path)),  # never resolved: a link at the path is refused
+            mutate,
+            journal=Path(journal) if journal is not None else None,
+            params=dict(options.pop("params", None) or {}),
+            **options,
+        )
+    )
+
+
+@dataclass(slots=True)
+class _Attempt:
+    """What one write learned on the way, for its journal line."""
+
+    root: Path
+    journal: Path
+    entry: dict[str, Any]
+    result: DecisionResult
+    reformatted: bool = False
+
+
+def write(request: Request) -> DecisionResult:
+    """Read-check-mutate-write one JSON state file; journal the attempt. ``state_version`` is
+    set to disk + 1 here."""
+    path = request.path
+    root = _project_root(path)
+    target = _rel(root, path)
+    attempt = _Attempt(
+        root,
+        request.journal or journal_path(root),
+        {"who": request.who or default_who(), "via": request.via, "action": request.action,
+         "target": target},
+        DecisionResult(INVALID, "", action=request.action, target=target),
+    )  # fmt: skip
+    result = attempt.result
+    with _WRITE_LOCK, contextlib.ExitStack() as held:
+        try:
+            _check_writable(root, path, attempt.journal)
+            held.enter_context(writer_lock(root))
+            clean_stale_temps(path)
+            _replace(request, attempt)
+        except _Refusal as refusal:
+            result.outcome, result.message = refusal.outcome, refusal.message
+        except WriteRefused as exc:
+            result.outcome, result.message = INVALID, exc.reason
+        except Exception as exc:  # an I/O failure mid-write: say so, never half-apply silently
+            result.outcome, result.message = failure(root, path, exc)
+        _journal_outcome(request, attempt)
+    if result.journal_error:
+        result.message += f" [{result.journal_error}]"
+    return result
+
+
+def _replace(request: Request, attempt: _Attempt) -> None:
+    """Read, compare, mutate, replace and judge what the file holds after (raises refusals)."""
+    path, result = request.path, attempt.result
+    raw, st, doc = _read_state(path)
+    result.version_before = disk_version = _version_of(doc.get("state_version"))
+    result.state_summary = state_summary(doc)
+    if "state_version" in doc and disk_version is None:
+        raise _Refusal(INVALID, "state_version on disk is not an integer; not touched")
+    _compare(request, attempt, doc, disk_version)
+    text = raw.decode("utf-8")
+    style = detect_style(text)
+    attempt.reformatted = dumps(doc, style) != text
+    change = request.mutate(doc)
+    change = Change(change) if isinstance(change, str) else change
+    doc["state_version"] = next_version(disk_version)
+    new = dumps(doc, style).encode("utf-8")
+
+    def intent() -> None:  # the journal line before the rename (a kill -9 after it is traceable)
+        line = {"ts": protocol.now_iso(), **attempt.entry, "params": plain(dict(request.params))}
+        line.update(version_before=result.version_before, version_after=doc["state_version"])
+        line.update(outcome="intent", message="renaming")
+        # not fsynced: it must survive a kill -9 (the page cache does), and it sits between the
+        # read and the rename, where every millisecond is a chance for the owner to write
+        _journal(attempt.root, attempt.journal, line, False)
+
+    outcome = _atomic_replace(path, raw, st, new, valid_state_bytes, request.settle, intent)
+    if outcome.status == "changed":
+        raise _Refusal(CONFLICT, f"{path.name}: {outcome.detail}. Nothing written; look again.")
+    result.state_summary = state_summary(doc)
+    message = change.message
+    if attempt.reformatted:
+        message += " (the file was not in its owner's layout; re-laid out, values kept)"
+    if outcome.status == "ok":
+        result.outcome, result.version_after, result.message = (
+            APPLIED,
+            doc["state_version"],
+            message,
+        )
+        result.footprint = state_footprint(raw, new)
+    else:
+        _judge_race(result, outcome, change, new, doc["state_version"], message, path)
+
+
+def _compare(
+    request: Request, attempt: _Attempt, doc: Mapping[str, Any], disk_version: int | None
+) -> None:
+    """Compare-and-swap: refuse (or recognise our own earlier write) when the file moved."""
+    expected, seen, depends = request.expected, request.seen, request.depends
+    problems = []
+    if expected is not None and disk_version != expected:
+        problems.append(f"state_version is {disk_version}, you saw {expected}")
+    if (
+        seen is not None
+        and depends is not None
+        and fingerprint(depends(seen)) != fingerprint(depends(doc))
+    ):
+        problems.append("the fields this decision depends on changed")
+    if not problems:
+        return
+    own = _own_write(attempt.journal, attempt.entry, request.params, expected, disk_version)
+    if own:
+        attempt.result.version_after = disk_version
+        raise _Refusal(APPLIED, own)
+    raise _Refusal(
+        CONFLICT,
+        f"{request.path.name} changed since you looked ({'; '.join(problems)}). Nothing "
+        f"written. Now: {describe_summary(attempt.result.state_summary)}",
+    )
+
+
+def _judge_race(
+    result: DecisionResult,
+    outcome: Any,
+    change: Change,
+    new: bytes,
+    ours: int,
+    message: str,
+    path: Path,
+) -> None:
+    """Someone else wrote around our replace: does the file still carry the decision?"""
+    current = reread(outcome.current)
+    kept = current is not None and (
+        outcome.current == new or (change.receipt is not None and change.receipt(current))
+    )
+    if current is not None:
+        result.state_summary = state_summary(current)
+    now_v = current.get("state_version") if current is not None else "unreadable"
+    result.version_after = ours if kept else None
+    if outcome.status == "overwritten" and kept:
+        result.outcome = APPLIED
+        result.message = (
+            f"{message} (another writer has written since, state_version {now_v}, "
+            "and kept the decision)"
+        )
+        return
+    result.outcome = RACE
+    result.message = f"race on {path.name}: {outcome.detail}; " + (
+        f"the decision is in the file (state_version now {now_v})"
+        if kept
+        else _race_verdict(outcome.status)
+    )
+
+
+def _journal_outcome(request: Request, attempt: _Attempt) -> None:
+    """The attempt's outcome line (refusals too)."""
+    result = attempt.result
+    params = dict(request.params)
+    if result.outcome == APPLIED and result.message.startswith("already applied"):
+        params["already_applied"] = True
+    if attempt.reformatted and result.outcome == APPLIED:
+        params["reformatted"] = True
+    result.journal_error = _journal(
+        attempt.root,
+        attempt.journal,
+        {
+            "ts": protocol.now_iso(),
+            **attempt.entry,
+            "params": plain(params),
+            "version_before": result.version_before,
+            "version_after": result.version_after,
+            "outcome": result.outcome,
+            "message": result.message,
+        },
+    )
+
+
+def _own_write(
+    journal: Path,
+    entry: Mapping[str, Any],
+    params: Mapping[str, Any] | None,
+    expect_version: int | None,
+    disk_version: int | None,
+) -> str | None:
+    """A second press of the same decision, after our own write of it, is not a conflict: when
+    the journal's newest outcome for this file is our ``applied`` of the same action and
+    parameters, from the version the caller saw to the version on disk now, say so."""
+    if expect_version is None or disk_version != next_version(expect_version):
+        return None  # our own write moved the version by exactly one step; the journal is not read
+    newest = next(
+        (
+            e
+            for e in reversed(read_journal(journal))
+            if e.get("target") == entry["target"]
+            and e.get("outcome") == APPLIED
+            and not (e.get("params") or {}).get("already_applied")
+        ),
+        None,
+    )
+    if newest is None:
+        return None
+    logged = {k: v for k, v in (newest.get("params") or {}).items() if k != "reformatted"}
+    if (newest.get("action"), logged) != (entry["action"], plain(dict(params or {}))):
+        return None
+    if (newest.get("version_before"), newest.get("version_after")) != (
+        expect_version,
+        disk_version,
+    ):
+        return None
+    return (
+        f"already applied: this {entry['action']} is in the file (your earlier write, "
+        f"state_version {disk_version}); nothing written again"
+    )
+
+
+def _race_verdict(status: str) -> str:
+    """What a reader of a race result must do. ``overwritten``: the file was read after the
+    other write and does not carry the decision. ``withdrawn``/``lost``: an owner write landed
+    on the replaced inode; what the file holds now depends on what the owner does next."""
+    if status == "overwritten":
+        return "the decision is NOT in the file: look again and decide again"
+    return "uncertain, look again before deciding again"
+
+
+def _invalid(message: str) -> _Refusal:
+    return _Refusal(INVALID, message)
+
+
+def _label(value: Any) -> str:
+    return shorten(clean(str(value)), 60)
