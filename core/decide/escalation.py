@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import copy
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -91,89 +92,120 @@ def _reset_for_retry(record: dict[str, Any]) -> list[str]:
     return cleared
 
 
+@dataclass(frozen=True, slots=True)
+class _Pending:
+    """The escalations an answer clears, as read from the document being changed."""
+
+    doc: dict[str, Any]
+    cleared: list[Any]  # a copy of what was pending
+    phase: str | None
+    now: str
+
+    @property
+    def label(self) -> str:
+        return _label(self.phase)
+
+    @property
+    def workflow(self) -> Any:
+        return self.doc.get("active_workflow")
+
+    def gone(self, d: Mapping[str, Any]) -> bool:
+        """The receipt part every answer shares: none of the answered escalations pending."""
+        now_pending = d.get("pending_escalations")
+        return not isinstance(now_pending, list) or all(e not in now_pending for e in self.cleared)
+
+
+def _retry_phase(pending: _Pending) -> str:
+    """Reset the phase's record as ``workflow-retry.cjs`` does; the note for the message."""
+    record = _obj(pending.doc.get("phases")).get(pending.phase)
+    if not isinstance(record, dict):
+        return f" (no phases.{pending.label} record: retry_count not set)"
+    retries = record.get("retry_count", 0)
+    retries = 0 if retries is None else retries
+    if not isinstance(retries, int) or isinstance(retries, bool):
+        raise _invalid(f"phases.{pending.label}.retry_count is not an integer; not touched")
+    reset = _reset_for_retry(record)
+    record["retry_count"] = retries + 1
+    return f", retry_count {retries + 1}" + (f", cleared {', '.join(reset)}" if reset else "")
+
+
+def _retry(pending: _Pending, _reason: str | None) -> Change:
+    aw = pending.workflow
+    if not isinstance(aw, dict):
+        raise _invalid("no active workflow: nothing to retry (skip clears the escalations)")
+    if pending.phase is None:
+        raise _invalid("no phase to retry (neither the escalation nor the workflow names one)")
+    note = _retry_phase(pending)
+    recovery = {"type": "retry", "phase": pending.phase, "timestamp": pending.now}
+    aw["recovery_action"] = recovery
+    pending.doc["pending_escalations"] = []
+    return Change(
+        f"retry: {pending.label} will re-run ({len(pending.cleared)} escalation(s) cleared{note})",
+        lambda d: (
+            _obj(d.get("active_workflow")).get("recovery_action") == recovery and pending.gone(d)
+        ),
+    )
+
+
+def _skip(pending: _Pending, _reason: str | None) -> Change:
+    pending.doc["pending_escalations"] = []
+    return Change(
+        f"skip: {len(pending.cleared)} escalation(s) overridden and cleared; "
+        f"{pending.label} continues",
+        pending.gone,
+    )
+
+
+def _cancel(pending: _Pending, reason: str | None) -> Change:
+    doc, aw, now = pending.doc, pending.workflow, pending.now
+    text = (reason or "").strip()
+    if not text:
+        raise _invalid("cancel needs a reason (--reason TEXT)")
+    if not isinstance(aw, dict):
+        raise _invalid("no active workflow to cancel")
+    history = doc.get("workflow_history")
+    if history is None:
+        history = doc["workflow_history"] = []
+    if not isinstance(history, list):
+        raise _invalid("workflow_history is not a list; not touched")
+    history.append(_cancelled_entry(doc, aw, now, text))
+    if len(history) > MAX_WORKFLOW_HISTORY:
+        del history[: len(history) - MAX_WORKFLOW_HISTORY]
+    doc["active_workflow"] = None
+    doc["pending_escalations"] = []
+
+    def in_history(d: Mapping[str, Any]) -> bool:
+        kept = d.get("workflow_history")
+        return isinstance(kept, list) and any(
+            _obj(e).get("cancelled_at") == now and _obj(e).get("cancellation_reason") == text
+            for e in kept
+        )
+
+    return Change(
+        f"cancel: workflow cancelled at {pending.label} and archived "
+        f"({len(pending.cleared)} escalation(s) cleared)",
+        in_history,
+    )
+
+
+_ANSWERS: dict[str, Callable[[_Pending, str | None], Change]] = {
+    "retry": _retry,
+    "skip": _skip,
+    "cancel": _cancel,
+}
+
+
 def _escalation_mutation(action: str, reason: str | None) -> Mutation:
+    answer = _ANSWERS.get(action)
+
     def mutate(doc: dict[str, Any]) -> Change:
         esc = doc.get("pending_escalations")
         if not isinstance(esc, list) or not esc:
             raise _invalid("no pending escalations: nothing to decide")
-        count = len(esc)
-        cleared = copy.deepcopy(esc)
-
-        def gone(d: Mapping[str, Any]) -> bool:
-            now_pending = d.get("pending_escalations")
-            return not isinstance(now_pending, list) or all(e not in now_pending for e in cleared)
-
-        phase = escalation_phase(doc)
-        label = _label(phase)
-        aw = doc.get("active_workflow")
-        now = protocol.now_iso()
-        if action == "retry":
-            if not isinstance(aw, dict):
-                raise _invalid("no active workflow: nothing to retry (skip clears the escalations)")
-            if phase is None:
-                raise _invalid(
-                    "no phase to retry (neither the escalation nor the workflow names one)"
-                )
-            record = _obj(doc.get("phases")).get(phase)
-            note = ""
-            if isinstance(record, dict):
-                retries = record.get("retry_count", 0)
-                if retries is None:
-                    retries = 0
-                if not isinstance(retries, int) or isinstance(retries, bool):
-                    raise _invalid(f"phases.{label}.retry_count is not an integer; not touched")
-                cleared = _reset_for_retry(record)
-                record["retry_count"] = retries + 1
-                note = f", retry_count {retries + 1}" + (
-                    f", cleared {', '.join(cleared)}" if cleared else ""
-                )
-            else:
-                note = f" (no phases.{label} record: retry_count not set)"
-            recovery = {"type": "retry", "phase": phase, "timestamp": now}
-            aw["recovery_action"] = recovery
-            doc["pending_escalations"] = []
-            return Change(
-                f"retry: {label} will re-run ({count} escalation(s) cleared{note})",
-                lambda d: (
-                    _obj(d.get("active_workflow")).get("recovery_action") == recovery and gone(d)
-                ),
-            )
-        if action == "skip":
-            doc["pending_escalations"] = []
-            return Change(
-                f"skip: {count} escalation(s) overridden and cleared; {label} continues", gone
-            )
-        if action == "cancel":
-            text = (reason or "").strip()
-            if not text:
-                raise _invalid("cancel needs a reason (--reason TEXT)")
-            if not isinstance(aw, dict):
-                raise _invalid("no active workflow to cancel")
-            history = doc.get("workflow_history")
-            if history is None:
-                history = doc["workflow_history"] = []
-            if not isinstance(history, list):
-                raise _invalid("workflow_history is not a list; not touched")
-            history.append(_cancelled_entry(doc, aw, now, text))
-            if len(history) > MAX_WORKFLOW_HISTORY:
-                del history[: len(history) - MAX_WORKFLOW_HISTORY]
-            doc["active_workflow"] = None
-            doc["pending_escalations"] = []
-
-            def archived(d: Mapping[str, Any]) -> bool:
-                kept = d.get("workflow_history")
-                return isinstance(kept, list) and any(
-                    _obj(e).get("cancelled_at") == now
-                    and _obj(e).get("cancellation_reason") == text
-                    for e in kept
-                )
-
-            return Change(
-                f"cancel: workflow cancelled at {label} and archived "
-                f"({count} escalation(s) cleared)",
-                archived,
-            )
-        raise _invalid(f"unknown escalation action {action!r}")
+        if answer is None:
+            raise _invalid(f"unknown escalation action {action!r}")
+        pending = _Pending(doc, copy.deepcopy(esc), escalation_phase(doc), protocol.now_iso())
+        return answer(pending, reason)
 
     return mutate
 

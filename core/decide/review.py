@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from .. import protocol
@@ -50,101 +51,149 @@ def _appended(key: str, index: int, entry: dict[str, Any]) -> Callable[[Mapping[
     return lambda d: _aw_list(d, key)[index : index + 1] == [entry]
 
 
+@dataclass(frozen=True, slots=True)
+class _Gate:
+    """The gate a review answer is about, as read from the document being changed."""
+
+    doc: dict[str, Any]
+    aw: dict[str, Any]
+    sr: dict[str, Any]
+    phase: str
+    now: str
+
+    @property
+    def status(self) -> Any:
+        return self.sr.get("status")
+
+    @property
+    def label(self) -> str:
+        return _label(self.phase)
+
+    def require(self, action: str, *statuses: str, hint: str = "") -> None:
+        if self.status not in statuses:
+            what = "a gate under review" if statuses == ("reviewing",) else "a presented gate"
+            raise _invalid(f"{action} needs {what}; {self.label} is {self.status!r}{hint}")
+
+
+def _continue(gate: _Gate, _guidance: str | None) -> Change:
+    hint = " (use resume to end a review)" if gate.status == "reviewing" else ""
+    gate.require("continue", "gate_presented", hint=hint)
+    history = _history(gate.aw, "review_history")
+    entry = {"phase": gate.phase, "action": "continue", "timestamp": gate.now}
+    history.append(entry)
+    del gate.aw["supervised_review"]
+    return Change(
+        f"continue: {gate.label} accepted; the workflow proceeds",
+        _appended("review_history", len(history) - 1, entry),
+    )
+
+
+def _review(gate: _Gate, _guidance: str | None) -> Change:
+    gate.require("review", "gate_presented")
+    now = gate.now
+    gate.sr["status"] = "reviewing"
+    gate.sr["paused_at"] = now
+    return Change(
+        f"review: {gate.label} paused for review (the gate stays blocked)",
+        lambda d: (
+            _sr(d).get("paused_at") == now
+            or any(_obj(e).get("paused_at") == now for e in _aw_list(d, "review_history"))
+        ),
+    )
+
+
+def _resume(gate: _Gate, _guidance: str | None) -> Change:
+    gate.require("resume", "reviewing")
+    history = _history(gate.aw, "review_history")
+    entry = {  # recordReviewAction's key order: phase, action, timestamp, then details
+        "phase": gate.phase,
+        "action": "review",
+        "timestamp": gate.now,
+        "paused_at": gate.sr.get("paused_at"),
+        "resumed_at": gate.now,
+    }
+    history.append(entry)
+    del gate.aw["supervised_review"]
+    return Change(
+        f"resume: review of {gate.label} recorded; the workflow proceeds",
+        _appended("review_history", len(history) - 1, entry),
+    )
+
+
+def _redo_count(sr: Mapping[str, Any], label: str) -> int:
+    count = sr.get("redo_count", 0)
+    count = 0 if count is None else count
+    if not isinstance(count, int) or isinstance(count, bool):
+        raise _invalid("supervised_review.redo_count is not an integer; not touched")
+    if count >= MAX_REDOS:
+        raise _invalid(f"redo limit reached for {label} ({count}/{MAX_REDOS})")
+    return count
+
+
+def _rerun(gate: _Gate) -> list[str]:
+    """Both phase status locations back to ``in_progress``; the paths touched."""
+    touched = []
+    record = _obj(gate.doc.get("phases")).get(gate.phase)
+    if isinstance(record, dict):
+        record["status"] = "in_progress"
+        touched.append(f"phases.{gate.label}.status")
+    summary = gate.aw.get("phase_status")
+    if isinstance(summary, dict):
+        summary[gate.phase] = "in_progress"
+        touched.append(f"phase_status.{gate.label}")
+    if not touched:
+        raise _invalid(f"{gate.label} has neither a phases record nor a phase_status entry")
+    return touched
+
+
+def _redo(gate: _Gate, guidance: str | None) -> Change:
+    gate.require("redo", "gate_presented", "reviewing")
+    text = (guidance or "").strip()
+    if not text:
+        raise _invalid("redo needs guidance text (what should change)")
+    count = _redo_count(gate.sr, gate.label)
+    guidance_list = gate.sr.get("redo_guidance_history")
+    if guidance_list is None:
+        guidance_list = gate.sr["redo_guidance_history"] = []
+    if not isinstance(guidance_list, list):
+        raise _invalid("supervised_review.redo_guidance_history is not a list")
+    gate.sr["redo_count"] = count + 1
+    guidance_list.append(text)
+    gate.sr["status"] = "redo_pending"
+    touched = _rerun(gate)
+
+    def receipt(d: Mapping[str, Any]) -> bool:
+        kept = _sr(d).get("redo_guidance_history")
+        if isinstance(kept, list) and kept[count : count + 1] == [text]:
+            return True
+        return any(  # the phase re-ran and the controller recorded the redo
+            _obj(e).get("action") == "redo" and _obj(e).get("guidance") == text
+            for e in _aw_list(d, "review_history")
+        )
+
+    return Change(
+        f"redo {count + 1}/{MAX_REDOS}: {gate.label} goes back to in_progress "
+        f"({', '.join(touched)}; index unchanged)",
+        receipt,
+    )
+
+
+_ANSWERS: dict[str, Callable[[_Gate, str | None], Change]] = {
+    "continue": _continue,
+    "review": _review,
+    "resume": _resume,
+    "redo": _redo,
+}
+
+
 def _review_mutation(action: str, guidance: str | None) -> Mutation:
+    answer = _ANSWERS.get(action)
+
     def mutate(doc: dict[str, Any]) -> Change:
         aw, sr, phase = _gate(doc)
-        status = sr.get("status")
-        now = protocol.now_iso()
-        label = _label(phase)
-        if action == "continue":
-            if status != "gate_presented":
-                hint = " (use resume to end a review)" if status == "reviewing" else ""
-                raise _invalid(f"continue needs a presented gate; {label} is {status!r}{hint}")
-            history = _history(aw, "review_history")
-            entry = {"phase": phase, "action": "continue", "timestamp": now}
-            history.append(entry)
-            del aw["supervised_review"]
-            return Change(
-                f"continue: {label} accepted; the workflow proceeds",
-                _appended("review_history", len(history) - 1, entry),
-            )
-        if action == "review":
-            if status != "gate_presented":
-                raise _invalid(f"review needs a presented gate; {label} is {status!r}")
-            sr["status"] = "reviewing"
-            sr["paused_at"] = now
-            return Change(
-                f"review: {label} paused for review (the gate stays blocked)",
-                lambda d: (
-                    _sr(d).get("paused_at") == now
-                    or any(_obj(e).get("paused_at") == now for e in _aw_list(d, "review_history"))
-                ),
-            )
-        if action == "resume":
-            if status != "reviewing":
-                raise _invalid(f"resume needs a gate under review; {label} is {status!r}")
-            history = _history(aw, "review_history")
-            entry = {  # recordReviewAction's key order: phase, action, timestamp, then details
-                "phase": phase,
-                "action": "review",
-                "timestamp": now,
-                "paused_at": sr.get("paused_at"),
-                "resumed_at": now,
-            }
-            history.append(entry)
-            del aw["supervised_review"]
-            return Change(
-                f"resume: review of {label} recorded; the workflow proceeds",
-                _appended("review_history", len(history) - 1, entry),
-            )
-        if action == "redo":
-            if status not in ("gate_presented", "reviewing"):
-                raise _invalid(f"redo needs a presented gate; {label} is {status!r}")
-            text = (guidance or "").strip()
-            if not text:
-                raise _invalid("redo needs guidance text (what should change)")
-            count = sr.get("redo_count", 0)
-            if count is None:
-                count = 0
-            if not isinstance(count, int) or isinstance(count, bool):
-                raise _invalid("supervised_review.redo_count is not an integer; not touched")
-            if count >= MAX_REDOS:
-                raise _invalid(f"redo limit reached for {label} ({count}/{MAX_REDOS})")
-            guidance_list = sr.get("redo_guidance_history")
-            if guidance_list is None:
-                guidance_list = sr["redo_guidance_history"] = []
-            if not isinstance(guidance_list, list):
-                raise _invalid("supervised_review.redo_guidance_history is not a list")
-            sr["redo_count"] = count + 1
-            guidance_list.append(text)
-            sr["status"] = "redo_pending"
-            touched = []
-            record = _obj(doc.get("phases")).get(phase)
-            if isinstance(record, dict):
-                record["status"] = "in_progress"
-                touched.append(f"phases.{label}.status")
-            summary = aw.get("phase_status")
-            if isinstance(summary, dict):
-                summary[phase] = "in_progress"
-                touched.append(f"phase_status.{label}")
-            if not touched:
-                raise _invalid(f"{label} has neither a phases record nor a phase_status entry")
-
-            def receipt(d: Mapping[str, Any]) -> bool:
-                kept = _sr(d).get("redo_guidance_history")
-                if isinstance(kept, list) and kept[count : count + 1] == [text]:
-                    return True
-                return any(  # the phase re-ran and the controller recorded the redo
-                    _obj(e).get("action") == "redo" and _obj(e).get("guidance") == text
-                    for e in _aw_list(d, "review_history")
-                )
-
-            return Change(
-                f"redo {count + 1}/{MAX_REDOS}: {label} goes back to in_progress "
-                f"({', '.join(touched)}; index unchanged)",
-                receipt,
-            )
-        raise _invalid(f"unknown review action {action!r}")
+        if answer is None:
+            raise _invalid(f"unknown review action {action!r}")
+        return answer(_Gate(doc, aw, sr, phase, protocol.now_iso()), guidance)
 
     return mutate
 
