@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import subprocess
@@ -10,7 +9,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from phasewatch.core import decide, decide_cli, protocol
+from phasewatch.core import decide, protocol
+from phasewatch.core.decide.command import Command
+from phasewatch.core.decide.command import run as run_command
+from phasewatch.tui import cli
 
 from tests.test_decide_support import NOW, feature_state, journal_entries, load, write_state
 
@@ -24,7 +26,7 @@ def fixed_clock(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def run(capsys, *argv: str) -> tuple[int, str]:
-    code = decide_cli.main(list(argv))
+    code = cli.main(list(argv))
     return code, capsys.readouterr().out
 
 
@@ -175,24 +177,18 @@ def test_approve_and_discard(tmp_path: Path, capsys) -> None:
     assert run(capsys, "approve", str(tmp_path), "--expect-sha256", "00")[0] == 3  # changed
 
 
-def test_add_arguments_fit_a_host_parser(tmp_path: Path, capsys) -> None:
-    """How tui/cli.py wires them: its own subparsers, then ``args.decide_runner(args)``."""
+def test_the_typed_command_runs_without_a_parser(tmp_path: Path, capsys) -> None:
+    """Core's side takes a typed Command (the parsing lives in tui/cli.py)."""
     write_state(tmp_path, feature_state())
-    parser = argparse.ArgumentParser(prog="phasewatch")
-    sub = parser.add_subparsers(dest="command")
-    decide_cli.add_review_arguments(sub.add_parser("review"))
-    decide_cli.add_escalation_arguments(sub.add_parser("escalation"))
-    decide_cli.add_approve_arguments(sub.add_parser("approve"))
-    args = parser.parse_args(["review", "review", str(tmp_path), "--json"])
-    assert args.decide_runner is decide_cli.run_review
-    assert decide_cli.run_review(args) == 0
+    command = Command(kind="review", action="review", path=str(tmp_path), json=True)
+    assert run_command(command) == 0
     assert json.loads(capsys.readouterr().out)["outcome"] == "applied"
 
 
 def test_subprocess_without_textual(tmp_path: Path) -> None:
     write_state(tmp_path, feature_state())
     code = (
-        "import sys; from core import decide_cli; rc = decide_cli.main(sys.argv[1:]);"
+        "import sys; from phasewatch.tui.cli import main; rc = main(sys.argv[1:]);"
         "assert not any(m.split('.')[0] == 'textual' for m in sys.modules), 'textual imported';"
         "sys.exit(rc)"
     )

@@ -292,22 +292,66 @@ def _demo_parser() -> argparse.ArgumentParser:
     return build_parser()
 
 
+def _decision_options(parser: argparse.ArgumentParser, *, versioned: bool = True) -> None:
+    """The options every decision command has."""
+    parser.add_argument(
+        "path",
+        nargs="?",
+        default=None,
+        help="project directory (or the file itself); default: $CLAUDE_PROJECT_DIR or cwd",
+    )
+    if versioned:
+        parser.add_argument(
+            "--project", default=None, help="monorepo project id (default: the default project)"
+        )
+        parser.add_argument(
+            "--expect-version",
+            type=int,
+            default=None,
+            metavar="N",
+            help="refuse unless state_version is still N",
+        )
+    parser.add_argument(
+        "--confirm-seconds",
+        type=float,
+        default=0.0,
+        metavar="S",
+        help="after applying, watch the file S seconds: exit 3 (reverted) when the owner's next "
+        "write puts the old content back (default 0: do not wait)",
+    )
+    parser.add_argument("--json", action="store_true", help="print a JSON document (schema 1)")
+    parser.add_argument("--who", default=None, help="who decides (default: user@host)")
+
+
 def _decide_parser(kind: str) -> argparse.ArgumentParser:
-    from phasewatch.core import decide_cli
+    """``phasewatch review|escalation|approve``: the review gate, escalations, plan approval."""
+    from phasewatch.core.decide.outcomes import ESCALATION_ACTIONS, REVIEW_ACTIONS
 
     p = argparse.ArgumentParser(prog=f"phasewatch {kind}")
-    add = {
-        "review": decide_cli.add_review_arguments,
-        "escalation": decide_cli.add_escalation_arguments,
-        "approve": decide_cli.add_approve_arguments,
-    }[kind]
-    add(p)
+    if kind == "review":
+        p.add_argument("action", choices=REVIEW_ACTIONS, help="the gate answer")
+        _decision_options(p)
+        p.add_argument("--guidance", default=None, help="what the redo should change (redo)")
+    elif kind == "escalation":
+        p.add_argument("action", choices=ESCALATION_ACTIONS, help="the answer")
+        _decision_options(p)
+        p.add_argument("--reason", default=None, help="why the workflow is cancelled (cancel)")
+    else:
+        _decision_options(p, versioned=False)
+        p.add_argument(
+            "--discard", action="store_true", help="only remove .tdd-plan-locked (no approval)"
+        )
+        p.add_argument(
+            "--expect-sha256", default=None, metavar="HEX", help="refuse unless the file is unchanged"
+        )
     return p
 
 
 def _decide(kind: str, argv: list[str]) -> int:
-    args = _decide_parser(kind).parse_args(argv)
-    return args.decide_runner(args)
+    from phasewatch.core.decide.command import Command, run
+
+    args = vars(_decide_parser(kind).parse_args(argv))
+    return run(Command(kind=kind, **args))  # type: ignore[arg-type]
 
 
 def _check_config(path: Path | None):
