@@ -76,3 +76,9 @@ def test_nothing_imports_the_old_top_level_names():
         for path, names in _package_imports(folder).items():
             bad = [n for n in names if _starts(n, "core", "widgets", "tui")]
             assert not bad, f"{path.relative_to(ROOT)} imports {bad}: use phasewatch.*"
+
+
+def test_command_line_parsing_lives_in_tui_only():
+    for path in (ROOT / "core").rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        assert "import argparse" not in text and "ArgumentParser(" not in text, path

@@ -3,7 +3,6 @@ decisions written to the file by someone else are honoured, and the CLI / thread
 
 from __future__ import annotations
 
-import argparse
 import io
 import json
 import os
@@ -29,10 +28,11 @@ from phasewatch.core.simulate import (
     js_json_dumps,
     register_fault,
 )
-from phasewatch.core.simulate.cli import add_arguments, run_from_args
+from phasewatch.core.simulate.run import run_from_args
 from phasewatch.core.snapshot import Snapshot, evaluate
 from phasewatch.core.sources import StateReader, discover, read_json
 from phasewatch.core.tdd import load_tdd
+from phasewatch.tui.cli import _simulate_parser
 
 STATE = ".isdlc/state.json"
 NODE = shutil.which("node")
@@ -686,8 +686,7 @@ def test_existing_state_is_never_overwritten_without_reuse(tmp_path: Path) -> No
 
 
 def test_cli_prints_one_line_per_step(tmp_path: Path) -> None:
-    parser = argparse.ArgumentParser()
-    add_arguments(parser)
+    parser = _simulate_parser()
     out = io.StringIO()
     args = parser.parse_args([str(tmp_path / "p"), "--workflow", "build", "--fast", "--seed",
                               "3", "--auto-decide", "--supervised", "--faults", "half-applied"])  # fmt: skip
@@ -709,15 +708,15 @@ def test_cli_prints_one_line_per_step(tmp_path: Path) -> None:
     assert not (tmp_path / "q" / ".isdlc").exists()
 
 
-def test_cli_module_runs_as_a_program(tmp_path: Path) -> None:
+def test_simulate_command_runs_as_a_program_and_core_needs_no_textual(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "phasewatch.core.simulate", str(tmp_path), "--workflow", "tdd", "--fast",
+        [sys.executable, "-m", "phasewatch", "simulate", str(tmp_path), "--workflow", "tdd", "--fast",
          "--seed", "1", "--auto-decide"],
         capture_output=True, text=True, timeout=60, cwd=Path(__file__).resolve().parents[1],
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert "tdd-done" in done.stdout
-    probe = "import sys, core.simulate.cli; print(sorted(m for m in sys.modules if 'textual' in m))"
+    probe = "import sys, phasewatch.core.simulate.run; print(sorted(m for m in sys.modules if 'textual' in m))"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                           timeout=60, cwd=Path(__file__).resolve().parents[1])  # fmt: skip
     assert done.stdout.strip() == "[]", done.stderr

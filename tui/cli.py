@@ -270,20 +270,79 @@ def cmd_demo(argv: list[str]) -> int:
 
 
 def cmd_simulate(argv: list[str]) -> int:
-    from phasewatch.core.simulate.cli import run_from_args
+    from phasewatch.core.simulate.run import run_from_args
 
     return run_from_args(_simulate_parser().parse_args(argv))
 
 
 def _simulate_parser() -> argparse.ArgumentParser:
-    from phasewatch.core.simulate.cli import add_arguments
-
     p = argparse.ArgumentParser(
         prog="phasewatch simulate",
         description="Play a workflow into DIR the way the real controller and hooks write it.",
     )
-    add_arguments(p)
+    _simulate_options(p)
     return p
+
+
+def _simulate_options(parser: argparse.ArgumentParser) -> None:
+    from phasewatch.core.simulate.player import WORKFLOW_CHOICES
+
+    parser.add_argument("directory", metavar="DIR", nargs="?", help="project directory to write")
+    parser.add_argument(
+        "--workflow",
+        choices=(*WORKFLOW_CHOICES, "plugins"),
+        default="feature",
+        help="default: feature; 'plugins' walks a plugin registry (PLUGINS.md) through its stages",
+    )
+    parser.add_argument(
+        "--plugins",
+        default="MinimalKick,GainKnob",
+        metavar="A,B",
+        help="with --workflow plugins: the plugin names (default: MinimalKick,GainKnob)",
+    )
+    parser.add_argument(
+        "--faults",
+        default="",
+        metavar="A,B",
+        help="comma-separated faults to inject, each optionally name@phase-key (see --list-faults)",
+    )
+    parser.add_argument("--fast", action="store_true", help="no pauses, virtual clock")
+    parser.add_argument("--seed", type=int, default=None, help="reproduce a run")
+    parser.add_argument(
+        "--speed", type=float, default=1.0, help="pace factor (default 1.0: ~1.5 min)"
+    )
+    parser.add_argument(
+        "--auto-decide",
+        action="store_true",
+        help="answer review gates, escalations and plan approval automatically",
+    )
+    parser.add_argument(
+        "--supervised", action="store_true", help="enable supervised_mode (review gates)"
+    )
+    parser.add_argument(
+        "--review-phases",
+        default=None,
+        metavar="03,06",
+        help="review only these phase prefixes (implies --supervised)",
+    )
+    parser.add_argument(
+        "--escalate",
+        default="auto",
+        metavar="PHASES",
+        help="phases whose gate blocks: auto (one, by seed), none, or comma-separated keys",
+    )
+    parser.add_argument(
+        "--tdd-lock", action="store_true", help="tdd: also the legacy .tdd-plan-locked marker"
+    )
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="start on top of an existing state.json that has no active workflow",
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=None, help="give up waiting for a decision after N s"
+    )
+    parser.add_argument("--list-faults", action="store_true", help="list the faults and exit")
 
 
 def _demo_parser() -> argparse.ArgumentParser:

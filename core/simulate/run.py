@@ -1,79 +1,22 @@
 """``phasewatch simulate DIR``: play a workflow into a directory, one line per step.
 
-Plain text, no textual import. ``add_arguments`` fills an argparse (sub)parser and
-``run_from_args`` runs it; ``python -m core.simulate DIR ...`` works on its own too.
+Plain text, no textual import. ``run_from_args`` runs the options ``phasewatch simulate``
+parsed (the parser itself is in ``tui/cli.py``, with every other command's).
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from .faults import FaultError, load_fault_modules
-from .player import WORKFLOW_CHOICES, SimConfig, SimulationError, Simulator
+from .player import SimConfig, SimulationError, Simulator
+
+if TYPE_CHECKING:
+    from argparse import Namespace
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("directory", metavar="DIR", nargs="?", help="project directory to write")
-    parser.add_argument(
-        "--workflow",
-        choices=(*WORKFLOW_CHOICES, "plugins"),
-        default="feature",
-        help="default: feature; 'plugins' walks a plugin registry (PLUGINS.md) through its stages",
-    )
-    parser.add_argument(
-        "--plugins",
-        default="MinimalKick,GainKnob",
-        metavar="A,B",
-        help="with --workflow plugins: the plugin names (default: MinimalKick,GainKnob)",
-    )
-    parser.add_argument(
-        "--faults",
-        default="",
-        metavar="A,B",
-        help="comma-separated faults to inject, each optionally name@phase-key (see --list-faults)",
-    )
-    parser.add_argument("--fast", action="store_true", help="no pauses, virtual clock")
-    parser.add_argument("--seed", type=int, default=None, help="reproduce a run")
-    parser.add_argument(
-        "--speed", type=float, default=1.0, help="pace factor (default 1.0: ~1.5 min)"
-    )
-    parser.add_argument(
-        "--auto-decide",
-        action="store_true",
-        help="answer review gates, escalations and plan approval automatically",
-    )
-    parser.add_argument(
-        "--supervised", action="store_true", help="enable supervised_mode (review gates)"
-    )
-    parser.add_argument(
-        "--review-phases",
-        default=None,
-        metavar="03,06",
-        help="review only these phase prefixes (implies --supervised)",
-    )
-    parser.add_argument(
-        "--escalate",
-        default="auto",
-        metavar="PHASES",
-        help="phases whose gate blocks: auto (one, by seed), none, or comma-separated keys",
-    )
-    parser.add_argument(
-        "--tdd-lock", action="store_true", help="tdd: also the legacy .tdd-plan-locked marker"
-    )
-    parser.add_argument(
-        "--reuse",
-        action="store_true",
-        help="start on top of an existing state.json that has no active workflow",
-    )
-    parser.add_argument(
-        "--timeout", type=float, default=None, help="give up waiting for a decision after N s"
-    )
-    parser.add_argument("--list-faults", action="store_true", help="list the faults and exit")
-
-
-def config_from_args(args: argparse.Namespace) -> SimConfig:
+def config_from_args(args: Namespace) -> SimConfig:
     supervised: bool | list[str] = bool(args.supervised)
     if args.review_phases:
         supervised = [p.strip() for p in args.review_phases.split(",") if p.strip()] or True
@@ -100,7 +43,7 @@ def config_from_args(args: argparse.Namespace) -> SimConfig:
     )
 
 
-def _list_faults(out: TextIO) -> None:
+def list_faults(out: TextIO) -> None:
     for name, cls in sorted(load_fault_modules().items()):
         rules = ", ".join(cls.rules) or cls.detector
         systems = "/".join(sorted(cls.systems))
@@ -111,10 +54,10 @@ def _list_faults(out: TextIO) -> None:
         out.write(f"{name:<18} [plugins] -> {', '.join(fault.rules)}\n    {fault.description}\n")
 
 
-def run_from_args(args: argparse.Namespace, out: TextIO | None = None) -> int:
+def run_from_args(args: Namespace, out: TextIO | None = None) -> int:
     out = out or sys.stdout
     if args.list_faults:
-        _list_faults(out)
+        list_faults(out)
         return 0
     if not args.directory:
         out.write("phasewatch simulate: a directory is required\n")
@@ -156,7 +99,7 @@ def run_from_args(args: argparse.Namespace, out: TextIO | None = None) -> int:
     return {"completed": 0, "cancelled": 0, "timeout": 3}.get(summary.status, 1)
 
 
-def _run_plugins(args: argparse.Namespace, out: TextIO) -> int:
+def _run_plugins(args: Namespace, out: TextIO) -> int:
     from .plugins import PluginPipeline
 
     names = [n.strip() for n in (args.plugins or "").split(",") if n.strip()]
@@ -186,13 +129,3 @@ def _run_plugins(args: argparse.Namespace, out: TextIO) -> int:
         pipeline.stop()
         return 1
     return 0
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="phasewatch simulate", description=__doc__)
-    add_arguments(parser)
-    return run_from_args(parser.parse_args(argv))
-
-
-if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(main())
