@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..checks import Emitter, run_checks
 from ..findings import Finding
 from ..models import State
-from ._util import Emitter, run_checks
 from .rules import RULES
 from .state import SNAPSHOT_CHECKS
 from .transition import TRANSITION_CHECKS, Pair

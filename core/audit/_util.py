@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
 from typing import Any
 
-from ..findings import Finding, Rule, Severity, make
 from ..models import ActiveWorkflow, PhaseRecord, State
 from ..protocol import STATUS_RANK, canonical_phase
 from ..text import shorten
-from .rules import AUDIT_INTERNAL
 
 
 def q(value: Any, width: int = 60) -> str:
@@ -20,70 +17,6 @@ def q(value: Any, width: int = 60) -> str:
     except (TypeError, ValueError):
         text = repr(value)
     return shorten(text, width)
-
-
-def jsonable(value: Any) -> Any:
-    """``value`` made safe for ``Finding.expected`` / ``actual`` (plain JSON types only)."""
-    if value is None or isinstance(value, bool | int | float | str):
-        return value
-    if isinstance(value, list | tuple | set | frozenset):
-        items = sorted(value, key=str) if isinstance(value, set | frozenset) else value
-        return [jsonable(v) for v in items]
-    if isinstance(value, dict):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    return str(value)
-
-
-class Emitter:
-    """Collects the findings of one audit; one finding per (rule, path)."""
-
-    def __init__(self, source: str) -> None:
-        self.source = source
-        self.findings: list[Finding] = []
-        self._seen: set[tuple[str, str]] = set()
-
-    def add(
-        self,
-        r: Rule,
-        path: str,
-        message: str,
-        *,
-        expected: Any = None,
-        actual: Any = None,
-        hint: str | None = None,
-        severity: Severity | None = None,
-    ) -> None:
-        key = (r.id, path)
-        if key in self._seen:
-            return
-        self._seen.add(key)
-        self.findings.append(
-            make(
-                r,
-                source=self.source,
-                path=path,
-                message=message,
-                expected=jsonable(expected),
-                actual=jsonable(actual),
-                hint=hint,
-                severity=severity,
-            )
-        )
-
-
-def run_checks(em: Emitter, checks: Iterable[Callable[..., None]], *args: Any) -> list[Finding]:
-    """Run every check; a check that raises becomes an AUDIT-INTERNAL finding, never an error."""
-    for check in checks:
-        try:
-            check(em, *args)
-        except Exception as exc:  # the audit must never take the dashboard down
-            em.add(
-                AUDIT_INTERNAL,
-                f"$ ({check.__name__})",
-                f"audit check {check.__name__} failed: {type(exc).__name__}: {shorten(str(exc), 120)}",
-                actual=type(exc).__name__,
-            )
-    return em.findings
 
 
 def canon(key: str | None) -> str | None:

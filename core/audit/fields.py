@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from ..checks import Emitter
 from ..models import State
 from ..protocol import (
     PHASE_ALIASES,
@@ -21,7 +22,7 @@ from ..protocol import (
     phase_prefix,
 )
 from . import rules as R
-from ._util import Emitter, awpath, ppath, q, raw_dict, workflow_records
+from ._util import awpath, ppath, q, raw_dict, workflow_records
 
 KNOWN_PHASE_KEYS = frozenset(
     {k for keys in WORKFLOWS.values() for k in keys}

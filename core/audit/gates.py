@@ -11,6 +11,7 @@ from datetime import datetime
 from itertools import pairwise
 from typing import Any
 
+from ..checks import Emitter
 from ..models import ActiveWorkflow, State, SupervisedReview
 from ..protocol import (
     ESCALATION_DEDUP_SECONDS,
@@ -23,7 +24,7 @@ from ..protocol import (
     review_selected,
 )
 from . import rules as R
-from ._util import Emitter, awpath, canon, phase_status_any, position, ppath, q, same_key
+from ._util import awpath, canon, phase_status_any, position, ppath, q, same_key
 
 OPEN_REVIEW = frozenset({"gate_presented", "reviewing"})
 

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..checks import Emitter
 from ..locations import no_phase_started
 from ..models import HistoryEntry, State
 from ..protocol import WORKFLOWS, canonical_phase
 from . import rules as R
-from ._util import Emitter, awpath, phase_status_any, position, ppath, q, raw_dict, same_key
+from ._util import awpath, phase_status_any, position, ppath, q, raw_dict, same_key
 
 HISTORY_STATUSES = frozenset({"completed", "cancelled"})
 

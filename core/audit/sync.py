@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..checks import Emitter
 from ..locations import AGENT, DETAIL, POINTERS, SUMMARY, PhaseLocations, init_window, location_rows
 from ..models import State
 from ..protocol import agents_for
 from . import rules as R
-from ._util import Emitter, awpath, position, ppath, q, raw_dict, workflow_records
+from ._util import awpath, position, ppath, q, raw_dict, workflow_records
 
 
 def _both(key: str, row: PhaseLocations) -> str:

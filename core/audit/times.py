@@ -8,10 +8,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from ..checks import Emitter
 from ..models import PhaseRecord, State
 from ..protocol import parse_iso
 from . import rules as R
-from ._util import Emitter, awpath, ppath, q, workflow_records
+from ._util import awpath, ppath, q, workflow_records
 
 
 def _stamp(em: Emitter, path: str, value: Any) -> datetime | None:

@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..checks import Emitter
 from ..models import ActiveWorkflow, State
 from ..protocol import STATUS_RANK, agents_for, canonical_phase
 from . import rules as R
 from ._util import (
-    Emitter,
     awpath,
     describe_workflow,
     identity,

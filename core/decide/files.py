@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from ..files.read import MAX_BYTES, read_regular
-from ..files.read import _read_fd as read_capped
+from ..files.read import MAX_BYTES, read_fd, read_regular
 from ..files.write import (
     WriteRefused,
     check_target,
@@ -76,10 +75,9 @@ def clean_stale_temps(path: Path) -> list[Path]:
 _fsync_dir = fsync_dir  # a module global, so tests can interpose on the directory fsync
 
 
-def _read_fd(fd: int) -> bytes:
+def _read_whole(fd: int) -> bytes:
     """The whole file behind ``fd`` (a regular file) from its start, at most the cap + 1 bytes."""
-    os.lseek(fd, 0, os.SEEK_SET)
-    return read_capped(fd, MAX_BYTES + 1)
+    return read_fd(fd, MAX_BYTES + 1, offset=0)
 
 
 def _read_bytes(path: Path) -> bytes:
@@ -138,13 +136,13 @@ def _atomic_replace(
         os.unlink(tmp)
         return _Replace("changed", "the file disappeared or is no longer a regular file")
     try:
-        if os.fstat(old_fd).st_ino != original_stat.st_ino or _read_fd(old_fd) != original:
+        if os.fstat(old_fd).st_ino != original_stat.st_ino or _read_whole(old_fd) != original:
             os.unlink(tmp)
             return _Replace("changed", "the file changed while the decision was being written")
         os.replace(tmp, path)
         replaced_at = time.monotonic()
         orphan = None
-        if _read_fd(old_fd) != original:  # an owner write is landing on the replaced inode
+        if _read_whole(old_fd) != original:  # an owner write is landing on the replaced inode
             orphan = _restore_orphan(path, old_fd, new, valid)
         _fsync_dir(path.parent)
     finally:
@@ -183,7 +181,7 @@ def _restore_orphan(
     """An owner write went to the inode we replaced: give the file back its bytes."""
     theirs = b""
     for _ in range(50):  # the owner may still be writing it (truncate, then write)
-        theirs = _read_fd(old_fd)
+        theirs = _read_whole(old_fd)
         if valid(theirs):
             break
         time.sleep(0.001)
@@ -216,7 +214,7 @@ def _bytes_now(path: Path) -> bytes | None:
     except OSError:
         return None
     try:
-        return _read_fd(fd)
+        return _read_whole(fd)
     finally:
         os.close(fd)
 

@@ -60,7 +60,7 @@ def _open(path: Path, follow_symlinks: bool) -> int:
         raise ReadRefused(f"cannot open it: {exc.strerror or exc}", "unreadable") from None
 
 
-def _read_fd(fd: int, limit: int, offset: int | None = None) -> bytes:
+def read_fd(fd: int, limit: int, offset: int | None = None) -> bytes:
     """At most ``limit`` bytes from the current position (or from ``offset``, with pread)."""
     parts: list[bytes] = []
     got = 0
@@ -90,7 +90,7 @@ def _confirmed(fd: int, data: bytes, st: os.stat_result) -> bool:
     """False when a file modified within a timestamp tick of the read reads differently now."""
     if time.time_ns() - st.st_mtime_ns >= RECENT_NS:
         return True
-    return _read_fd(fd, len(data) + 1, offset=0) == data
+    return read_fd(fd, len(data) + 1, offset=0) == data
 
 
 def _read_once(path: Path, cap: int, follow_symlinks: bool, truncate: bool):
@@ -104,7 +104,7 @@ def _read_once(path: Path, cap: int, follow_symlinks: bool, truncate: bool):
             )
         if before.st_size > cap and not truncate:
             raise ReadRefused(f"larger than {cap:,} bytes: not read", "too_large")
-        data = _read_fd(fd, cap if truncate else cap + 1)
+        data = read_fd(fd, cap if truncate else cap + 1)
         after = os.fstat(fd)
         confirmed = truncate or _confirmed(fd, data, after)
     except OSError as exc:

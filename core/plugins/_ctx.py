@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..checks import Emitter
 from ..findings import Rule
-from ._emit import Emitter
 from .model import DriftCell, PluginRecord, Registry
 
 # How the real system compares two statuses (plugin-workflow's validateRegistryConsistency).

@@ -7,9 +7,9 @@ handoff), records a :class:`~.model.DriftCell` for the dashboard and emits the f
 
 from __future__ import annotations
 
+from ..checks import Emitter
 from ..findings import Severity
 from ._ctx import SYSTEM_CHECK, Ctx
-from ._emit import Emitter
 from .model import clean_version, version_key
 from .rules import (
     R_DATE_DRIFT,

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from ..checks import Emitter
 from ..findings import Severity
 from ..text import shorten
 from ._ctx import Ctx
-from ._emit import Emitter
 from .dates import ParsedDate, parse_date
 from .entry import PluginTimelineEntry
 from .rules import R_DATE_FORMAT, R_DATE_INVALID, R_TIMELINE_FORMAT, R_TIMELINE_ORDER

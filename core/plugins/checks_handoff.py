@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from ..checks import Emitter
 from ..findings import Severity
 from ._ctx import Ctx
-from ._emit import Emitter
 from .entry import label_stage
 from .handoff import ContinueHere
 from .model import registry_date

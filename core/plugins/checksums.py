@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from ..checks import Emitter
 from ..sources import Project
 from ..text import shorten
-from ._emit import Emitter
 from .frontmatter import scalar
 from .handoff import ContinueHere
 from .handoff_fields import CONTRACT_FILES, SHA

@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..checks import Emitter, run_checks
 from ..findings import Finding, Severity
 from ..text import shorten
-from ._emit import Emitter, run_checks
 from .dates import ParsedDate
 from .frontmatter import load_yaml_literal
 from .handoff_fields import FIELD_CHECKS

@@ -8,9 +8,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from ..checks import Emitter
 from ..findings import Rule, Severity
 from ..text import shorten
-from ._emit import Emitter
 from .dates import parse_date
 from .frontmatter import scalar, yaml_bool, yaml_float
 from .rules import (

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..checks import Emitter, run_checks
 from ..sources import Project, read_text
 from ._ctx import Ctx
-from ._emit import Emitter, run_checks
 from .checks import RECORD_CHECKS, check_numbering
 from .checks_dates import DATE_CHECKS
 from .checks_handoff import HANDOFF_CHECKS

@@ -3,7 +3,7 @@ raises becomes ``AUDIT-INTERNAL``, never a crash). Each check looks at one thing
 
 from __future__ import annotations
 
-from ..audit._util import Emitter, run_checks
+from ..checks import Emitter, run_checks
 from ..findings import Finding, Severity, rule
 from .model import Slice, TddPlan
 from .summary import true_remaining

@@ -1,0 +1,80 @@
+"""The shared check runner: every system's rules are small functions ``check(em, ...)`` that
+add findings to an :class:`Emitter`; :func:`run_checks` runs them so that a check that crashes
+becomes one ``AUDIT-INTERNAL`` finding instead of taking the audit (or the dashboard) down."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from .findings import Finding, Rule, Severity, make
+from .text import shorten
+
+
+def jsonable(value: Any) -> Any:
+    """``value`` made safe for ``Finding.expected`` / ``actual`` (plain JSON types only)."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, list | tuple | set | frozenset):
+        items = sorted(value, key=str) if isinstance(value, set | frozenset) else value
+        return [jsonable(v) for v in items]
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    return str(value)
+
+
+class Emitter:
+    """Collects the findings of one audit; one finding per (rule, source, path). ``source`` is
+    the file the findings name (the plugin checks name a different file per finding)."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.findings: list[Finding] = []
+        self._seen: set[tuple[str, str, str]] = set()
+
+    def add(
+        self,
+        r: Rule,
+        path: str,
+        message: str,
+        *,
+        source: str | None = None,
+        expected: Any = None,
+        actual: Any = None,
+        hint: str | None = None,
+        severity: Severity | None = None,
+    ) -> None:
+        source = source or self.source
+        key = (r.id, source, path)
+        if key in self._seen:
+            return
+        self._seen.add(key)
+        self.findings.append(
+            make(
+                r,
+                source=source,
+                path=path,
+                message=message,
+                expected=jsonable(expected),
+                actual=jsonable(actual),
+                hint=hint,
+                severity=severity,
+            )
+        )
+
+
+def run_checks(em: Emitter, checks: Iterable[Callable[..., None]], *args: Any) -> list[Finding]:
+    """Run every check; a check that raises becomes an AUDIT-INTERNAL finding, never an error."""
+    from .audit.rules import AUDIT_INTERNAL  # here: the audit package imports this module
+
+    for check in checks:
+        try:
+            check(em, *args)
+        except Exception as exc:  # the audit must never take the dashboard down
+            em.add(
+                AUDIT_INTERNAL,
+                f"$ ({check.__name__})",
+                f"audit check {check.__name__} failed: {type(exc).__name__}: {shorten(str(exc), 120)}",
+                actual=type(exc).__name__,
+            )
+    return em.findings
