@@ -25,7 +25,7 @@ from phasewatch.tui.screens import (
     TimelineScreen,
 )
 from phasewatch.tui.screens.panels import PanelScreen
-from phasewatch.widgets.plugin_table import DRIFT_STYLES
+from phasewatch.widgets._style import theme_styles
 
 from tests import factories as F
 from tests.test_app_helpers import frozen_clock, screen_text, wait_until, write_state
@@ -376,9 +376,10 @@ async def test_plugins_screen_highlights_and_explains_a_drifted_cell(tmp_path: P
         rec = table.record("GainKnob")
         assert rec is not None and {c.column for c in rec.drift} >= {"status"}
         cell = table.table.get_cell("GainKnob", "table_status")
-        assert cell.style in DRIFT_STYLES.values()
+        drift_styles = {theme_styles(app)[f"{s}-cell"] for s in ("error", "warning", "info")}
+        assert cell.style in drift_styles
         clean = table.table.get_cell("MinimalKick", "table_status")
-        assert clean.style not in DRIFT_STYLES.values()
+        assert clean.style not in drift_styles
         await pilot.press("d")  # next drift: GainKnob's row and its explanation
         await wait_until(pilot, lambda: table.selected == "GainKnob")
         await pilot.pause()

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from phasewatch.core.findings import Severity
 from phasewatch.core.plugins import Registry, load_registry
 from phasewatch.core.simulate.plugins import PluginPipeline, PluginStep
 from phasewatch.core.sources import discover
-from phasewatch.widgets.plugin_table import COLUMN_KEYS, DRIFT_STYLES, EMPTY_MESSAGE, PluginTable
+from phasewatch.widgets._style import theme_styles
+from phasewatch.widgets.plugin_table import COLUMN_KEYS, EMPTY_MESSAGE, PluginTable
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.widgets import DataTable, Static
@@ -102,7 +102,7 @@ async def test_drift_cells_are_highlighted_and_explained(tmp_path):
     async with app.run_test(size=(120, 36)) as pilot:
         widget = app.query_one(PluginTable)
         table = widget.table
-        error = DRIFT_STYLES[Severity.ERROR]
+        error = theme_styles(app)["error-cell"]
         for key in ("table_status", "entry_status"):
             assert table.get_cell(drifted.name, key).style == error
             assert table.get_cell(clean.name, key).style != error
@@ -111,7 +111,7 @@ async def test_drift_cells_are_highlighted_and_explained(tmp_path):
         widget.select_plugin(clean.name)
         await pilot.pause()
         strip = table.render_line(1 + table.get_row_index(drifted.name))
-        hot = [s for s in strip if s.style and s.style.bgcolor == error.bgcolor]
+        hot = [s for s in strip if s.style and error.color in (s.style.color, s.style.bgcolor)]
         assert any("Stage" in s.text or "Working" in s.text or "Installed" in s.text for s in hot)
         drift_count = sum(len(r.drift) for r in registry.plugins)
         assert f"{drift_count} drift" in header(widget)
@@ -129,6 +129,13 @@ async def test_drift_cells_are_highlighted_and_explained(tmp_path):
             assert finding.rule_id in text and finding.message in text
         assert ("highlighted", drifted.name) in app.messages
 
+        # the colours follow the theme: switching it repaints the highlighted cells
+        app.theme = "catppuccin-latte"  # a light theme with its own red
+        await pilot.pause()
+        other = theme_styles(app)["error-cell"]
+        assert other != error
+        assert table.get_cell(drifted.name, "table_status").style == other
+
 
 async def test_tampered_contract_cell_and_detail(tmp_path):
     _, step = play(tmp_path, faults={"plugin-tamper"}, seed=0)
@@ -136,7 +143,7 @@ async def test_tampered_contract_cell_and_detail(tmp_path):
     async with app.run_test(size=(120, 36)) as pilot:
         widget = app.query_one(PluginTable)
         cell = widget.table.get_cell(step.plugin, "checksums")
-        assert cell.plain == "✗ tampered" and cell.style == DRIFT_STYLES[Severity.ERROR]
+        assert cell.plain == "✗ tampered" and cell.style == theme_styles(app)["error-cell"]
         assert widget.select_plugin(step.plugin)
         await pilot.pause()
         text = detail(widget)

@@ -53,6 +53,8 @@ def theme_styles(app: App) -> dict[str, Style]:
         "error": Style(color=error, bold=True),
         "error-cell": Style(color=error, bold=True, reverse=True),
         "warning": Style(color=warning, bold=True),
+        "warning-cell": Style(color=warning, bold=True, reverse=True),
+        "info-cell": Style(color=accent, reverse=True),
         "info": Style(color=accent),
         "success": Style(color=success),
         "accent": Style(color=accent, bold=True),

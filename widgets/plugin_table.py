@@ -31,6 +31,8 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import DataTable, Static
 
+from ._style import theme_styles
+
 # (key, label) in display order
 COLUMNS: tuple[tuple[str, str], ...] = (
     ("plugin", "Plugin"),
@@ -44,20 +46,25 @@ COLUMNS: tuple[tuple[str, str], ...] = (
 )
 COLUMN_KEYS = tuple(k for k, _ in COLUMNS)
 
-# Background highlight of a cell that disagrees with another place, by the finding's severity.
-DRIFT_STYLES: dict[Severity, Style] = {
-    Severity.ERROR: Style(color="bright_white", bgcolor="red3", bold=True),
-    Severity.WARNING: Style(color="black", bgcolor="dark_orange"),
-    Severity.INFO: Style(color="black", bgcolor="steel_blue1"),
-}
-# Foreground colour of a severity in counts and the detail pane.
-SEVERITY_STYLES: dict[Severity, Style] = {
-    Severity.ERROR: Style(color="red", bold=True),
-    Severity.WARNING: Style(color="yellow"),
-    Severity.INFO: Style(color="cyan"),
-}
-OK_STYLE = Style(color="green")
 DIM = Style(dim=True)
+
+
+@dataclass(frozen=True, eq=False)
+class Palette:
+    """The table's colours, from the app's theme (``_style.theme_styles``: dark and light)."""
+
+    styles: dict[str, Style]
+
+    def drift(self, severity: Severity) -> Style:
+        """A cell that disagrees with another place: reversed, in its finding's severity."""
+        return self.styles[f"{severity}-cell"]
+
+    def severity(self, severity: Severity) -> Style:
+        return self.styles[str(severity)]
+
+    @property
+    def ok(self) -> Style:
+        return self.styles["success"]
 BOLD = Style(bold=True)
 
 # DriftCell.column -> the table cells it highlights, and the rules whose severity colours them.
@@ -126,27 +133,27 @@ def _stage_cell(rec: PluginRecord) -> str:
     return " · ".join(parts)
 
 
-def _checksum_cell(rec: PluginRecord) -> tuple[str, Style | None]:
+def _checksum_cell(rec: PluginRecord, pal: Palette) -> tuple[str, Style | None]:
     states = {c.state for c in rec.checksums}
     if not states:
         return "—", DIM
     if "mismatch" in states:
-        return "✗ tampered", DRIFT_STYLES[Severity.ERROR]
+        return "✗ tampered", pal.drift(Severity.ERROR)
     for state in ("missing-file", "malformed", "unreadable"):
         if state in states:
             word = "missing" if state == "missing-file" else state
-            return f"? {word}", DRIFT_STYLES[Severity.WARNING]
+            return f"? {word}", pal.drift(Severity.WARNING)
     if "missing-checksum" in states:
-        return "? unsealed", SEVERITY_STYLES[Severity.INFO]
-    return "✓ ok", OK_STYLE
+        return "? unsealed", pal.severity(Severity.INFO)
+    return "✓ ok", pal.ok
 
 
-def build_cells(rec: PluginRecord) -> dict[str, Text]:
+def build_cells(rec: PluginRecord, pal: Palette) -> dict[str, Text]:
     """The row of one plugin: column key -> Text (file text never parsed as markup)."""
     hot = drift_severities(rec)
 
     def style(key: str, default: Style | None = None) -> Style | None:
-        return DRIFT_STYLES[hot[key]] if key in hot else default
+        return pal.drift(hot[key]) if key in hot else default
 
     ch = rec.handoff
     next_action = "—"
@@ -155,7 +162,7 @@ def build_cells(rec: PluginRecord) -> dict[str, Text]:
         if ch.next_phase:
             next_action += f" → {ch.next_phase}"
     updated = rec.last_updated.isoformat() if rec.last_updated else "—"
-    sums, sums_style = _checksum_cell(rec)
+    sums, sums_style = _checksum_cell(rec, pal)
     worst = rec.worst
     count = len(rec.findings)
     return {
@@ -170,7 +177,7 @@ def build_cells(rec: PluginRecord) -> dict[str, Text]:
         "next_action": _cell(next_action),
         "last_updated": _cell(updated, style("last_updated")),
         "checksums": _cell(sums, sums_style),
-        "findings": _cell(str(count), SEVERITY_STYLES[worst] if worst else DIM),
+        "findings": _cell(str(count), pal.severity(worst) if worst else DIM),
     }
 
 
@@ -178,7 +185,7 @@ def _sig(text: Text) -> tuple[Any, ...]:
     return (text.plain, str(text.style), tuple(text.spans))
 
 
-def header_text(registry: Registry | None) -> Text:
+def header_text(registry: Registry | None, pal: Palette) -> Text:
     text = Text("Plugins", style=BOLD)
     if registry is None:
         text.append("  no registry", style=DIM)
@@ -190,21 +197,21 @@ def header_text(registry: Registry | None) -> Text:
         f"{len(registry.plugins)} plugin{'s' if len(registry.plugins) != 1 else ''}",
     ]
     text.append("  " + " · ".join(parts) + " · ")
-    text.append(f"{drift} drift", style=DRIFT_STYLES[Severity.ERROR] if drift else OK_STYLE)
+    text.append(f"{drift} drift", style=pal.drift(Severity.ERROR) if drift else pal.ok)
     worst = min((f.severity for f in registry.findings), key=lambda s: s.rank, default=None)
     text.append(" · ")
     count = len(registry.findings)
     text.append(
         f"{count} finding{'s' if count != 1 else ''}",
-        style=SEVERITY_STYLES[worst] if worst else OK_STYLE,
+        style=pal.severity(worst) if worst else pal.ok,
     )
     return text
 
 
-def _finding_lines(text: Text, findings: list[Finding]) -> None:
+def _finding_lines(text: Text, findings: list[Finding], pal: Palette) -> None:
     for f in sort_findings(findings):
         text.append("\n  ")
-        text.append(f"{str(f.severity).upper():<7}", style=SEVERITY_STYLES[f.severity])
+        text.append(f"{str(f.severity).upper():<7}", style=pal.severity(f.severity))
         text.append(f" {f.rule_id}", style=BOLD)
         text.append(f"  {f.source} › {f.path}", style=DIM)
         text.append(f"\n      {f.message}")
@@ -238,7 +245,7 @@ def _registry_lines(text: Text, rec: PluginRecord) -> None:
         text.append(" (phased)" if ch.phased_implementation else " (single pass)")
 
 
-def _contract_lines(text: Text, rec: PluginRecord) -> None:
+def _contract_lines(text: Text, rec: PluginRecord, pal: Palette) -> None:
     if not rec.checksums:
         return
     text.append("\nContracts: ")
@@ -246,10 +253,10 @@ def _contract_lines(text: Text, rec: PluginRecord) -> None:
         if i:
             text.append(" · ")
         mark, st = {
-            "ok": ("✓", OK_STYLE),
-            "mismatch": ("✗", SEVERITY_STYLES[Severity.ERROR]),
+            "ok": ("✓", pal.ok),
+            "mismatch": ("✗", pal.severity(Severity.ERROR)),
             "null": ("–", DIM),
-        }.get(c.state, ("?", SEVERITY_STYLES[Severity.WARNING]))
+        }.get(c.state, ("?", pal.severity(Severity.WARNING)))
         text.append(f"{mark} {c.key} {c.state}", style=st)
         if c.state == "mismatch":
             text.append(
@@ -257,14 +264,14 @@ def _contract_lines(text: Text, rec: PluginRecord) -> None:
             )
 
 
-def _drift_lines(text: Text, rec: PluginRecord) -> None:
+def _drift_lines(text: Text, rec: PluginRecord, pal: Palette) -> None:
     text.append(f"\n\nDrift ({len(rec.drift)})", style=BOLD)
     hot = drift_severities(rec)
     for cell in rec.drift:
         keys = DRIFT_CELLS.get(cell.column, (("plugin",), ()))[0]
         sev = hot.get(keys[0], Severity.WARNING)
         text.append("\n  ")
-        text.append(f" {cell.column} ", style=DRIFT_STYLES[sev])
+        text.append(f" {cell.column} ", style=pal.drift(sev))
         text.append(" ")
         text.append(cell.left if cell.left is not None else "—")
         text.append(f" ({cell.left_source})", style=DIM)
@@ -274,32 +281,32 @@ def _drift_lines(text: Text, rec: PluginRecord) -> None:
         text.append(f"\n      {cell.reason}")
 
 
-def _registry_only(registry: Registry | None) -> Text:
+def _registry_only(registry: Registry | None, pal: Palette) -> Text:
     text = Text("Select a plugin to see why its cells are highlighted.", style=DIM)
     if registry is not None:
         own = [f for f in registry.findings if not any(f in p.findings for p in registry.plugins)]
         if own:
             text.append(f"\n\nRegistry findings ({len(own)})", style=BOLD)
-            _finding_lines(text, own)
+            _finding_lines(text, own, pal)
     return text
 
 
-def detail_text(rec: PluginRecord | None, registry: Registry | None = None) -> Text:
+def detail_text(rec: PluginRecord | None, registry: Registry | None, pal: Palette) -> Text:
     """The explanation of one plugin's row: drift reasons, findings, contracts, handoff."""
     if rec is None:
-        return _registry_only(registry)
+        return _registry_only(registry, pal)
     text = Text(rec.name, style=BOLD)
     if rec.directory:
         text.append(f"  plugins/{rec.directory}", style=DIM)
     _registry_lines(text, rec)
-    _contract_lines(text, rec)
+    _contract_lines(text, rec, pal)
     if rec.drift:
-        _drift_lines(text, rec)
+        _drift_lines(text, rec, pal)
     if rec.findings:
         text.append(f"\n\nFindings ({len(rec.findings)})", style=BOLD)
-        _finding_lines(text, rec.findings)
+        _finding_lines(text, rec.findings, pal)
     if not rec.drift and not rec.findings:
-        text.append("\n\nNo drift, no findings.", style=OK_STYLE)
+        text.append("\n\nNo drift, no findings.", style=pal.ok)
     return text
 
 
@@ -387,16 +394,24 @@ class PluginTable(Widget):
     # ------------------------------------------------------------------ compose
 
     def compose(self) -> ComposeResult:
-        yield Static(header_text(None), id="plugins-header")
+        yield Static(header_text(None, self._palette()), id="plugins-header")
         table: DataTable[Text] = DataTable(id="plugins-table", cursor_type="row")
         for key, label in COLUMNS:
             table.add_column(Text(label), key=key)
         yield table
         with VerticalScroll(id="plugins-detail-scroll"):
-            yield Static(detail_text(None), id="plugins-detail")
+            yield Static(detail_text(None, None, self._palette()), id="plugins-detail")
         yield Static(Text(EMPTY_MESSAGE), id="plugins-empty")
 
     def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._restyle())
+        self._apply()
+
+    def _palette(self) -> Palette:
+        return Palette(theme_styles(self.app))
+
+    def _restyle(self) -> None:
+        self._detail_sig = None  # the cells' signatures hold their styles: changed ones repaint
         self._apply()
 
     # ------------------------------------------------------------------ public API
@@ -440,13 +455,14 @@ class PluginTable(Widget):
         stats = UpdateStats()
         table = self.table
         records = {r.name: r for r in registry.plugins} if registry is not None else {}
+        pal = self._palette()
         with self.app.batch_update():
             for name in [n for n in self._cells if n not in records]:
                 table.remove_row(name)
                 del self._cells[name]
                 stats.removed.append(name)
             for name, rec in records.items():
-                cells = build_cells(rec)
+                cells = build_cells(rec, pal)
                 sigs = {k: _sig(v) for k, v in cells.items()}
                 old = self._cells.get(name)
                 if old is None:
@@ -459,7 +475,7 @@ class PluginTable(Widget):
                             stats.changed.append((name, key))
                 self._cells[name] = sigs
             self._records = records
-            self.query_one("#plugins-header", Static).update(header_text(registry))
+            self.query_one("#plugins-header", Static).update(header_text(registry, pal))
             empty = not records
             self.query_one("#plugins-empty", Static).display = empty
             if empty:
@@ -482,7 +498,7 @@ class PluginTable(Widget):
     def _set_selected(self, plugin: str | None) -> None:
         self._selected = plugin
         rec = self._records.get(plugin) if plugin else None
-        text = detail_text(rec, self._registry)
+        text = detail_text(rec, self._registry, self._palette())
         sig = (plugin, text.plain, tuple(text.spans))
         if sig != self._detail_sig:
             self._detail_sig = sig
