@@ -40,6 +40,8 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import Input, Select, Static
 
+from ._style import theme_styles
+
 BLOCK_EVENTS = frozenset({"block", "error"})
 WARN_EVENTS = frozenset({"warn", "timeout_warning", "format-validation-warning"})
 MAX_REASON_CELLS = 1000  # longer reasons are cut (the horizontal scroll stops there)
@@ -587,7 +589,11 @@ class HookStats(Static):
         self.hooks, self.events, self.note = dict(hooks), dict(events), note
         self._refresh_text()
 
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._refresh_text())
+
     def _refresh_text(self) -> None:
+        styles = theme_styles(self.app)
         text = Text(no_wrap=False)
         text.append("events ", style="bold")
         if not self.events:
@@ -596,7 +602,9 @@ class HookStats(Static):
             if i:
                 text.append(" · ")
             style = (
-                "bold red" if event in BLOCK_EVENTS else "yellow" if event in WARN_EVENTS else ""
+                styles["error"]
+                if event in BLOCK_EVENTS
+                else styles["warning"] if event in WARN_EVENTS else ""
             )
             text.append(event, style=style)
             text.append(f" {n}", style=style or "bold")
@@ -610,7 +618,7 @@ class HookStats(Static):
             text.append(f" {n}", style="bold")
         if self.note:
             text.append("\n")
-            text.append(self.note, style="yellow")
+            text.append(self.note, style=styles["warning"])
         self.update(text)
 
 
@@ -776,7 +784,7 @@ class HookLogScreenBody(Vertical):
         if view.filter.active:
             text.append("  (filtered)", style="bold")
         text.append("  ·  follow ")
-        text.append("on" if view.follow else "off (f)", style="bold" if view.follow else "yellow")
+        text.append("on" if view.follow else "off (f)", style="bold" if view.follow else theme_styles(self.app)["warning"])
         self.query_one("#hooklog-status", Static).update(text)
 
     def _sync_options(self, select_id: str, values: list[str | None]) -> None:

@@ -11,32 +11,36 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from phasewatch.core.findings import Finding, Severity, sort_findings
+from phasewatch.core.findings import Finding, sort_findings
 from phasewatch.core.tdd.hook import StopHookView
 from phasewatch.core.tdd.model import TddPlan
 from phasewatch.core.tdd.summary import true_remaining as count_remaining
 from phasewatch.core.text import shorten
+from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
+from ._style import theme_styles
+
+#: A status's glyph and colour role in ``_style.theme_styles`` (the app's theme: dark and light).
 STATUS_GLYPH = {
-    "pending": ("○", "dim"),
-    "in_progress": ("◐", "yellow"),
-    "done": ("●", "green"),
-    "pass": ("✓", "green"),
-    "fail": ("✗", "bold red"),
-    "skip": ("↷", "dim"),
-    "unknown": ("?", "magenta"),
+    "pending": ("○", "muted"),
+    "in_progress": ("◐", "warning"),
+    "done": ("●", "success"),
+    "pass": ("✓", "success"),
+    "fail": ("✗", "error"),
+    "skip": ("↷", "muted"),
+    "unknown": ("?", "info"),
 }
-SEVERITY_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 CYCLE = ("RED", "GREEN", "REFACTOR")
 
 
-def status_cell(status: str | None, raw: str | None = None) -> Text:
+def status_cell(status: str | None, raw: str | None, styles: dict[str, Style]) -> Text:
     word = status or "unknown"
-    glyph, style = STATUS_GLYPH.get(word, STATUS_GLYPH["unknown"])
+    glyph, role = STATUS_GLYPH.get(word, STATUS_GLYPH["unknown"])
+    style = styles[role]
     text = Text(f"{glyph} ", style=style)
     text.append(word.replace("_", " "), style=style)
     if word == "unknown" and raw:
@@ -97,6 +101,7 @@ class TddBoard(Vertical):
             ("blocks", "blocks"),
         ):
             table.add_column(label, key=key)
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._refresh_all())
         self._refresh_all()
 
     @property
@@ -138,20 +143,21 @@ class TddBoard(Vertical):
     # ----------------------------------------------------------------- render
     def _refresh_all(self) -> None:
         plan = self.plan
-        self.query_one("#tdd-header", Static).update(self._header_text(plan))
+        styles = theme_styles(self.app)
+        self.query_one("#tdd-header", Static).update(self._header_text(plan, styles))
         approval = self.query_one("#tdd-approval", Static)
         approval.update(self._approval_text(plan))
         approved = plan is not None and _approved(plan)
         approval.set_class(plan is not None and not approved, "-unapproved")
         approval.set_class(approved, "-approved")
         counts = self.query_one("#tdd-counts", Static)
-        counts.update(self._counts_text())
+        counts.update(self._counts_text(styles))
         counts.set_class(self.counts_differ, "-mismatch")
-        self._render_slices(plan)
-        self.query_one("#tdd-findings", Static).update(self._findings_text())
+        self._render_slices(plan, styles)
+        self.query_one("#tdd-findings", Static).update(self._findings_text(styles))
 
     @staticmethod
-    def _header_text(plan: Any) -> Text:
+    def _header_text(plan: Any, styles: dict[str, Style]) -> Text:
         if plan is None:
             return Text("no .tdd-progress.md in this project", style="dim")
         text = Text()
@@ -160,7 +166,7 @@ class TddBoard(Vertical):
         text.append("\nstatus ")
         status = getattr(plan, "header_status", None)
         raw = getattr(plan, "header_status_raw", None)
-        text.append_text(status_cell(status, raw) if status or raw else Text("—", style="dim"))
+        text.append_text(status_cell(status, raw, styles) if status or raw else Text("—", style="dim"))
         text.append("   created ")
         text.append(str(getattr(plan, "created", None) or "—"))
         text.append("   last updated ")
@@ -189,7 +195,8 @@ class TddBoard(Vertical):
             text.append("   no lock file", style="dim")
         return text
 
-    def _counts_text(self) -> Text:
+    def _counts_text(self, styles: dict[str, Style]) -> Text:
+        warn = styles["warning"]
         text = Text()
         text.append("remaining slices ", style="bold")
         text.append("?" if self.true_remaining is None else str(self.true_remaining), style="bold")
@@ -202,22 +209,22 @@ class TddBoard(Vertical):
         if not self.hook.approved:
             text.append(" (plan not approved)")
         text.append(", counts ")
-        text.append(str(self.hook_remaining), style="bold yellow" if self.counts_differ else "bold")
+        text.append(str(self.hook_remaining), style=warn if self.counts_differ else "bold")
         if self.counts_differ:
-            text.append("   ⚠ DIFFERENT: ", style="bold yellow")
+            text.append("   ⚠ DIFFERENT: ", style=warn)
             if not self.hook.approved:
-                text.append("once the plan is approved, ", style="yellow")
-            text.append("the hook ", style="yellow")
+                text.append("once the plan is approved, ", style=warn)
+            text.append("the hook ", style=warn)
             assert self.true_remaining is not None and self.hook_remaining is not None
             if self.hook_remaining < self.true_remaining:
-                text.append("would let the session stop with work left", style="yellow")
+                text.append("would let the session stop with work left", style=warn)
             else:
-                text.append("would keep the session going after the work is done", style="yellow")
+                text.append("would keep the session going after the work is done", style=warn)
         elif self.true_remaining is not None and self.hook_remaining is not None:
             text.append("   (agree)", style="dim")
         return text
 
-    def _render_slices(self, plan: Any) -> None:
+    def _render_slices(self, plan: Any, styles: dict[str, Style]) -> None:
         table = self.table
         row = table.cursor_row  # keep the user's place across a re-read of the file
         table.clear()
@@ -227,7 +234,7 @@ class TddBoard(Vertical):
             table.add_row(
                 Text(str(getattr(s, "number", "?"))),
                 Text(shorten(str(getattr(s, "name", "") or ""), 34)),
-                status_cell(getattr(s, "status", None), getattr(s, "status_raw", None)),
+                status_cell(getattr(s, "status", None), getattr(s, "status_raw", None), styles),
                 *cycle,
                 Text(_numbers(getattr(s, "depends_on", None), getattr(s, "depends_raw", None))),
                 Text(_numbers(getattr(s, "blocks", None), getattr(s, "blocks_raw", None))),
@@ -236,13 +243,12 @@ class TddBoard(Vertical):
         if 0 < row < table.row_count:
             table.move_cursor(row=row, animate=False)
 
-    def _findings_text(self) -> Text:
+    def _findings_text(self, styles: dict[str, Style]) -> Text:
         text = Text()
         for i, f in enumerate(self.findings):
             if i:
                 text.append("\n")
-            sev = Severity(f.severity)
-            text.append(f.rule_id, style=SEVERITY_STYLE.get(sev, ""))
+            text.append(f.rule_id, style=styles.get(str(f.severity), ""))
             text.append(" ")
             text.append(f.message)
         return text
