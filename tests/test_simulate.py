@@ -25,8 +25,8 @@ from phasewatch.core.simulate import (
     SimulationError,
     Simulator,
     StepEvent,
-    js_json_dumps,
     register_fault,
+    stringify,
 )
 from phasewatch.core.simulate.run import run_from_args
 from phasewatch.core.snapshot import Snapshot, evaluate
@@ -94,7 +94,7 @@ def test_fault_free_run_audits_clean_at_every_step(
 
     # the bytes on disk are JSON.stringify(state, null, 2), no trailing newline
     for event, _ in checked:
-        assert disk[event.seq] == js_json_dumps(event.state, 2).encode("utf-8")
+        assert disk[event.seq] == stringify(event.state, 2).encode("utf-8")
     # each write stores disk + 1
     versions = [e.state["state_version"] for e, _ in checked]
     assert versions == list(range(versions[0], versions[0] + len(versions)))

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from phasewatch.core.simulate import HookLog, hook_line, iso, js_json_dumps, js_number, write_state
+from phasewatch.core.simulate import HookLog, hook_line, iso, js_number, stringify, write_state
 from phasewatch.core.simulate.clock import VirtualClock
 from phasewatch.core.simulate.files import HOOK_LOG_KEEP_LINES, HOOK_LOG_MAX_BYTES, render_state
 
@@ -77,19 +77,19 @@ TRICKY = {
 
 def test_indent_and_compact_forms_match_python_json_for_plain_documents() -> None:
     doc = {"a": [1, {"b": "é", "c": []}], "d": {}, "e": None, "f": True, "g": "x\ny"}
-    assert js_json_dumps(doc, 2) == json.dumps(doc, indent=2, ensure_ascii=False)
-    assert js_json_dumps(doc) == json.dumps(doc, separators=(",", ":"), ensure_ascii=False)
+    assert stringify(doc, 2) == json.dumps(doc, indent=2, ensure_ascii=False)
+    assert stringify(doc) == json.dumps(doc, separators=(",", ":"), ensure_ascii=False)
 
 
 def test_integer_like_keys_come_first_like_js_objects() -> None:
-    out = json.loads(js_json_dumps(TRICKY, 2))
+    out = json.loads(stringify(TRICKY, 2))
     assert list(out)[:4] == ["2", "10", "4294967294", "b"]
-    assert js_json_dumps({"b": 1, "3": 2, "1": 3}) == '{"1":3,"3":2,"b":1}'
+    assert stringify({"b": 1, "3": 2, "1": 3}) == '{"1":3,"3":2,"b":1}'
 
 
 def test_strings_escape_like_json_stringify() -> None:
-    assert js_json_dumps("\x01\x7f\u2028é\ud800") == '"\\u0001\x7f\u2028é\\ud800"'
-    assert js_json_dumps('"\\\b\f\n\r\t') == '"\\"\\\\\\b\\f\\n\\r\\t"'
+    assert stringify("\x01\x7f\u2028é\ud800") == '"\\u0001\x7f\u2028é\\ud800"'
+    assert stringify('"\\\b\f\n\r\t') == '"\\"\\\\\\b\\f\\n\\r\\t"'
 
 
 @pytest.mark.skipif(NODE is None, reason="node is not installed")
@@ -97,7 +97,7 @@ def test_strings_escape_like_json_stringify() -> None:
 def test_matches_node_json_stringify(compact: bool) -> None:
     text = json.dumps(TRICKY, ensure_ascii=True)  # what node parses: the same values
     expected = node_stringify(text, compact=compact)
-    assert js_json_dumps(json.loads(text), None if compact else 2) == expected
+    assert stringify(json.loads(text), None if compact else 2) == expected
 
 
 def test_write_state_is_writeState(tmp_path: Path) -> None:

@@ -220,13 +220,63 @@ def detect_style(text: str) -> Style:
     return Style(None if len(body) > 2 else "  ", "\n", lead, tail)
 
 
+_MAX_ARRAY_INDEX = 2**32 - 2
+
+
+def _is_array_index(key: str) -> bool:
+    return (
+        key.isascii()
+        and key.isdigit()
+        and (key == "0" or key[0] != "0")
+        and int(key) <= _MAX_ARRAY_INDEX
+    )
+
+
+def _key_text(key: Any) -> str:
+    if isinstance(key, str):
+        return key
+    if key is None:
+        return "null"
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    if isinstance(key, int | float):
+        return js_number(key)
+    raise TypeError(f"keys must be str, int, float, bool or None, not {type(key).__name__}")
+
+
+def _ordered_items(obj: dict[Any, Any]) -> list[tuple[str, Any]]:
+    """A JS object's own keys in the order ``JSON.stringify`` writes them: integer-like keys
+    first, ascending, then the others in insertion order."""
+    items = [(_key_text(k), v) for k, v in obj.items()]
+    if not any(_is_array_index(k) for k, _ in items):
+        return items
+    indexed = sorted((kv for kv in items if _is_array_index(kv[0])), key=lambda kv: int(kv[0]))
+    return indexed + [kv for kv in items if not _is_array_index(kv[0])]
+
+
+def stringify(value: Any, indent: int | None = None) -> str:
+    """``JSON.stringify(value, null, indent)``; ``indent=None`` (or 0) gives the compact form."""
+    return dumps(value, Style(" " * indent if indent else None))
+
+
 def dumps(value: Any, style: Style = Style()) -> str:
     """``JSON.stringify(value, null, indent)`` + the style's lead/tail, literals kept."""
     out: list[str] = [style.lead]
     indent, nl = style.indent, style.newline
     colon = ":" if indent is None else ": "
+    open_containers: set[int] = set()
 
     def emit(v: Any, level: int) -> None:
+        if isinstance(v, dict | list | tuple):
+            if id(v) in open_containers:
+                raise TypeError("Converting circular structure to JSON")
+            open_containers.add(id(v))
+            emit_container(v, level)
+            open_containers.discard(id(v))
+        else:
+            emit_scalar(v)
+
+    def emit_scalar(v: Any) -> None:
         if v is None:
             out.append("null")
         elif v is True:
@@ -239,40 +289,30 @@ def dumps(value: Any, style: Style = Style()) -> str:
             out.append(js_string(v))
         elif isinstance(v, int | float):
             out.append(js_number(v))
-        elif isinstance(v, dict):
-            if not v:
-                out.append("{}")
-                return
-            out.append("{")
-            inner = None if indent is None else nl + indent * (level + 1)
-            for n, (k, item) in enumerate(v.items()):
-                if n:
-                    out.append(",")
-                if inner:
-                    out.append(inner)
-                out.append(k.literal if isinstance(k, LiteralStr) else js_string(str(k)))
-                out.append(colon)
-                emit(item, level + 1)
-            if indent is not None:
-                out.append(nl + indent * level)
-            out.append("}")
-        elif isinstance(v, list | tuple):
-            if not v:
-                out.append("[]")
-                return
-            out.append("[")
-            inner = None if indent is None else nl + indent * (level + 1)
-            for n, item in enumerate(v):
-                if n:
-                    out.append(",")
-                if inner:
-                    out.append(inner)
-                emit(item, level + 1)
-            if indent is not None:
-                out.append(nl + indent * level)
-            out.append("]")
         else:
-            raise TypeError(f"cannot write {type(v).__name__} to JSON")
+            raise TypeError(f"Object of type {type(v).__name__} is not JSON serializable")
+
+    def emit_container(v: dict[Any, Any] | list[Any] | tuple[Any, ...], level: int) -> None:
+        is_dict = isinstance(v, dict)
+        entries = _ordered_items(v) if isinstance(v, dict) else [(None, item) for item in v]
+        opener, closer = ("{", "}") if is_dict else ("[", "]")
+        if not entries:
+            out.append(opener + closer)
+            return
+        out.append(opener)
+        inner = None if indent is None else nl + indent * (level + 1)
+        for n, (k, item) in enumerate(entries):
+            if n:
+                out.append(",")
+            if inner:
+                out.append(inner)
+            if k is not None:
+                out.append(k.literal if isinstance(k, LiteralStr) else js_string(k))
+                out.append(colon)
+            emit(item, level + 1)
+        if indent is not None:
+            out.append(nl + indent * level)
+        out.append(closer)
 
     emit(value, 0)
     out.append(style.tail)

@@ -6,17 +6,14 @@ import copy
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 
 from .. import protocol
 from ..archive import archived, js_truthy
 from .codec import plain
-from .files import _project_root, _rel
-from .journal import _journal, default_who, journal_path
-from .outcomes import ESCALATION_ACTIONS, INVALID, MAX_WORKFLOW_HISTORY, DecisionResult
+from .outcomes import ESCALATION_ACTIONS, MAX_WORKFLOW_HISTORY, DecisionResult
 from .summary import _obj, _version_of, escalation_view
-from .writer import Change, Mutation, _invalid, _label, apply_update
+from .writer import Change, Mutation, Options, _invalid, _label, decide
 
 
 def escalation_phase(doc: Mapping[str, Any]) -> str | None:
@@ -215,59 +212,10 @@ def decide_escalation(
     action: str,
     *,
     reason: str | None = None,
-    expect_version: int | None = None,
-    seen: Mapping[str, Any] | None = None,
-    who: str | None = None,
-    via: str = "api",
-    journal: str | os.PathLike[str] | None = None,
+    **options: Unpack[Options],
 ) -> DecisionResult:
     """Answer the pending escalations: ``retry`` | ``skip`` | ``cancel`` (with a reason)."""
-    params: dict[str, Any] = {}
-    if reason is not None:
-        params["reason"] = reason
-    if action not in ESCALATION_ACTIONS:
-        return _refuse_early(
-            path, f"escalation {action}", f"unknown escalation action {action!r}", who, via, journal
-        )
-    return apply_update(
-        path,
-        _escalation_mutation(action, reason),
-        action=f"escalation {action}",
-        params=params,
-        expect_version=expect_version,
-        seen=seen,
-        depends=escalation_view,
-        who=who,
-        via=via,
-        journal=journal,
+    mutation = _escalation_mutation if action in ESCALATION_ACTIONS else None
+    return decide(
+        path, "escalation", action, mutation, ("reason", reason), escalation_view, options
     )
-
-
-def _refuse_early(
-    path: str | os.PathLike[str],
-    action: str,
-    message: str,
-    who: str | None,
-    via: str,
-    journal: str | os.PathLike[str] | None,
-) -> DecisionResult:
-    p = Path(os.path.abspath(path))
-    root = _project_root(p)
-    result = DecisionResult(INVALID, message, action=action, target=_rel(root, p))
-    result.journal_error = _journal(
-        root,
-        Path(journal) if journal is not None else journal_path(root),
-        {
-            "ts": protocol.now_iso(),
-            "who": who or default_who(),
-            "via": via,
-            "action": action,
-            "target": result.target,
-            "params": {},
-            "version_before": None,
-            "version_after": None,
-            "outcome": INVALID,
-            "message": message,
-        },
-    )
-    return result

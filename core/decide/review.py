@@ -5,14 +5,13 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Unpack
 
 from .. import protocol
 from ..protocol import MAX_REDOS
-from .escalation import _refuse_early
 from .outcomes import REVIEW_ACTIONS, DecisionResult
 from .summary import _obj, review_view
-from .writer import Change, Mutation, _invalid, _label, apply_update
+from .writer import Change, Mutation, Options, _invalid, _label, decide
 
 
 def _gate(doc: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], str]:
@@ -203,29 +202,8 @@ def decide_review(
     action: str,
     *,
     guidance: str | None = None,
-    expect_version: int | None = None,
-    seen: Mapping[str, Any] | None = None,
-    who: str | None = None,
-    via: str = "api",
-    journal: str | os.PathLike[str] | None = None,
+    **options: Unpack[Options],
 ) -> DecisionResult:
     """Answer the supervised review gate: ``continue`` | ``review`` | ``resume`` | ``redo``."""
-    params: dict[str, Any] = {}
-    if guidance is not None:
-        params["guidance"] = guidance
-    if action not in REVIEW_ACTIONS:
-        return _refuse_early(
-            path, f"review {action}", f"unknown review action {action!r}", who, via, journal
-        )
-    return apply_update(
-        path,
-        _review_mutation(action, guidance),
-        action=f"review {action}",
-        params=params,
-        expect_version=expect_version,
-        seen=seen,
-        depends=review_view,
-        who=who,
-        via=via,
-        journal=journal,
-    )
+    mutation = _review_mutation if action in REVIEW_ACTIONS else None
+    return decide(path, "review", action, mutation, ("guidance", guidance), review_view, options)

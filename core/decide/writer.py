@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from .. import protocol
 from ..confirm import state_footprint
@@ -112,6 +112,69 @@ class Request:
         if self.expect_version is None and self.seen is not None:
             return _version_of(self.seen.get("state_version"))
         return self.expect_version
+
+
+class Options(TypedDict, total=False):
+    """What every decision takes besides its answer: the version (or the whole state) the
+    user saw, who answers and through what, and where the journal is."""
+
+    expect_version: int | None
+    seen: Mapping[str, Any] | None
+    who: str | None
+    via: str
+    journal: str | os.PathLike[str] | None
+
+
+def decide(
+    path: str | os.PathLike[str],
+    kind: str,
+    action: str,
+    mutation: Callable[[str, str | None], Mutation] | None,
+    note: tuple[str, str | None],
+    depends: Callable[[Mapping[str, Any]], Any],
+    options: Options,
+) -> DecisionResult:
+    """One answer to a gate or an escalation: ``mutation(action, text)`` builds the change
+    (None: an unknown action, refused and journalled before anything is read); ``note`` is the
+    answer's free text and its name in the journal (``guidance``, ``reason``)."""
+    name, text = note
+    label = f"{kind} {action}"
+    if mutation is None:
+        return _refuse_early(path, label, f"unknown {kind} action {action!r}", options)
+    return apply_update(
+        path,
+        mutation(action, text),
+        action=label,
+        params={name: text} if text is not None else {},
+        depends=depends,
+        **options,
+    )
+
+
+def _refuse_early(
+    path: str | os.PathLike[str], action: str, message: str, options: Options
+) -> DecisionResult:
+    p = Path(os.path.abspath(path))
+    root = _project_root(p)
+    result = DecisionResult(INVALID, message, action=action, target=_rel(root, p))
+    journal = options.get("journal")
+    result.journal_error = _journal(
+        root,
+        Path(journal) if journal is not None else journal_path(root),
+        {
+            "ts": protocol.now_iso(),
+            "who": options.get("who") or default_who(),
+            "via": options.get("via", "api"),
+            "action": action,
+            "target": result.target,
+            "params": {},
+            "version_before": None,
+            "version_after": None,
+            "outcome": INVALID,
+            "message": message,
+        },
+    )
+    return result
 
 
 def apply_update(path: str | os.PathLike[str], mutate: Mutation, **options: Any) -> DecisionResult:

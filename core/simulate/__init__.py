@@ -11,10 +11,10 @@ describe. ``steps()`` yields every write; ``on_step(name, state)`` sees each one
 ends a run started in a thread.
 """
 
+from ..decide.codec import js_number, stringify
 from .clock import Clock, VirtualClock, WallClock, iso
 from .faults import FAULTS, Fault, FaultError, load_fault_modules, register_fault
 from .files import HookLog, hook_line, render_state, write_state
-from .jsjson import js_json_dumps, js_number
 from .player import SimConfig, SimSummary, SimulationError, Simulator, StepEvent
 
 __all__ = [
@@ -32,10 +32,10 @@ __all__ = [
     "WallClock",
     "hook_line",
     "iso",
-    "js_json_dumps",
     "js_number",
     "load_fault_modules",
     "register_fault",
     "render_state",
+    "stringify",
     "write_state",
 ]

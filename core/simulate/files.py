@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .jsjson import js_json_dumps
+from ..decide.codec import stringify
 
 HOOK_LOG_MAX_BYTES = 1024 * 1024
 HOOK_LOG_KEEP_LINES = 500
@@ -19,7 +19,7 @@ HOOK_LOG_KEYS = ("ts", "hook", "event", "phase", "agent", "reason")
 
 def render_state(state: dict[str, Any]) -> bytes:
     """``JSON.stringify(state, null, 2)`` as UTF-8, no trailing newline."""
-    return js_json_dumps(state, 2).encode("utf-8")
+    return stringify(state, 2).encode("utf-8")
 
 
 def write_truncate(path: Path, data: bytes) -> None:
@@ -88,7 +88,7 @@ def hook_line(
 ) -> str:
     """One ``hook-activity.log`` line (with its newline): compact JSON, keys in the owner's order."""
     entry = dict(zip(HOOK_LOG_KEYS, (ts, hook, event, phase, agent, reason), strict=True))
-    return js_json_dumps(entry) + "\n"
+    return stringify(entry) + "\n"
 
 
 class HookLog:
