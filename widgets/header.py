@@ -12,8 +12,8 @@ from datetime import datetime
 from phasewatch.core.protocol import parse_iso
 from phasewatch.core.snapshot import Snapshot
 from textual.content import Content
-from textual.widgets import Static
 
+from ._clocked import ClockedStatic
 from ._style import plain_content
 
 Part = Content | str | tuple[str, str]
@@ -142,7 +142,7 @@ def header_content(
     return Content.assemble(*line1, "\n", *line2)
 
 
-class OverviewHeader(Static):
+class OverviewHeader(ClockedStatic):
     """Two lines; :meth:`show` sets the data, :meth:`tick` only moves the clock."""
 
     DEFAULT_CSS = """
@@ -150,17 +150,10 @@ class OverviewHeader(Static):
     """
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
-        super().__init__("", id=id, classes=classes, markup=False)
-        self._snap: Snapshot | None = None
-        self._now: datetime | None = None
+        super().__init__(id=id, classes=classes)
         self._fallback = ""
         self._plan_waiting = False
         self._hint = ""
-        self._text = Content("")
-
-    @property
-    def text(self) -> str:
-        return self._text.plain
 
     def show(
         self,
@@ -174,16 +167,5 @@ class OverviewHeader(Static):
         self._plan_waiting, self._hint = plan_waiting, hint
         self._render_now()
 
-    def tick(self, now: datetime) -> None:
-        self._now = now
-        self._render_now()
-
-    def _render_now(self) -> None:
-        if self._now is None:
-            return
-        content = header_content(
-            self._snap, self._now, self._fallback, self._plan_waiting, self._hint
-        )
-        if content.plain != self._text.plain or content != self._text:
-            self._text = content
-            self.update(content)
+    def content_at(self, now: datetime) -> Content:
+        return header_content(self._snap, now, self._fallback, self._plan_waiting, self._hint)

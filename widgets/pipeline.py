@@ -12,8 +12,8 @@ from datetime import datetime
 from phasewatch.core.protocol import parse_iso
 from phasewatch.core.snapshot import Snapshot
 from textual.content import Content
-from textual.widgets import Static
 
+from ._clocked import ClockedStatic
 from ._style import glyph
 from .header import format_minutes
 
@@ -94,20 +94,10 @@ def pipeline_content(snap: Snapshot | None, now: datetime, width: int = 0) -> Co
     return Content.assemble(*parts)
 
 
-class Pipeline(Static):
+class Pipeline(ClockedStatic):
     DEFAULT_CSS = """
     Pipeline { height: auto; padding: 0 1; }
     """
-
-    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
-        super().__init__("", id=id, classes=classes, markup=False)
-        self._snap: Snapshot | None = None
-        self._now: datetime | None = None
-        self._text = Content("")
-
-    @property
-    def text(self) -> str:
-        return self._text.plain
 
     def show(self, snap: Snapshot | None, now: datetime) -> None:
         self._snap, self._now = snap, now
@@ -116,14 +106,5 @@ class Pipeline(Static):
     def on_resize(self) -> None:
         self._render_now()
 
-    def tick(self, now: datetime) -> None:
-        self._now = now
-        self._render_now()
-
-    def _render_now(self) -> None:
-        if self._now is None:
-            return
-        content = pipeline_content(self._snap, self._now, self.content_region.width)
-        if content != self._text:
-            self._text = content
-            self.update(content)
+    def content_at(self, now: datetime) -> Content:
+        return pipeline_content(self._snap, now, self.content_region.width)

@@ -363,17 +363,8 @@ class PluginTable(Widget):
         def control(self) -> PluginTable:
             return self.table
 
-    class Selected(Message):
+    class Selected(Highlighted):
         """A plugin's row was chosen (Enter or click on the highlighted row)."""
-
-        def __init__(self, table: PluginTable, plugin: str) -> None:
-            super().__init__()
-            self.table = table
-            self.plugin = plugin
-
-        @property
-        def control(self) -> PluginTable:
-            return self.table
 
     def __init__(
         self,

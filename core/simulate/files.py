@@ -107,17 +107,10 @@ class HookLog:
         self.lines_written = 0
         self.rotations = 0
 
-    def append(
-        self,
-        ts: str,
-        hook: str | None,
-        event: str | None,
-        phase: str | None = None,
-        agent: str | None = None,
-        reason: str | None = None,
-    ) -> bool:
-        """Append one entry; returns True when the append triggered a rotation."""
-        line = hook_line(ts, hook, event, phase, agent, reason).encode("utf-8")
+    def append(self, ts: str, *fields: str | None) -> bool:
+        """Append the entry :func:`hook_line` makes of ``ts`` and ``fields`` (hook, event,
+        phase, agent, reason); returns True when the append triggered a rotation."""
+        line = hook_line(ts, *fields).encode("utf-8")
         with open(self.path, "ab") as fh:
             fh.write(line)
         self.lines_written += 1

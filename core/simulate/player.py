@@ -343,19 +343,7 @@ class Simulator:
         written = json.loads(data)
         if point == "activate" and phase is not None:
             self.launch_snapshots[phase] = written
-        yield self.emit(
-            StepEvent(
-                0,
-                name,
-                self.now_iso(),
-                path=self.rel(self.state_path),
-                phase=phase,
-                version=version,
-                state=written,
-                fault=fault,
-                detail=_describe(name, phase, written),
-            )
-        )
+        yield self._state_written(name, phase, written, fault)
         if apply_faults:
             yield from self.fire_after(point, phase)
 
@@ -366,9 +354,13 @@ class Simulator:
         data = render_state(doc)
         write_truncate(self.state_path, data)
         self._result.writes += 1
-        written = json.loads(data)
+        yield self._state_written(name, phase, json.loads(data), fault)
+
+    def _state_written(
+        self, name: str, phase: str | None, written: dict[str, Any], fault: str | None
+    ) -> StepEvent:
         version = written.get("state_version")
-        yield self.emit(
+        return self.emit(
             StepEvent(
                 0,
                 name,
