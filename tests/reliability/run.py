@@ -14,12 +14,22 @@ four. ``RELIABILITY_SCALE=small`` runs a CI-sized pass. Not part of pytest: it m
 * ``two-writers``: two phasewatch processes bump counters; any lost bump is data lost.
 * ``links``: state/journal/temp/lock/progress linked outside, a FIFO at each; anything written
   outside is data lost, an ``applied`` through a link a misreport, a blocked call a hang.
+* ``torn-reads``: another process truncates then writes the state 10,000 times (documents of
+  equal length, so the start of one and the end of the next would parse) while the reader reads
+  it. *Misreport*: a read that returns a document nobody wrote.
+* ``kill-9``: a process answering gates in a loop is killed with SIGKILL at a random moment, 300
+  times, on one project. *Data lost*: a state that no longer parses, or a decision in the file
+  with no journal line (not even its intent); *misreport*: a decision journalled ``applied`` that
+  is not in the file; *hang*: a decision after the kills that does not finish (stale temp files
+  or a lock left behind by a killed writer must not block the next one).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import random
+import signal
 import subprocess
 import sys
 import tempfile
@@ -27,6 +37,7 @@ import time
 from pathlib import Path
 
 from phasewatch.core import decide, protocol
+from phasewatch.core.sources import read_json
 
 SMALL = os.environ.get("RELIABILITY_SCALE") == "small"
 HERE = Path(__file__).resolve().parent
@@ -218,9 +229,101 @@ def links(tmp: Path) -> dict[str, int]:
             "misreports": misreports}  # fmt: skip
 
 
+TORN_WRITER = r"""
+import json, sys
+path, cycles = sys.argv[1], int(sys.argv[2])
+docs = [json.dumps({"state_version": n, "pad": chr(97 + n % 26) * 3000}, indent=2).encode()
+        for n in range(26)]
+for n in range(cycles):
+    with open(path, "r+b", buffering=0) as fh:  # the owner's way: truncate, then write
+        fh.truncate(0)
+        doc = docs[n % 26]
+        fh.write(doc[: len(doc) // 2])
+        fh.write(doc[len(doc) // 2 :])
+"""
+
+
+def torn_reads(tmp: Path) -> dict[str, int]:
+    cycles = 2000 if SMALL else 10000
+    path = tmp / "state.json"
+    path.write_bytes(b"{}")
+    written = [{"state_version": n, "pad": chr(97 + n % 26) * 3000} for n in range(26)]
+    writer = subprocess.Popen([sys.executable, "-c", TORN_WRITER, str(path), str(cycles)])
+    reads = parsed = torn = misreports = crashes = 0
+    try:
+        while writer.poll() is None:
+            try:
+                result = read_json(path, retries=0)
+            except Exception:  # a crash is what this counts
+                crashes += 1
+                continue
+            reads += 1
+            torn += result.status == "torn"
+            if result.ok and result.data != {}:
+                parsed += 1
+                misreports += result.data not in written
+    finally:
+        writer.kill()
+        writer.wait()
+    return {"cases": reads, "crashes": crashes + (writer.returncode not in (0, -9)), "hangs": 0,
+            "data lost": 0, "misreports": misreports, "writer cycles": cycles,
+            "whole documents": parsed, "refused as torn": torn}  # fmt: skip
+
+
+ANSWERER = r"""
+import sys
+from phasewatch.core import decide
+path = sys.argv[1]
+
+def present(doc):
+    doc["active_workflow"]["supervised_review"] = {"phase": "06", "status": "gate_presented"}
+    doc["state_version"] += 1
+    return "gate presented"
+
+print("ready", flush=True)
+while True:
+    decide.apply_update(path, present, action="present", settle=0)
+    decide.decide_review(path, "continue", who="kill-9")
+"""
+
+
+def kill_9(tmp: Path) -> dict[str, int]:
+    kills = 30 if SMALL else 300
+    path, script = _project(tmp, ANSWERER)
+    journal = decide.journal_path(tmp)
+    rng = random.Random(9)
+    lost = misreports = hangs = crashes = 0
+    for _ in range(kills):
+        child = subprocess.Popen([sys.executable, str(script), str(path)],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+        assert child.stdout is not None
+        child.stdout.readline()  # imported and about to decide
+        time.sleep(rng.uniform(0.0, 0.15))
+        child.send_signal(signal.SIGKILL)
+        _, err = child.communicate(timeout=30)
+        crashes += "Traceback" in err
+        try:
+            history = json.loads(path.read_text())["active_workflow"]["review_history"]
+        except (ValueError, KeyError):
+            lost += 1
+            break
+        entries = [e for e in decide.read_journal(journal, intents=True)
+                   if e.get("action") == "review continue"]  # fmt: skip
+        intents = sum(e.get("outcome") == "intent" for e in entries)
+        applied = sum(e.get("outcome") == "applied" for e in entries)
+        lost += len(history) > intents  # a decision in the file that left no trace at all
+        misreports += applied > len(history)
+    started = time.monotonic()  # what the killed writers left behind must not block the next
+    decide.decide_review(path, "continue", who="after")
+    hangs += time.monotonic() - started > 10
+    final = json.loads(path.read_text())["active_workflow"]["review_history"]
+    return {"cases": kills, "crashes": crashes, "hangs": hangs, "data lost": lost,
+            "misreports": misreports, "decisions in the file": len(final)}  # fmt: skip
+
+
 def main() -> int:
     failed = False
-    for case in (owner_race, slow_owner, two_writers, links):
+    for case in (owner_race, slow_owner, two_writers, links, torn_reads, kill_9):
         with tempfile.TemporaryDirectory() as tmp:
             started = time.monotonic()
             try:
