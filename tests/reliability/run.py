@@ -22,17 +22,31 @@ four. ``RELIABILITY_SCALE=small`` runs a CI-sized pass. Not part of pytest: it m
   with no journal line (not even its intent); *misreport*: a decision journalled ``applied`` that
   is not in the file; *hang*: a decision after the kills that does not finish (stale temp files
   or a lock left behind by a killed writer must not block the next one).
+* ``terminal``: a project whose directory names, state strings and plugin names carry terminal
+  escapes (OSC 52 clipboard, OSC 0 title, C1 CSI) and markup. The real dashboard runs in a
+  pseudo-terminal and visits every screen; ``phasewatch check`` runs in one and piped. Every
+  raw byte they wrote is scanned. *Misreport*: a hostile sequence reached the terminal;
+  *crash*: a traceback; *hang*: the dashboard did not quit on ``q``.
+* ``fs-faults``: ``state.json`` as a FIFO, a directory, a 40 MB file, binary junk, a link to
+  ``/dev/zero``, and gone: ``phasewatch check``, ``phasewatch review continue`` and the dashboard
+  (in a pseudo-terminal, quit with ``q``) on each. *Crash*: a traceback or an exit code that is
+  not the documented one; *hang*: no answer in 20 s; *data lost*: the fault's file changed.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import pty
 import random
+import select
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
+import termios
 import time
 from pathlib import Path
 
@@ -321,9 +335,170 @@ def kill_9(tmp: Path) -> dict[str, int]:
             "misreports": misreports, "decisions in the file": len(final)}  # fmt: skip
 
 
+#: Printed raw, these set the clipboard (OSC 52) and the title, and colour the screen (C1 CSI).
+#: (No "/": it names directories too.)
+HOSTILE = "x\x1b]52;c;aGk=\x07\x1b]0;pwned\x07\x9b31my[b]z[@click=app.quit]q"
+SHOWN = b"xy[b]z[@click=app.quit]q"  # what the cleaning leaves, shown literally
+FORBIDDEN = (b"\x1b]52;c;aGk=", b"\x1b]0;pwned", b"\xc2\x9b31m", b"\x9b31m")
+
+
+def _hostile_project(tmp: Path) -> Path:
+    root = tmp / f"proj{HOSTILE}"
+    isdlc = root / ".isdlc"
+    doc = _state()
+    doc["project"] = {"name": HOSTILE}
+    aw = doc["active_workflow"]
+    aw.update(type=HOSTILE, description=HOSTILE, phases=[f"06-{HOSTILE}"],
+              current_phase=f"06-{HOSTILE}", phase_status={f"06-{HOSTILE}": "in_progress"})  # fmt: skip
+    aw.pop("supervised_review")
+    doc["pending_escalations"] = [{"type": "gate_blocked", "hook": HOSTILE, "detail": HOSTILE,
+                                   "phase": f"06-{HOSTILE}", "timestamp": "2026-03-04T09:20:00.000Z"}]  # fmt: skip
+    for where in (isdlc / "projects" / HOSTILE, isdlc / "projects" / "api", isdlc):
+        where.mkdir(parents=True, exist_ok=True)
+        (where / "state.json").write_text(json.dumps(doc, indent=2))
+    (isdlc / "monorepo.json").write_text('{"version": 1, "projects": {}}')
+    (isdlc / "hook-activity.log").write_text(json.dumps(
+        {"ts": "2026-03-04T09:20:00.000Z", "hook": HOSTILE, "event": "block",
+         "phase": HOSTILE, "agent": HOSTILE, "reason": HOSTILE}) + "\n")  # fmt: skip
+    notes = root / "plugins" / HOSTILE / ".continue-here.md"
+    notes.parent.mkdir(parents=True)
+    notes.write_text(f"---\nplugin: {HOSTILE}\nstage: 1\n---\n", encoding="utf-8")
+    (root / "PLUGINS.md").write_text(f"| Plugin Name | Status |\n|---|---|\n| {HOSTILE} | x |\n")
+    (root / ".tdd-progress.md").write_text(f"# TDD Progress: {HOSTILE}\n\n## Slice 1: {HOSTILE}\n")
+    return root
+
+
+def _in_a_terminal(argv: list[str], keys: list[bytes], seconds: float) -> tuple[bytes, bool]:
+    """Run ``argv`` in a 120x36 pseudo-terminal, typing ``keys`` spaced over ``seconds``; the
+    raw bytes it wrote, and whether it was still running 15 s after the last key (a hang)."""
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: a terminal of its own
+        os.environ["TERM"] = "xterm-256color"
+        os.execv(argv[0], argv)
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 36, 120, 0, 0))
+    out = bytearray()
+    pause = seconds / max(1, len(keys))
+    deadline = time.monotonic() + seconds + 15
+    pending = list(keys)
+    next_key = time.monotonic() + 1.5  # let it start
+    status = None
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 0.05)
+        if ready:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:  # the child closed its terminal
+                chunk = b""
+            out += chunk
+            if not chunk:
+                break
+        if pending and time.monotonic() >= next_key:
+            os.write(fd, pending.pop(0))
+            next_key = time.monotonic() + pause
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+    hung = os.waitpid(pid, os.WNOHANG)[0] == 0 if status is None else False
+    if hung:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    os.close(fd)
+    return bytes(out), hung
+
+
+def terminal(tmp: Path) -> dict[str, int]:
+    root = _hostile_project(tmp)
+    exe = [sys.executable, "-m", "phasewatch"]
+    runs = {
+        "dashboard": _in_a_terminal(
+            [*exe, str(root)], [b"\x1b", *(k.encode() for k in "123456wea1"), b"q"],
+            6 if SMALL else 12,
+        ),
+        "check (terminal)": _in_a_terminal([*exe, "check", str(root)], [], 0),
+    }
+    piped = subprocess.run([*exe, "check", str(root)], capture_output=True, timeout=60)
+    runs["check (piped)"] = (piped.stdout + piped.stderr, False)
+    piped = subprocess.run([*exe, "check", "--json", str(root)], capture_output=True, timeout=60)
+    runs["check --json"] = (piped.stdout + piped.stderr, False)
+    leaked = {name: [f for f in FORBIDDEN if f in out] for name, (out, _) in runs.items()}
+    shown = {name: out.count(SHOWN) for name, (out, _) in runs.items()}
+    for name, count in shown.items():
+        if not count:  # the names never reached the output: the scan proved nothing
+            print(f"  {name}: the hostile strings were not shown at all")
+    for name, found in leaked.items():
+        if found:
+            print(f"  {name}: wrote {found}")
+    return {"cases": len(runs), "crashes": sum(b"Traceback" in out for out, _ in runs.values()),
+            "hangs": sum(hung for _, hung in runs.values()),
+            "data lost": 0,
+            "misreports": sum(bool(f) for f in leaked.values()) + sum(not n for n in shown.values()),
+            "bytes scanned": sum(len(out) for out, _ in runs.values()),
+            "hostile strings shown cleaned": sum(shown.values())}  # fmt: skip
+
+
+def _fault(root: Path, kind: str) -> None:
+    state = root / ".isdlc" / "state.json"
+    state.parent.mkdir(parents=True)
+    if kind == "fifo":
+        os.mkfifo(state)
+    elif kind == "directory":
+        state.mkdir()
+    elif kind == "huge":
+        with open(state, "wb") as fh:
+            fh.write(b'{"state_version": 1, "pad": "')
+            fh.write(b"x" * (40 << 20))
+            fh.write(b'"}')
+    elif kind == "junk":
+        state.write_bytes(bytes(random.Random(3).randrange(256) for _ in range(4096)))
+    elif kind == "dev-zero":
+        state.symlink_to("/dev/zero")
+    # "gone": .isdlc exists, state.json does not
+
+
+def _fingerprint(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.lstat()
+    except FileNotFoundError:
+        return None
+    return (st.st_mode, st.st_size)
+
+
+def fs_faults(tmp: Path) -> dict[str, int]:
+    exe = [sys.executable, "-m", "phasewatch"]
+    cases = crashes = hangs = lost = 0
+    for kind in ("fifo", "directory", "huge", "junk", "dev-zero", "gone"):
+        root = tmp / kind
+        _fault(root, kind)
+        state = root / ".isdlc" / "state.json"
+        before = _fingerprint(state)
+        check_codes = {0} if kind == "gone" else {1, 2}  # no state yet is a warning, not an error
+        for argv, ok_codes in (([*exe, "check", str(root)], check_codes),
+                               ([*exe, "review", "continue", str(root)], {2})):  # fmt: skip
+            cases += 1
+            try:
+                done = subprocess.run(argv, capture_output=True, timeout=20)
+            except subprocess.TimeoutExpired:
+                hangs += 1
+                print(f"  {kind}: {argv[3]} hung")
+                continue
+            bad = b"Traceback" in done.stderr or done.returncode not in ok_codes
+            crashes += bad
+            if bad:
+                print(f"  {kind}: {argv[3]} exit {done.returncode}: {done.stderr[-300:]!r}")
+        if not SMALL or kind in ("fifo", "junk"):
+            cases += 1
+            out, hung = _in_a_terminal([*exe, str(root)], [b"q"], 2)
+            hangs += hung
+            crashes += b"Traceback" in out
+        lost += _fingerprint(state) != before
+    return {"cases": cases, "crashes": crashes, "hangs": hangs, "data lost": lost,
+            "misreports": 0}  # fmt: skip
+
+
 def main() -> int:
     failed = False
-    for case in (owner_race, slow_owner, two_writers, links, torn_reads, kill_9):
+    cases = (owner_race, slow_owner, two_writers, links, torn_reads, kill_9, terminal, fs_faults)
+    for case in cases:
         with tempfile.TemporaryDirectory() as tmp:
             started = time.monotonic()
             try:
