@@ -19,6 +19,8 @@ from phasewatch.core.files import read as read_mod
 from phasewatch.core.files.read import MAX_BYTES, ReadRefused, read_regular
 from phasewatch.core.sources import read_json
 
+from tests import torn_writer
+
 
 def refused(path: Path, **kwargs) -> ReadRefused:
     with pytest.raises(ReadRefused) as err:
@@ -82,18 +84,6 @@ def test_a_file_that_keeps_changing_is_refused_not_half_read(tmp_path, monkeypat
     assert refused(p, attempts=3).kind == "changed"
 
 
-_OWNER_WRITER = """
-import json, sys
-path, cycles = sys.argv[1], int(sys.argv[2])
-docs = [json.dumps({"state_version": n, "pad": chr(97 + n % 26) * 3000}, indent=2).encode()
-        for n in range(26)]
-for n in range(cycles):
-    with open(path, "r+b", buffering=0) as fh:  # the owner's way: truncate, then write
-        fh.truncate(0)
-        doc = docs[n % 26]
-        fh.write(doc[: len(doc) // 2])
-        fh.write(doc[len(doc) // 2 :])
-"""
 
 
 def slow_reads(fd: int, n: int, *, real_read=os.read) -> bytes:
@@ -109,12 +99,9 @@ def test_torn_writes_never_parse_as_a_state(tmp_path, monkeypatch):
     A reader without the before/after checks fails this within a few hundred reads."""
     monkeypatch.setattr(os, "read", slow_reads)
     p = tmp_path / "state.json"
-    whole = {
-        json.dumps({"state_version": n, "pad": chr(97 + n % 26) * 3000}, indent=2)
-        for n in range(26)
-    }
+    whole = {json.dumps(doc, indent=2) for doc in torn_writer.documents()}
     p.write_bytes(b"{}")
-    writer = subprocess.Popen([sys.executable, "-c", _OWNER_WRITER, str(p), "5000"])
+    writer = subprocess.Popen([sys.executable, torn_writer.__file__, str(p), "5000"])
     statuses: dict[str, int] = {}
     try:
         while writer.poll() is None:

@@ -51,6 +51,9 @@ import time
 from pathlib import Path
 
 from phasewatch.core import decide, protocol
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests/, for the writer program
+import torn_writer
 from phasewatch.core.sources import read_json
 
 SMALL = os.environ.get("RELIABILITY_SCALE") == "small"
@@ -243,26 +246,14 @@ def links(tmp: Path) -> dict[str, int]:
             "misreports": misreports}  # fmt: skip
 
 
-TORN_WRITER = r"""
-import json, sys
-path, cycles = sys.argv[1], int(sys.argv[2])
-docs = [json.dumps({"state_version": n, "pad": chr(97 + n % 26) * 3000}, indent=2).encode()
-        for n in range(26)]
-for n in range(cycles):
-    with open(path, "r+b", buffering=0) as fh:  # the owner's way: truncate, then write
-        fh.truncate(0)
-        doc = docs[n % 26]
-        fh.write(doc[: len(doc) // 2])
-        fh.write(doc[len(doc) // 2 :])
-"""
 
 
 def torn_reads(tmp: Path) -> dict[str, int]:
     cycles = 2000 if SMALL else 10000
     path = tmp / "state.json"
     path.write_bytes(b"{}")
-    written = [{"state_version": n, "pad": chr(97 + n % 26) * 3000} for n in range(26)]
-    writer = subprocess.Popen([sys.executable, "-c", TORN_WRITER, str(path), str(cycles)])
+    written = torn_writer.documents()
+    writer = subprocess.Popen([sys.executable, torn_writer.__file__, str(path), str(cycles)])
     reads = parsed = torn = misreports = crashes = 0
     try:
         while writer.poll() is None:
