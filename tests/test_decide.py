@@ -634,3 +634,10 @@ def test_receipts_tell_kept_from_lost(tmp_path, monkeypatch, gate, escalations, 
         monkeypatch.setattr(decide_files, "_fsync_dir", fsync_dir)
         result = call(path)
         assert result.outcome == ("applied" if keep else "race"), result.message
+
+
+def test_every_action_the_commands_accept_has_an_answer():
+    from phasewatch.core.decide import escalation, outcomes, review
+
+    assert set(review._ANSWERS) == set(outcomes.REVIEW_ACTIONS)
+    assert set(escalation._ANSWERS) == set(outcomes.ESCALATION_ACTIONS)

@@ -293,9 +293,11 @@ def dumps(value: Any, style: Style = Style()) -> str:
             raise TypeError(f"Object of type {type(v).__name__} is not JSON serializable")
 
     def emit_container(v: dict[Any, Any] | list[Any] | tuple[Any, ...], level: int) -> None:
-        is_dict = isinstance(v, dict)
-        entries = _ordered_items(v) if isinstance(v, dict) else [(None, item) for item in v]
-        opener, closer = ("{", "}") if is_dict else ("[", "]")
+        entries: list[tuple[str | None, Any]]
+        if isinstance(v, dict):
+            entries, opener, closer = list(_ordered_items(v)), "{", "}"
+        else:
+            entries, opener, closer = [(None, item) for item in v], "[", "]"
         if not entries:
             out.append(opener + closer)
             return

@@ -21,6 +21,7 @@ from .journal import confirm
 from .outcomes import INVALID, DecisionResult
 from .review import decide_review
 from .summary import describe_summary
+from .writer import Options
 
 Kind = Literal["review", "escalation", "approve"]
 
@@ -96,20 +97,16 @@ def _decide(command: Command) -> tuple[DecisionResult, Path]:
         )
         return result, progress
     state = resolve_state(command.path, command.project)
-    writer = decide_review if command.kind == "review" else decide_escalation
-    options = {"guidance": command.guidance} if command.kind == "review" else {}
-    if command.kind == "escalation":
-        options = {"reason": command.reason}
-    result = writer(
-        state,
-        command.action,
-        expect_version=command.expect_version,
-        seen=_seen(state, command.expect_version),
-        who=command.who,
-        via="cli",
-        **options,
-    )
-    return result, state
+    options: Options = {
+        "expect_version": command.expect_version,
+        "seen": _seen(state, command.expect_version),
+        "who": command.who,
+        "via": "cli",
+    }
+    assert command.action is not None  # the parser requires it for review and escalation
+    if command.kind == "review":
+        return decide_review(state, command.action, guidance=command.guidance, **options), state
+    return decide_escalation(state, command.action, reason=command.reason, **options), state
 
 
 def run(command: Command, out: TextIO | None = None) -> int:

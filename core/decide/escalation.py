@@ -193,14 +193,12 @@ _ANSWERS: dict[str, Callable[[_Pending, str | None], Change]] = {
 
 
 def _escalation_mutation(action: str, reason: str | None) -> Mutation:
-    answer = _ANSWERS.get(action)
+    answer = _ANSWERS[action]  # decide() refused an unknown action before any read
 
     def mutate(doc: dict[str, Any]) -> Change:
         esc = doc.get("pending_escalations")
         if not isinstance(esc, list) or not esc:
             raise _invalid("no pending escalations: nothing to decide")
-        if answer is None:
-            raise _invalid(f"unknown escalation action {action!r}")
         pending = _Pending(doc, copy.deepcopy(esc), escalation_phase(doc), protocol.now_iso())
         return answer(pending, reason)
 

@@ -186,12 +186,10 @@ _ANSWERS: dict[str, Callable[[_Gate, str | None], Change]] = {
 
 
 def _review_mutation(action: str, guidance: str | None) -> Mutation:
-    answer = _ANSWERS.get(action)
+    answer = _ANSWERS[action]  # decide() refused an unknown action before any read
 
     def mutate(doc: dict[str, Any]) -> Change:
         aw, sr, phase = _gate(doc)
-        if answer is None:
-            raise _invalid(f"unknown review action {action!r}")
         return answer(_Gate(doc, aw, sr, phase, protocol.now_iso()), guidance)
 
     return mutate

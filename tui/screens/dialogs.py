@@ -14,11 +14,11 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from phasewatch.core.text import clean
+from phasewatch.widgets._style import plain_content
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
@@ -66,11 +66,6 @@ def summary_lines(summary: Mapping[str, Any]) -> Text:
     return text
 
 
-def plain_title(title: str) -> Content:
-    """A border title shown as the literal (cleaned) text, never parsed as markup."""
-    return Content(clean(title))
-
-
 def plain_text(text: str | Text) -> Text:
     return text if isinstance(text, Text) else Text(clean(text))
 
@@ -103,7 +98,7 @@ class ConfirmDialog(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical() as box:
-            box.border_title = plain_title(self.title_text)
+            box.border_title = plain_content(self.title_text)
             yield Static(self.message, classes="dialog-message", markup=False)
             with Horizontal(classes="dialog-buttons"):
                 yield Button(Text(f"{self.no} (n)"), id="no")
@@ -145,7 +140,7 @@ class TextPromptDialog(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical() as box:
-            box.border_title = plain_title(self.title_text)
+            box.border_title = plain_content(self.title_text)
             yield Static(self.prompt, classes="dialog-message", markup=False)
             yield Input(placeholder=self.placeholder, id="prompt-input")
             yield Static("", id="prompt-error", markup=False)
@@ -196,7 +191,7 @@ class RefusalDialog(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical() as box:
-            box.border_title = plain_title(self.title_text)
+            box.border_title = plain_content(self.title_text)
             yield Static(Text(self.message), classes="dialog-message", markup=False)
             head = Text("Current state: ", style="bold")
             head.append(self.line, style="")
@@ -248,7 +243,7 @@ class DetailDialog(ModalScreen[None]):
             body.append(f"{label:>{width}} ", style="bold")
             body.append(value + "\n")
         with Vertical() as box:
-            box.border_title = plain_title(self.title_text)
+            box.border_title = plain_content(self.title_text)
             with VerticalScroll():
                 yield Static(body, markup=False)
 

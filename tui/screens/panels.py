@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from phasewatch.core.session import SessionUpdate
+from phasewatch.widgets._style import plain_content
 from textual.containers import Vertical
 from textual.content import Content
 from textual.widget import Widget
@@ -78,7 +79,7 @@ class PanelScreen(UpdateScreen):
         self.main_widget.display = message is None
 
     def set_title(self, title: str) -> None:
-        self.query_one("#panel").border_title = Content(title)  # never markup
+        self.query_one("#panel").border_title = plain_content(title)  # cleaned, never markup
 
     def _apply(self, update: SessionUpdate) -> None:
         super()._apply(update)

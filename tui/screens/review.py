@@ -20,6 +20,7 @@ from phasewatch.core.protocol import MAX_REDOS
 from phasewatch.core.review import GateView, read_review_summary, review_summary_path
 from phasewatch.core.sources import Project
 from phasewatch.core.text import clean
+from phasewatch.widgets._style import plain_content
 from phasewatch.widgets.footer import KeyFooter
 from rich.console import RenderableType
 from rich.markdown import Markdown
@@ -28,7 +29,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
-from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
@@ -217,7 +217,7 @@ class GatePanel(ModalScreen[None]):
         self.summary_text = text
         self.summary_loaded = True
         box = self.query_one("#gate-summary-box")
-        box.border_title = Content(f"Review summary · {label}")
+        box.border_title = plain_content(f"Review summary · {label}")
         self.query_one("#gate-summary", Static).update(summary_body(label, text))
 
     # ------------------------------------------------------------------ actions
