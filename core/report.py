@@ -95,16 +95,14 @@ def audit_project(path: str | os.PathLike[str] | None = None, *, retries: int = 
 def _hook_log(project: Project, report: Report) -> list[Finding]:
     if not os.path.exists(project.hook_log):  # False, not an error, in an unsearchable dir
         return []
-    from .hooklog import audit_hook_log, iter_hook_log
+    from .hooklog import HookAudit, iter_batches
 
-    def counted():
-        for record in iter_hook_log(project.hook_log):
-            report.hook_records += 1
-            yield record
-
-    # streamed: a 1M-line log is audited in ~60 MiB instead of holding every record
+    audit = HookAudit()
+    for batch in iter_batches(project.hook_log):  # streamed: a part of the log at a time
+        audit.add(batch)
+    report.hook_records = audit.records
     current = next((s.workflow.current_phase for s in report.snapshots if s.workflow), None)
-    return audit_hook_log(counted(), project.rel(project.hook_log), current_phase=current)
+    return audit.findings(project.rel(project.hook_log), current_phase=current)
 
 
 def _tdd(project: Project, report: Report) -> list[Finding]:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
@@ -39,10 +40,12 @@ from .timeline import TimelineEntry as ViewEntry
 TIMELINE_CAP = 2000
 RAW_CAP = 200
 EVENTS_CAP = 500
-# Bytes of the hook log parsed per refresh at most (~12k lines, ~25 ms): a huge log is read over
-# several refreshes (``SessionUpdate.hook_pending``), so state changes are never stuck behind it.
-# Its lines are indexed first (a newline scan), so they show at once, parsed when on screen.
+# A huge hook log is read over several refreshes (``SessionUpdate.hook_pending``), so state
+# changes are never stuck behind it: each refresh polls it (HOOK_READ_BYTES a poll, ~12k lines,
+# ~15 ms) for up to HOOK_PART_SECONDS. Its lines are indexed first (a newline scan), so they show
+# at once, parsed when on screen.
 HOOK_READ_BYTES = 2 * 1024 * 1024
+HOOK_PART_SECONDS = 0.1
 DIFF_LIMIT = 200  # changed field paths recorded per timeline entry
 
 Clock = Callable[[], datetime]
@@ -301,6 +304,7 @@ class ProjectSession:
         raw_cap: int = RAW_CAP,
         events_cap: int = EVENTS_CAP,
         hook_read_bytes: int = HOOK_READ_BYTES,
+        hook_part_seconds: float = HOOK_PART_SECONDS,
         env: dict[str, str] | None = None,
     ) -> None:
         self._path = path
@@ -315,6 +319,7 @@ class ProjectSession:
         self._sync_tracks()
         self.tailer = HookLogTailer(self.project.hook_log, max_read=hook_read_bytes)
         self._hook_read_bytes = hook_read_bytes
+        self._hook_part_seconds = hook_part_seconds
         self.hooks = HookStore(self.project.hook_log, max_line=self.tailer.max_line)
         self._hook_audit = HookAudit()
         self._hook_counts = HookCounts()
@@ -585,8 +590,8 @@ class ProjectSession:
     # ------------------------------------------------------------------ hook log
 
     def _read_hooks(self, now: datetime, initial: bool) -> tuple[HookTail, bool]:
-        """New lines into the store (at most hook_read_bytes parsed; the rest at the next
-        refresh), each counted and audited once. A large log is first indexed whole, so its
+        """New lines into the store (polled for at most hook_part_seconds; the rest at the
+        next refresh), each counted and audited once. A large log is first indexed whole, so its
         newest lines show at once, and then parsed from its start, part by part."""
         p = self.project
         large = not self._hook_started and _size(p.hook_log) > self._hook_read_bytes
@@ -600,6 +605,11 @@ class ProjectSession:
             self._hook_started = self._hook_started or _size(p.hook_log) > 0
             res = self.tailer.poll()
             self._store_hooks(res, now)
+            deadline = time.monotonic() + self._hook_part_seconds
+            while res.pending and not res.error and time.monotonic() < deadline:
+                more = self.tailer.poll()  # a large log: as much as the part's time allows
+                self._store_hooks(more, now)
+                res = res.then(more)
         self._hook_pending = res.pending
         lines = count_lines(p.hook_log) if res.rotated or res.reset else None
         tail = HookTail(
@@ -610,7 +620,7 @@ class ProjectSession:
             self._hook_rotations += 1
             self._hook_rotated_at = now
         flags_changed = self._hook_file_status(res, now) or rewritten
-        return tail, bool(res.records) or flags_changed or (large and not initial)
+        return tail, bool(len(res)) or flags_changed or (large and not initial)
 
     def _store_hooks(self, res: TailResult, now: datetime) -> None:
         """Put a poll's records in the store (after a rotation marker), then index what the
@@ -628,10 +638,10 @@ class ProjectSession:
         gen = 0
         if ident is not None and self.tailer.size > KEEP_BYTES:
             gen = store.file_generation(ident)
-        store.fill(res.records, res.blocks, gen=gen)
-        if res.records:
-            self._hook_audit.add(res.records)
-            self._hook_counts.add(res.records)
+        for batch in res.batches:
+            store.fill(batch, gen=gen)
+            self._hook_audit.add(batch)
+            self._hook_counts.add(batch)
         if not store.pending:
             self._hook_indexed = self.tailer.offset
         if res.pending and ident is not None:
@@ -683,7 +693,7 @@ class ProjectSession:
             res.error,
             stamp=FileStamp.of(p.hook_log),
             checked_at=now,
-            changed_at=now if res.records or status != old.status else old.changed_at,
+            changed_at=now if len(res) or status != old.status else old.changed_at,
             last_ok_at=now if status == "ok" else old.last_ok_at,
         )
         return status != old.status

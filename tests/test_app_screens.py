@@ -544,7 +544,7 @@ async def test_a_large_hook_log_loads_in_parts_into_a_screen_not_shown(
     log = HookLog(tmp_path / ".isdlc" / "hook-activity.log", max_bytes=10**9)
     for i in range(400):
         log.append(TS.format(i // 60, i % 60), "gate-blocker", "allow", None, None, f"r{i}")
-    app = make_app(tmp_path, watch=watch, session_options={"hook_read_bytes": 2048})
+    app = make_app(tmp_path, watch=watch, session_options={"hook_read_bytes": 2048, "hook_part_seconds": 0})
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.updates_applied > 0)
         screen = app.data_screen("hooks")  # built, not shown
@@ -584,7 +584,7 @@ async def test_a_rewrite_while_the_log_is_read_in_parts_is_not_misread(
         return real_poll(self)
 
     monkeypatch.setattr(HookLogTailer, "poll", poll)
-    app = make_app(tmp_path, session_options={"hook_read_bytes": 2048})
+    app = make_app(tmp_path, session_options={"hook_read_bytes": 2048, "hook_part_seconds": 0})
     async with app.run_test(size=SIZE) as pilot:
         screen = await show(pilot, app, "2", "hooks")
         await wait_until(pilot, lambda: "hook log rotated" in screen_text(app))
@@ -599,7 +599,7 @@ async def test_the_hook_screen_reads_the_store_when_first_opened(tmp_path: Path)
     """Nobody opens the hook screen: it is not built, and no record is carried for it (they
     are in the session's store); opened later, it shows them all."""
     (tmp_path / ".isdlc").mkdir()
-    app = make_app(tmp_path, session_options={"hook_read_bytes": 2048})
+    app = make_app(tmp_path, session_options={"hook_read_bytes": 2048, "hook_part_seconds": 0})
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.updates_applied > 0)
         log = HookLog(tmp_path / ".isdlc" / "hook-activity.log", max_bytes=10**9)

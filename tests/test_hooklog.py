@@ -15,6 +15,7 @@ from phasewatch.core.findings import get_rule
 from phasewatch.core.hooklog import (
     KEYS,
     HookAudit,
+    HookCounts,
     HookLogTailer,
     HookRecord,
     audit_hook_log,
@@ -25,7 +26,8 @@ from phasewatch.core.hooklog import (
     parse_line,
     read_hook_log,
 )
-from phasewatch.core.hooklog.parse import _overlong, _parse_owner
+from phasewatch.core.hooklog.batch import Batch, parse_block
+from phasewatch.core.hooklog.parse import _overlong
 from phasewatch.core.hooklog.store import HookStore
 from phasewatch.core.text import clean
 
@@ -691,11 +693,68 @@ _any_line = st.one_of(
 )
 
 
+def _fill(store: HookStore, res, gen: int) -> None:
+    for batch in res.batches:
+        store.fill(batch, gen=gen)
+
+
+# lines the block parser must not mistake for the owner's shape
+_TRICKY = [
+    line(1, reason='x,"hook":"y'),  # a key token inside a value
+    '{"ts":null,"hook":"a","event":"allow","phase":"p","phase":"q","reason":null}',  # dup, missing
+    '{"ts":null,"hook":"a","event":"allow","phase":null,"agent":null,"reason":"abc,"hook":def"}',
+    '{"ts":null,"hook":"a","hook":"allow","phase":null,"agent":null,"reason":null}',
+    '{"ts":null,"hook":"a","event":"allow","agent":null,"phase":null,"reason":null}',  # order
+    '{"ts":null, "hook":"a","event":"allow","phase":null,"agent":null,"reason":null}',  # space
+    '{"ts":"2026-02-30T00:00:00.000Z","hook":"a","event":"block","phase":null,"agent":null,"reason":null}',
+    '{"ts":"2026-13-01T00:00:00.000Z","hook":"a","event":"block","phase":null,"agent":null,"reason":null}',
+    '{"ts":"2026-01-01T00:00:00Z","hook":"a","event":"block","phase":null,"agent":null,"reason":null}',
+    '{"ts":"2026-01-01T00:00:00.1234567Z","hook":"a","event":"block","phase":null,"agent":null,"reason":null}',
+    '{"ts":"0000-01-01T00:00:00.000Z","hook":"a","event":"block","phase":null,"agent":null,"reason":"V7: state_version 1 < disk 2"}',
+    '{"ts":null,"hook":"' + "h" * 60 + '","event":"allow","phase":null,"agent":null,"reason":null}',
+    '{"ts":null,"hook":"a","event":"","phase":null,"agent":null,"reason":null}',
+    '{"ts":null,"hook":"a","event":"allow","phase":null,"agent":null,"reason":null,"x":1}',
+    '{"ts":null,"hook":1,"event":"allow","phase":null,"agent":null,"reason":null}',
+    '{"ts":null,"hook":"a","event":"allow","phase":null,"agent":null,"reason":"}',
+    '{"ts":null,"hook":"a\\u0007b","event":"allow","phase":null,"agent":null,"reason":null}',
+]
+_block_line = st.one_of(_any_line, st.sampled_from(_TRICKY))
+
+
 @settings(max_examples=300, deadline=None)
-@given(raw=st.one_of(_any_line.map(str.encode), st.binary(max_size=80)))
+@given(raw=st.one_of(_block_line.map(str.encode), st.binary(max_size=80)))
 def test_property_fast_parser_equals_the_reference(raw):
     raw = raw.replace(b"\n", b" ")
-    assert _parse_owner(raw, 3, 7) == parse_fast(raw, 3, 7) == parse_line(raw, 3, 7)
+    block = parse_block(raw, 7, 3, max_line=512)
+    assert len(block) == 1
+    if len(raw) >= 512:
+        assert block.record(0) == _overlong(raw, 512, 3, 7)
+    else:
+        assert block.record(0) == parse_fast(raw, 3, 7) == parse_line(raw, 3, 7)
+
+
+@settings(max_examples=200, deadline=None)
+@given(lines_=st.lists(_block_line, max_size=80), cuts=st.lists(st.integers(0, 80), max_size=4),
+       phase=st.sampled_from([None, "05-x", "06-y"]))
+def test_property_block_parser_counts_and_audits_like_the_reference(lines_, cuts, phase):
+    """A block of any lines: its records are parse_line's, and the counts and findings made
+    from its columns, in parts of any size, equal those made from parse_line's records."""
+    data = "\n".join(lines_).encode()
+    eager = _eager(data + b"\n", 512) if lines_ else []
+    bounds = sorted({0, len(lines_), *(min(c, len(lines_)) for c in cuts)})
+    offsets = [0]
+    for text in lines_:
+        offsets.append(offsets[-1] + len(text.encode()) + 1)
+    blocks = [parse_block(data[offsets[a] : offsets[b] - 1], offsets[a], a + 1, 512)
+              for a, b in pairwise(bounds)]
+    assert [r for b in blocks for r in b.records()] == eager
+    audit, counts = HookAudit(), HookCounts()
+    for b in blocks:
+        audit.add(b)
+        counts.add(b)
+    assert audit.findings("log", current_phase=phase) == HookAudit().add(
+        Batch.of(eager)).findings("log", current_phase=phase)
+    assert counts.as_dict() == hook_stats(eager)
 
 
 @settings(
@@ -725,7 +784,7 @@ def test_property_lazy_rows_equal_the_eager_parser(tmp_path_factory, lines_, par
     assert [store.record(i) for i in range(store.count)] == eager
     for _ in range(10_000):
         res = tailer.poll()
-        store.fill(res.records, res.blocks, gen=0 if copy else gen)
+        _fill(store, res, 0 if copy else gen)
         if not res.pending:
             break
     assert store.filled == store.count == len(eager)
@@ -791,12 +850,12 @@ def test_store_rows_survive_the_owners_rotation(tmp_path):
     tailer = HookLogTailer(path)
     owner.append(*[line(i, pad=40) for i in range(40)])
     res = tailer.read_all()
-    store.fill(res.records, res.blocks, gen=0)
+    _fill(store, res, 0)
     owner.append(line(40))
     owner.rotate()
     res = tailer.read_all()
     assert res.rotated
-    store.fill(res.records, res.blocks, gen=0)
+    _fill(store, res, 0)
     got = [json.dumps({k: getattr(store.record(i), k) for k in KEYS}, separators=(",", ":"),
                       ensure_ascii=False) for i in range(store.count)]
     assert got == owner.written
@@ -804,7 +863,7 @@ def test_store_rows_survive_the_owners_rotation(tmp_path):
     gen = big.file_generation((path.stat().st_dev, path.stat().st_ino))
     t2 = HookLogTailer(path)
     res = t2.read_all()
-    big.fill(res.records, res.blocks, gen=gen)
+    _fill(big, res, gen)
     assert big.record(0).reason == parse_line(owner.written[-5]).reason
     with path.open("r+b") as f:  # rewritten in place with other lines
         f.write(line(999, pad=80).encode() + b"\n")
@@ -1003,3 +1062,14 @@ def test_v8_allowed_redo_is_not_a_regression():
     reason = "V8: supervised redo phase_status '06-implementation' completed -> in_progress"
     findings = audit_hook_log(_recs(line(1, event="allow", reason=reason)), "x")
     assert "HOOK-REGRESSION" not in _ids(findings)
+
+
+def test_block_parser_reads_the_owners_lines_without_a_record_each():
+    """The owner's lines are read as columns (no record kept); the others one by one."""
+    owner = [line(i, reason="V7: state_version 1 < disk 3" if i % 2 else None) for i in range(50)]
+    data = "\n".join(owner + _TRICKY[:6]).encode()
+    batch = parse_block(data, 0, 1)
+    assert set(batch.extra) == set(range(50, 56))
+    assert batch.records() == _eager(data + b"\n", 1 << 20)
+    hooks, codes = batch.field("hook")
+    assert [hooks[c] for c in codes[:3]] == [parse_line(t).hook for t in owner[:3]]

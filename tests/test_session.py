@@ -258,7 +258,7 @@ def test_a_large_hook_log_shows_at_once_and_is_counted_in_parts(repo: Path) -> N
     lines appended meanwhile show at once. Counts and findings cover the whole log."""
     log = _big_log(repo)
     size = log.path.stat().st_size
-    s = ProjectSession(repo, clock=Tick(), hook_read_bytes=4096)
+    s = ProjectSession(repo, clock=Tick(), hook_read_bytes=4096, hook_part_seconds=0)
     u = s.refresh()
     assert u.snapshots and u.hook_pending and u.hook_rows == 0
     assert u.hook_progress == (0, size)
@@ -291,7 +291,7 @@ def test_a_large_append_is_read_forward_in_parts(repo: Path) -> None:
     parts, oldest first; each is counted once."""
     log = HookLog(repo / ".isdlc" / "hook-activity.log")
     log.append(F.ts(0), "gate-blocker", "allow", "05-test-strategy", "x", "first")
-    s = ProjectSession(repo, clock=Tick(), hook_read_bytes=4096)
+    s = ProjectSession(repo, clock=Tick(), hook_read_bytes=4096, hook_part_seconds=0)
     assert [r.reason for r in rows(s.refresh())] == ["first"]
     before = log.path.stat().st_size
     log = _big_log(repo)
@@ -311,7 +311,7 @@ def test_a_rewrite_while_reading_in_parts_drops_the_unread_rows(repo: Path) -> N
     nothing shown twice); lines parsed before a rewrite stay (a small log is copied as read)."""
     log = _big_log(repo)
     kept = log.path.read_text().splitlines()[-20:]
-    s = ProjectSession(repo, clock=Tick(), hook_read_bytes=4096)
+    s = ProjectSession(repo, clock=Tick(), hook_read_bytes=4096, hook_part_seconds=0)
     s.refresh()
     assert s.refresh({log.path}).hook_rows == 300  # indexed, not parsed
     log.path.write_text("\n".join(kept) + "\n")  # the owner's in-place rotation

@@ -7,6 +7,7 @@ fast one that agrees with it), :mod:`.tail` (the rotation-safe tailer, the line 
 :mod:`.store` (the records the hook screen shows: compact columns, the log file as the storage).
 """
 
+from .batch import Batch, parse_block
 from .parse import KEYS, MAX_LINE, RAW_KEEP, HookRecord, parse_fast, parse_line
 from .rules import (
     R_BLOCK,
@@ -29,6 +30,7 @@ from .tail import (
     HookLogTailer,
     TailResult,
     count_lines,
+    iter_batches,
     iter_hook_log,
     line_starts,
     read_hook_log,
@@ -50,6 +52,7 @@ __all__ = [
     "R_TS_ORDER",
     "R_UNKNOWN_EVENT",
     "TS_TOLERANCE",
+    "Batch",
     "HookAudit",
     "HookCounts",
     "HookLogTailer",
@@ -58,8 +61,10 @@ __all__ = [
     "audit_hook_log",
     "count_lines",
     "hook_stats",
+    "iter_batches",
     "iter_hook_log",
     "line_starts",
+    "parse_block",
     "parse_fast",
     "parse_line",
     "read_hook_log",

@@ -4,7 +4,7 @@ JSON Lines, each line compact JSON with exactly the keys ``ts, hook, event, phas
 in that order (missing values ``null``). :func:`parse_line` is the reference parser (any input,
 never raises); :func:`parse_fast` gives the same record for every line, decoding the owner's exact
 shape with a typed ``msgspec`` struct (about 7x faster than the stdlib decoder on this machine)
-and handing anything else to :func:`parse_line`.
+and handing anything else to :func:`parse_line`. Many lines at once: :func:`.batch.parse_block`.
 """
 
 from __future__ import annotations
@@ -220,53 +220,6 @@ def parse_fast(raw: bytes, line_no: int = 0, offset: int = 0) -> HookRecord:
         ):
             return _interned(ts, hook, event, phase, agent, x.reason, line_no, offset)
     return parse_line(raw, line_no, offset)
-
-
-# The owner's exact line, every value a plain printable ASCII string (no quote, no backslash: its
-# text is its bytes) or null, ``ts`` canonical: such a line is matched, not decoded (a null leaves
-# its group unmatched: None).
-_PLAIN = r'(?:null|"([ !#-\[\]-~]*)")'
-_OWNER_RE = re.compile(
-    r'\{"ts":(?:null|"(\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])T(?:[01]\d|2[0-3]):'
-    r'[0-5]\d:[0-5]\d(?:\.\d{1,6})?Z)"),"hook":' + _PLAIN + r',"event":"([ !#-\[\]-~]*)",'
-    r'"phase":' + _PLAIN + r',"agent":' + _PLAIN + r',"reason":' + _PLAIN + r"\}"
-)
-_owner_match = _OWNER_RE.fullmatch
-_new = tuple.__new__
-
-
-def _parse_owner(raw: bytes, line_no: int, offset: int) -> HookRecord:
-    """parse_fast's record, for the common line: matched by one regular expression."""
-    try:
-        m = _owner_match(raw.decode("ascii"))
-    except UnicodeDecodeError:
-        m = None
-    if m is not None and m.group(3) in HOOK_EVENTS:
-        return _new(HookRecord, (*m.groups(), line_no, offset, True, None, None, ()))
-    return parse_fast(raw, line_no, offset)
-
-
-def _parse_lines(
-    lines: list[bytes], first_no: int, offset: int, max_line: int, out: list[HookRecord]
-) -> None:
-    """Parse complete lines (no newlines) numbered from ``first_no`` starting at byte ``offset``;
-    a line of ``max_line`` bytes or more is reported invalid (skipped), as the tailer does for
-    one it cannot hold."""
-    append = out.append
-    n = first_no
-    if max(map(len, lines), default=0) < max_line:
-        for raw in lines:
-            append(_parse_owner(raw, n, offset))
-            offset += len(raw) + 1
-            n += 1
-        return
-    for raw in lines:
-        if len(raw) >= max_line:
-            append(_overlong(raw, max_line, n, offset))
-        else:
-            append(_parse_owner(raw, n, offset))
-        offset += len(raw) + 1
-        n += 1
 
 
 def _overlong(head: bytes, max_line: int, line_no: int, offset: int) -> HookRecord:

@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
-from datetime import datetime, timedelta
+from collections.abc import Callable, Iterable
+from datetime import timedelta
+from functools import lru_cache
 from typing import Any
 
+import numpy as np
+
 from ..findings import Finding, Severity, make, rule
-from ..protocol import HOOK_EVENTS, parse_iso
+from ..protocol import HOOK_EVENTS
 from ..text import shorten
+from .batch import TS_NONE, Batch, tally, us_time
 from .parse import KEYS, HookRecord
 
 SEED = "FORMATS 1 hook-activity.log"
@@ -87,7 +91,6 @@ R_TS_ORDER = rule(
 
 TS_TOLERANCE = timedelta(seconds=1)  # parallel hooks append a few ms out of order: not news
 FIRST_LINES = 5
-_TS_MS = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z\Z")
 # The real state-write-validator's V7 blocks (isdlc-framework, lib/state-logic.cjs at dc219669 and
 # state-write-validator.cjs before it): "V7: state_version 41 < disk 43", an unversioned write
 # "V7: incoming no version, disk 43" (current) or "V7: incoming has no state_version, disk has 43"
@@ -111,7 +114,7 @@ def _lines(nums: list[int], count: int) -> str:
 
 
 class _Seen:
-    """How many records of one kind, the first few line numbers, and the first and last."""
+    """How many rows of one kind, the first few line numbers, and the first and last."""
 
     __slots__ = ("count", "first", "last", "lines")
 
@@ -121,23 +124,29 @@ class _Seen:
         self.first: object = None
         self.last: object = None
 
-    def add(self, line_no: int, item: object) -> None:
-        self.count += 1
-        if len(self.lines) < FIRST_LINES:
-            self.lines.append(line_no)
+    def add(self, batch: Batch, rows: np.ndarray, item: Callable[[int], object]) -> None:
+        """``rows`` (ascending) of ``batch``; ``item(row)``: what is kept of the first and last."""
+        if not len(rows):
+            return
+        self.count += len(rows)
+        room = FIRST_LINES - len(self.lines)
+        if room > 0:
+            self.lines.extend(batch.line_no[rows[:room]].tolist())
         if self.first is None:
-            self.first = item
-        self.last = item
+            self.first = item(int(rows[0]))
+        self.last = item(int(rows[-1]))
 
     def shown(self) -> str:
         return _lines(self.lines, self.count)
 
 
 class HookAudit:
-    """The hook rules over every record added, each record seen once, in file order.
+    """The hook rules over every row added, each row seen once, in file order.
 
-    ``findings(source, current_phase=...)`` is cheap (no pass over the records): one finding
-    per rule with its count and first line numbers; ``current_phase`` narrows HOOK-BLOCK."""
+    ``findings(source, current_phase=...)`` is cheap (no pass over the rows): one finding per
+    rule with its count and first line numbers; ``current_phase`` narrows HOOK-BLOCK. A batch
+    is audited on its codes: the rows of a kind are found with numpy, a reason is read only
+    when its raw bytes hold ``7:`` or ``8:``, a timestamp is compared as microseconds."""
 
     def __init__(self) -> None:
         self.records = 0
@@ -154,84 +163,80 @@ class HookAudit:
         self._blocks: Counter[tuple[str, str]] = Counter()  # (phase, hook) as shown
         self._phase_blocks: dict[str | None, Counter[str]] = {}  # phase -> hook -> blocks
         self._block_last: dict[str | None, int] = {}  # phase -> last block line
-        self._latest: datetime | None = None
-        self._latest_s: str | None = None  # the latest ts in the owner's format (fast compare)
-        self._floor_s: str | None = None  # _latest_s minus the tolerance, same format
+        self._latest = TS_NONE  # the latest timestamp so far (µs)
 
-    def add(self, records: Iterable[HookRecord]) -> HookAudit:
-        for r in records:
-            self.records += 1
-            if not r.valid:
-                self._invalid.add(r.line_no, r)
-                continue
-            if r.notes:
-                self._note(r)
-            if r.event not in HOOK_EVENTS:
-                self._unknown.add(r.line_no, r)
-                self._unknown_names[r.event or ""] += 1
-            elif r.event == "error":
-                self._errors.add(r.line_no, r)
-                self._error_hooks[r.hook or "(none)"] += 1
-            elif r.event == "block":
-                self._block(r)
-            reason = r.reason
-            if reason and r.event != _ALLOWED and ("7:" in reason or "8:" in reason):
-                if m := _V7.search(reason):
-                    self._stale.add(r.line_no, (r, m))
-                elif m := _V8.search(reason):
-                    self._regress.add(r.line_no, (r, m))
-            if r.ts:
-                self._order(r)
+    def add(self, rows: Batch | Iterable[HookRecord]) -> HookAudit:
+        batch = rows if isinstance(rows, Batch) else Batch.of(list(rows))
+        self.records += len(batch)
+        if not len(batch):
+            return self
+        record = batch.record
+        odd = batch.extra
+        self._invalid.add(batch, np.array([i for i, r in odd.items() if not r.valid], np.int64), record)
+        noted = [i for i, r in odd.items() if r.valid and _odd_notes(r)]
+        self._odd.add(batch, np.array(noted, np.int64), record)
+        for i in noted:
+            self._odd_notes.update(n.split(":")[0] for n in _odd_notes(odd[i]))
+        events, codes = batch.field("event")
+        kind = np.array([_event_kind(e) for e in events], np.int8)[codes]
+        kind[~batch.valid] = _NONE
+        hooks, hook_codes = batch.field("hook")
+        unknown = np.flatnonzero(kind == _UNKNOWN)
+        self._unknown.add(batch, unknown, record)
+        self._unknown_names.update(events[c] or "" for c in codes[unknown].tolist())
+        errors = np.flatnonzero(kind == _ERROR)
+        self._errors.add(batch, errors, record)
+        self._error_hooks.update(hooks[c] or "(none)" for c in hook_codes[errors].tolist())
+        self._add_blocks(batch, np.flatnonzero(kind == _BLOCK))
+        self._add_guards(batch, kind)
+        self._add_order(batch)
         return self
 
-    def _block(self, r: HookRecord) -> None:
-        hook = r.hook or "(none)"
-        self._blocks[(r.phase or "(none)", hook)] += 1
-        self._phase_blocks.setdefault(r.phase, Counter())[hook] += 1
-        self._block_last[r.phase] = r.line_no
+    def _add_blocks(self, batch: Batch, rows: np.ndarray) -> None:
+        hooks, hook_codes = batch.field("hook")
+        phases, phase_codes = batch.field("phase")
+        at = phase_codes[rows].astype(np.int64)
+        for pair, n in tally(at * len(hooks) + hook_codes[rows]):
+            phase, hook = phases[pair // len(hooks)], hooks[pair % len(hooks)] or "(none)"
+            self._blocks[(phase or "(none)", hook)] += n
+            per_phase = self._phase_blocks.get(phase)
+            if per_phase is None:
+                per_phase = self._phase_blocks[phase] = Counter()
+            per_phase[hook] += n
+        codes, last = np.unique(at[::-1], return_index=True)  # each phase's last block
+        for code, k in zip(codes.tolist(), last.tolist(), strict=True):
+            self._block_last[phases[code]] = int(batch.line_no[rows[len(rows) - 1 - k]])
 
-    def _note(self, r: HookRecord) -> None:
-        odd = [n for n in r.notes if not n.startswith("unknown event")]
-        if odd:
-            self._odd.add(r.line_no, r)
-            self._odd_notes.update(n.split(":")[0] for n in r.notes if not n.startswith("unknown"))
+    def _add_guards(self, batch: Batch, kind: np.ndarray) -> None:
+        """HOOK-STALE-WRITE / HOOK-REGRESSION: reasons holding ``7:``/``8:`` (the raw bytes
+        say which), not logged as ``allow``, classified once per distinct reason."""
+        rows = _guard_candidates(batch)
+        rows = rows[(kind[rows] != _NONE) & (kind[rows] != _ALLOWED_KIND)]
+        found = np.zeros(len(rows), np.int8)
+        raw = batch.reason_span[rows, 0] >= 0  # read from the bytes: ASCII, their own text
+        if raw.any():
+            span = batch.reason_span[rows[raw]]
+            parts = map(batch.data.__getitem__, map(slice, span[:, 0].tolist(), span[:, 1].tolist()))
+            found[raw] = np.fromiter(map(_guard, parts), np.int8, int(raw.sum()))
+        for k in np.flatnonzero(~raw).tolist():
+            found[k] = _guard(batch.reason(int(rows[k])))
+        self._stale.add(batch, rows[found == _STALE], batch.record)
+        self._regress.add(batch, rows[found == _REGRESS], batch.record)
 
-    def _order(self, r: HookRecord) -> None:
+    def _add_order(self, batch: Batch) -> None:
         """HOOK-TS-ORDER: a timestamp more than the tolerance before the latest one so far."""
-        ts = r.ts
-        assert ts is not None
-        latest_s = self._latest_s
-        # same fixed format: string order is time order (no datetime needed)
-        if latest_s is not None and len(ts) == 24 and _TS_MS.match(ts):
-            if ts >= latest_s:
-                if ts != latest_s:
-                    self._latest_s, self._latest, self._floor_s = ts, None, None
-                return
-            if self._floor_s is None:  # the latest minus the tolerance, as such a string
-                floor = parse_iso(latest_s) - TS_TOLERANCE  # type: ignore[operator]
-                self._floor_s = floor.strftime("%Y-%m-%dT%H:%M:%S.") + f"{floor:%f}"[:3] + "Z"
-            if ts >= self._floor_s:
-                return
-            if self._backwards.count:  # only the first one's times are shown
-                self._backwards.add(r.line_no, None)
-                return
-        self._order_slow(r, ts)
-
-    def _order_slow(self, r: HookRecord, ts: str) -> None:
-        t = parse_iso(ts)
-        if t is None:
+        stamps = batch.timestamps()
+        rows = np.flatnonzero(batch.valid & (stamps != TS_NONE))
+        if not len(rows):
             return
-        latest, latest_s = self._latest, self._latest_s
-        if latest is None and latest_s is not None:
-            latest = parse_iso(latest_s)
-        if latest is not None and t < latest - TS_TOLERANCE:
-            self._backwards.add(r.line_no, (r, t, latest))
-        if latest is None or t > latest:
-            self._latest = t
-            self._latest_s = ts if len(ts) == 24 and _TS_MS.match(ts) else None
-            self._floor_s = None
-        else:
-            self._latest = latest
+        values = stamps[rows]
+        before = np.maximum.accumulate(np.concatenate(([self._latest], values)))[:-1]
+        back = np.flatnonzero(values < before - _TOLERANCE_US)
+        if len(back):
+            k = int(back[0])
+            first = (batch.record(int(rows[k])), int(before[k]))
+            self._backwards.add(batch, rows[back], lambda _row: first)
+        self._latest = max(self._latest, int(values.max()))
 
     def findings(self, source: str, *, current_phase: str | None = None) -> list[Finding]:
         out: list[Finding] = []
@@ -311,8 +316,9 @@ class HookAudit:
 
     def _stale_finding(self, source: str) -> Finding | None:
         seen = self._stale
-        r, m = seen.last or (None, None)  # type: ignore[misc]
-        return None if not seen.count else _at(r, R_STALE_WRITE, source, (
+        r: HookRecord = seen.last  # type: ignore[assignment]
+        m = _V7.search(r.reason or "") if seen.count else None
+        return None if m is None else _at(r, R_STALE_WRITE, source, (
             f"state_version >= {m.group(2)}", None if m.group(1) is None else int(m.group(1)),
             f"{seen.count} stale write(s) caught ({seen.shown()}); "
             f"last: {shorten(r.reason or '', 80)}",
@@ -320,8 +326,9 @@ class HookAudit:
 
     def _regress_finding(self, source: str) -> Finding | None:
         seen = self._regress
-        r, m = seen.last or (None, None)  # type: ignore[misc]
-        return None if not seen.count else _at(r, R_REGRESSION, source, (
+        r: HookRecord = seen.last  # type: ignore[assignment]
+        m = _V8.search(r.reason or "") if seen.count else None
+        return None if m is None else _at(r, R_REGRESSION, source, (
             "no regression", shorten(m.group(1), 80),
             f"{seen.count} regression(s) caught ({seen.shown()}); "
             f"last: {shorten(r.reason or '', 80)}",
@@ -329,13 +336,62 @@ class HookAudit:
 
     def _order_finding(self, source: str) -> Finding | None:
         seen = self._backwards
-        r, _t, before = seen.first or (None, None, None)  # type: ignore[misc]
+        r, before = seen.first or (None, 0)  # type: ignore[misc]
         tolerance = TS_TOLERANCE.total_seconds()
         return None if not seen.count else _at(r, R_TS_ORDER, source, (
-            f">= {before.isoformat()}", r.ts,
+            f">= {us_time(before).isoformat()}", r.ts,
             f"{seen.count} timestamp(s) go backwards by more than {tolerance:g} s "
             f"({seen.shown()})",
         ))  # fmt: skip
+
+
+_NONE, _KNOWN, _UNKNOWN, _ERROR, _BLOCK, _ALLOWED_KIND = range(6)
+_STALE, _REGRESS = 1, 2
+_TOLERANCE_US = TS_TOLERANCE // timedelta(microseconds=1)
+
+
+def _event_kind(event: str | None) -> int:
+    if event is None:
+        return _NONE
+    if event not in HOOK_EVENTS:
+        return _UNKNOWN
+    return {"error": _ERROR, "block": _BLOCK, _ALLOWED: _ALLOWED_KIND}.get(event, _KNOWN)
+
+
+def _odd_notes(r: HookRecord) -> list[str]:
+    """A usable record's notes about its shape (an unknown event has its own rule)."""
+    return [n for n in r.notes if not n.startswith("unknown")]
+
+
+@lru_cache(maxsize=65536)
+def _guard(reason: str | bytes | None) -> int:
+    """What a reason says: _STALE (a V7 block), _REGRESS (V8) or 0; as text, or as the bytes
+    of a plain ASCII one. Cached: hooks repeat their reasons, and a log of a million lines may
+    hold a few thousand distinct ones."""
+    if isinstance(reason, bytes):
+        reason = reason.decode("ascii")
+    if not reason or ("7:" not in reason and "8:" not in reason):
+        return 0
+    if _V7.search(reason):
+        return _STALE
+    return _REGRESS if _V8.search(reason) else 0
+
+
+def _guard_candidates(batch: Batch) -> np.ndarray:
+    """Rows whose reason may hold ``7:`` or ``8:``: found in the raw bytes for rows read from
+    them (within the reason's span), by their record for the others."""
+    found: list[np.ndarray] = []
+    if batch.data:
+        raw = np.frombuffer(batch.data, np.uint8)
+        at = np.flatnonzero(raw[1:] == 58)  # "x:" starts at ``at``
+        at = at[(raw[at] == 55) | (raw[at] == 56)]
+        starts = batch.offset - batch.base
+        rows = np.searchsorted(starts, at, "right") - 1
+        span = batch.reason_span[rows]
+        found.append(np.unique(rows[(span[:, 0] <= at) & (at + 2 <= span[:, 1])]))
+    extra = [i for i, r in batch.extra.items() if r.reason and ("7:" in r.reason or "8:" in r.reason)]
+    found.append(np.array(extra, np.int64))
+    return np.unique(np.concatenate(found)) if len(found) > 1 else found[0]
 
 
 def _at(r: HookRecord, rule_: object, source: str, what: tuple[Any, Any, str]) -> Finding:

@@ -1,4 +1,4 @@
-"""Counts over the whole hook log, kept incrementally: each record is added once."""
+"""Counts over the whole hook log, kept incrementally: each row is added once."""
 
 from __future__ import annotations
 
@@ -6,14 +6,17 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
+import numpy as np
+
+from .batch import Batch, tally
 from .parse import HookRecord
 
 
 class HookCounts:
     """Totals, per hook, per event, per hook and event, blocks by phase, the last timestamp.
 
-    :meth:`add` takes each record once (in any order but the last timestamp's, which is the
-    latest added), so a log read in parts costs what the part holds."""
+    :meth:`add` takes each batch once (the last timestamp is the latest batch's), so a log read
+    in parts costs what the part holds: the counting is done on the batch's codes."""
 
     __slots__ = ("blocks_by_phase", "by_event", "by_hook", "by_hook_event", "invalid", "last_ts", "total")
 
@@ -25,24 +28,30 @@ class HookCounts:
         self.total = self.invalid = 0
         self.last_ts: str | None = None
 
-    def add(self, records: Iterable[HookRecord]) -> HookCounts:
-        records = list(records)
-        valid = [r for r in records if r.valid]
-        self.total += len(records)
-        self.invalid += len(records) - len(valid)
-        pairs = Counter((r.hook or "(none)", r.event or "(none)") for r in valid)
-        for (hook, event), n in pairs.items():  # a few distinct pairs: counted in C above
+    def add(self, rows: Batch | Iterable[HookRecord]) -> HookCounts:
+        batch = rows if isinstance(rows, Batch) else Batch.of(list(rows))
+        valid = np.flatnonzero(batch.valid)
+        self.total += len(batch)
+        self.invalid += len(batch) - len(valid)
+        hooks, hook_codes = batch.field("hook")
+        events, event_codes = batch.field("event")
+        pairs = hook_codes[valid].astype(np.int64) * len(events) + event_codes[valid]
+        for pair, n in tally(pairs):  # a few distinct pairs, first seen first
+            hook = hooks[pair // len(events)] or "(none)"
+            event = events[pair % len(events)] or "(none)"
             self.by_hook[hook] += n
             self.by_event[event] += n
             per_hook = self.by_hook_event.get(hook)
             if per_hook is None:
                 per_hook = self.by_hook_event[hook] = Counter()
             per_hook[event] += n
-        self.blocks_by_phase.update(r.phase or "(none)" for r in valid if r.event == "block")
-        for r in reversed(valid):
-            if r.ts:
-                self.last_ts = r.ts
-                break
+        blocks = valid[np.isin(event_codes[valid], [k for k, e in enumerate(events) if e == "block"])]
+        phases, phase_codes = batch.field("phase")
+        for code, n in tally(phase_codes[blocks]):
+            self.blocks_by_phase[phases[code] or "(none)"] += n
+        dated = valid[batch.has_ts[valid]]
+        if len(dated):
+            self.last_ts = batch.ts(int(dated[-1]))
         return self
 
     def as_dict(self) -> dict[str, Any]:

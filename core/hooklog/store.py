@@ -35,12 +35,12 @@ from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
 from itertools import chain, compress, islice
-from operator import attrgetter
 from typing import Any, NamedTuple
 
 import numpy as np
 from rich.cells import cell_len
 
+from .batch import Batch, codes_of, is_plain
 from .parse import KEYS, MAX_LINE, RAW_KEEP, HookRecord, _overlong, parse_fast
 
 KIND_INVALID = 0
@@ -52,12 +52,6 @@ KEEP_BYTES = 4 * 1024 * 1024  # a log up to this size is copied as read (the own
 SCAN_CHUNK = 8 * 1024 * 1024  # bytes read at a time by a text filter
 _CACHE = 4096  # parsed rows kept (the screen and a few pages around it)
 _GONE = "line no longer in the file: the log was rewritten"
-# bytes after which a reason's raw bytes may not be its text (escapes, controls, non-ASCII)
-_SPECIAL = np.zeros(256, np.bool_)
-_SPECIAL[:0x20] = True
-_SPECIAL[0x0A] = False
-_SPECIAL[0x5C] = True
-_SPECIAL[0x7F:] = True
 
 
 def _and(a: bytes | bytearray, b: bytes | bytearray) -> bytes:
@@ -126,10 +120,14 @@ class _Column:
     def __len__(self) -> int:
         return len(self.data)
 
-    def extend(self, values: list[str | None]) -> None:
-        """Add one id per value, after the records held."""
+    def extend(self, values: list[Any], codes: np.ndarray | None = None) -> None:
+        """Add the records coded ``codes`` (indexes into ``values``; None: one record per
+        value), after those held."""
+        if codes is None:
+            values, codes = codes_of(values)
         ids = self.ids
-        counted = Counter(values)
+        tally = np.bincount(codes, minlength=len(values)).tolist()
+        counted = {v: n for v, n in zip(values, tally, strict=True) if n}
         new = counted.keys() - ids.keys()
         if new:
             ordered = sorted(new, key=lambda v: (v is not None, v or ""))
@@ -141,13 +139,15 @@ class _Column:
             if isinstance(self.data, bytearray) and len(self.values) > 256:
                 self.data = array("I", list(self.data))  # ids, not raw bytes
             self.tally.extend([0] * len(ordered))
-        tally = self.tally
         for value, n in counted.items():
-            tally[ids[value]] += n
+            self.tally[ids[value]] += n
+        lookup = np.array([ids.get(v, 0) for v in values], np.uint32)[codes]
         data = self.data
-        new_ids = map(ids.__getitem__, values)
         at = len(data)
-        data[at:at] = bytes(new_ids) if isinstance(data, bytearray) else array("I", new_ids)
+        if isinstance(data, bytearray):
+            data[at:at] = lookup.astype(np.uint8).tobytes()
+        else:
+            data.frombytes(lookup.tobytes())
 
     def clear(self) -> None:
         self.__init__()  # type: ignore[misc]
@@ -492,32 +492,21 @@ class HookStore:
             self._cache.clear()
             self.generation += 1
 
-    def fill(
-        self,
-        records: Sequence[HookRecord],
-        blocks: Sequence[tuple[int, bytes]] = (),
-        *,
-        gen: int = 0,
-    ) -> None:
-        """Add parsed ``records`` (file order). ``blocks``: the bytes they were parsed from
-        ((offset, lines joined by newlines), as the tailer read them); ``gen``: the file
-        generation they were read from, or 0 to copy their bytes into the store."""
-        if not records:
+    def fill(self, batch: Batch, *, gen: int = 0) -> None:
+        """Add the rows of ``batch`` (file order), read from file generation ``gen``, or with
+        ``gen`` 0 from bytes copied into the store (``batch.data``)."""
+        if not len(batch):
             return
-        offsets = np.fromiter((r.offset for r in records), np.int64, len(records))
-        where, lengths, plain, block = _locate(offsets, blocks)
-        copy = b""
-        if gen == 0 and blocks:  # each block goes after the copy: offsets move with it
-            at = np.array([b[0] for b in blocks], np.int64)
-            sizes = np.array([len(b[1]) + 1 for b in blocks], np.int64)
-            copy_at = len(self._copy) + np.concatenate(([0], np.cumsum(sizes)[:-1]))
-            where = np.where(block >= 0, copy_at[block] + offsets - at[block], 0)
-            copy = b"".join(b + b"\n" for _, b in blocks)
         with self._lock:
-            if copy:
-                self._copy += copy
-            start = self._match_pending(offsets, gen)
-            self._store_rows(start, records, where, lengths, plain, gen)
+            if gen == 0:
+                where = batch.offset - batch.base + len(self._copy)
+                if batch.data:
+                    self._copy += batch.data
+                    self._copy += b"\n"
+            else:
+                where = batch.offset
+            start = self._match_pending(batch.offset, gen)
+            self._store_rows(start, batch, where, gen)
 
     def _match_pending(self, offsets: np.ndarray, gen: int) -> int:
         """Where the records go: over the pending rows at the same offsets, else after all
@@ -534,35 +523,27 @@ class HookStore:
             self.drop_pending()
         return start
 
-    def _store_rows(
-        self,
-        start: int,
-        records: Sequence[HookRecord],
-        where: np.ndarray,
-        lengths: np.ndarray,
-        plain: np.ndarray,
-        gen: int,
-    ) -> None:
-        n = len(records)
+    def _store_rows(self, start: int, batch: Batch, where: np.ndarray, gen: int) -> None:
+        n = len(batch)
         stop = start + n
-        kinds = bytes(KIND_VALID if r.valid else KIND_INVALID for r in records)
-        rows = {
-            "kind": (self._kind, kinds),
-            "line_no": (self._line_no, array("q", [r.line_no for r in records])),
-            "where": (self._where, array("q", where.tobytes())),
-            "offset": (self._offset, array("q", [r.offset for r in records])),
-            "length": (self._length, array("I", lengths.astype(np.uint32).tobytes())),
-            "gen": (self._gen, array("H", [gen]) * n),
-        }
-        for target, values in rows.values():
+        lengths = np.minimum(batch.length, 2**32 - 1)
+        rows = (
+            (self._kind, array("B", np.where(batch.valid, KIND_VALID, KIND_INVALID).astype(np.uint8).tobytes())),
+            (self._line_no, array("q", batch.line_no.astype(np.int64).tobytes())),
+            (self._where, array("q", where.astype(np.int64).tobytes())),
+            (self._offset, array("q", batch.offset.astype(np.int64).tobytes())),
+            (self._length, array("I", lengths.astype(np.uint32).tobytes())),
+            (self._gen, array("H", [gen]) * n),
+        )
+        for target, values in rows:
             target[start:stop] = values
-        self._plain[start:stop] = plain.astype(np.uint8).tobytes()
+        self._plain[start:stop] = batch.plain.astype(np.uint8).tobytes()
         for name, column in self._columns.items():
-            column.extend(list(map(attrgetter(name), records)))
-        for i in compress(range(n), kinds.translate(_INVALID_TABLE)):
-            r = records[i]
-            self._invalid[start + i] = (str(r.error or "invalid line"), str(r.raw or ""))
-        if len(lengths):
+            column.extend(*batch.field(name))
+        for i, r in batch.extra.items():
+            if not r.valid:
+                self._invalid[start + i] = (str(r.error or "invalid line"), str(r.raw or ""))
+        if n:
             self.max_length = max(self.max_length, int(lengths.max()))
         self._filled = stop
         self._count = max(self._count, stop)
@@ -586,14 +567,15 @@ class HookStore:
     def append_records(self, records: Sequence[Any]) -> None:
         """Records that came from elsewhere (tests, a demo): their lines are written as the
         owner writes them and copied in (a record that is not a line keeps its fields)."""
-        lines, offset, blocks, fixed = [], len(self._copy), [], []
-        for r in records:
-            line = _owner_line(r) if r.valid else b""
-            fixed.append(_as_record(r, offset))
-            lines.append(line)
-            offset += len(line) + 1
-        blocks = [(len(self._copy), b"\n".join(lines))]
-        self.fill(fixed, blocks, gen=0)
+        lines = [_owner_line(r) if r.valid else b"" for r in records]
+        lengths = np.fromiter(map(len, lines), np.int64, len(lines))
+        base = len(self._copy)
+        offsets = base + np.concatenate(([0], np.cumsum(lengths + 1)[:-1])).astype(np.int64)
+        fixed = [_as_record(r, int(at)) for r, at in zip(records, offsets, strict=True)]
+        data = b"\n".join(lines)
+        plain = np.fromiter(map(is_plain, lines), np.bool_, len(lines))
+        batch = Batch.of(fixed, lengths, plain, data=data, base=base)
+        self.fill(batch, gen=0)
 
     # ------------------------------------------------------------------ filters
     def mask(
@@ -702,7 +684,6 @@ class HookStore:
             i = j
 
 
-_INVALID_TABLE = bytes([1] + [0] * 255)
 
 
 def _find_all(data: bytes, needle: bytes) -> np.ndarray:
@@ -717,40 +698,6 @@ def _find_all(data: bytes, needle: bytes) -> np.ndarray:
 
 def _gone(line_no: int, where: int) -> HookRecord:
     return HookRecord(None, None, None, None, None, None, line_no, where, False, _GONE, "")
-
-
-def _locate(
-    offsets: np.ndarray, blocks: Sequence[tuple[int, bytes]]
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """For records at file ``offsets``: where their bytes are (the offsets), their lengths,
-    whether those bytes are plain printable ASCII, and the index of the block holding them,
-    from the blocks they were parsed from (a record in no block, e.g. an over-long line, gets
-    length 0 and block -1)."""
-    starts_parts, lengths_parts, plain_parts, block_parts = [], [], [], []
-    for k, (at, data) in enumerate(blocks):
-        arr = np.frombuffer(data, np.uint8)
-        nl = np.flatnonzero(arr == 10)
-        starts = np.concatenate(([0], nl + 1))
-        ends = np.concatenate((nl, [len(data)]))
-        plain_line = np.ones(len(starts), np.bool_)
-        special = np.flatnonzero(_SPECIAL[arr])  # rare: escapes, controls, non-ASCII
-        plain_line[np.searchsorted(starts, special, "right") - 1] = False
-        starts_parts.append(starts + at)
-        lengths_parts.append(ends - starts)
-        plain_parts.append(plain_line)
-        block_parts.append(np.full(len(starts), k, np.int64))
-    n = len(offsets)
-    lengths = np.zeros(n, np.int64)
-    plain = np.zeros(n, np.bool_)
-    block = np.full(n, -1, np.int64)
-    if starts_parts:
-        all_starts = np.concatenate(starts_parts)
-        idx = np.minimum(np.searchsorted(all_starts, offsets), len(all_starts) - 1)
-        found = all_starts[idx] == offsets
-        lengths[found] = np.concatenate(lengths_parts)[idx[found]]
-        plain[found] = np.concatenate(plain_parts)[idx[found]]
-        block[found] = np.concatenate(block_parts)[idx[found]]
-    return offsets.copy(), lengths, plain, block
 
 
 def _owner_line(r: Any) -> bytes:

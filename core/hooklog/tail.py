@@ -21,7 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .parse import MAX_LINE, HookRecord, _overlong, _parse_lines
+from .batch import Batch, parse_block
+from .parse import MAX_LINE, HookRecord, _overlong
 
 MAX_READ = 8 * 1024 * 1024  # bytes consumed per poll at most; the rest waits for the next poll
 MEMORY = 16  # lines remembered to re-find our position after a rotation
@@ -33,7 +34,7 @@ INDEX_CHUNK = 8 * 1024 * 1024  # bytes scanned per read when indexing line start
 
 @dataclass(frozen=True, slots=True)
 class TailResult:
-    records: list[HookRecord] = field(default_factory=list)
+    batches: list[Batch] = field(default_factory=list)  # the lines read, in file order
     rotated: bool = (
         False  # position re-found after a shrink/rewrite/replace: nothing lost or repeated
     )
@@ -43,15 +44,33 @@ class TailResult:
     error: str | None = None  # unreadable (permissions, a directory, I/O error)
     replaced: bool = False  # a different file (new inode) sits at the path
     pending: bool = False  # more complete data is waiting (the per-poll cap was hit)
-    # the bytes of the complete lines parsed, as read: (file offset, lines joined by newlines)
-    blocks: list[tuple[int, bytes]] = field(default_factory=list)
 
-    # A result is also its batch of records: ``len(res)``, ``for r in res``.
+    # A result is also its records: ``len(res)``, ``for r in res``, ``res.records``.
     def __len__(self) -> int:
-        return len(self.records)
+        return sum(map(len, self.batches))
 
     def __iter__(self) -> Iterator[HookRecord]:
-        return iter(self.records)
+        for batch in self.batches:
+            yield from batch.records()
+
+    def then(self, later: TailResult) -> TailResult:
+        """This poll and a ``later`` one as one: both batches, either's events, the later's
+        state (pending, missing, error)."""
+        return TailResult(
+            batches=self.batches + later.batches,
+            rotated=self.rotated or later.rotated,
+            truncated=self.truncated or later.truncated,
+            reset=self.reset or later.reset,
+            missing=later.missing,
+            error=later.error,
+            replaced=self.replaced or later.replaced,
+            pending=later.pending,
+        )
+
+    @property
+    def records(self) -> list[HookRecord]:
+        """Every line read as a record (built on demand: the batches are the cheap form)."""
+        return list(self)
 
 
 class HookLogTailer:
@@ -117,20 +136,12 @@ class HookLogTailer:
 
     def read_all(self) -> TailResult:
         """Poll until caught up with the file as it is now (no per-call cap)."""
-        records: list[HookRecord] = []
-        blocks: list[tuple[int, bytes]] = []
-        flags = dict.fromkeys(("rotated", "truncated", "reset", "missing", "replaced"), False)
-        error = None
+        res = self.poll()
         for _ in range(1_000_000):
-            res = self.poll()
-            records.extend(res.records)
-            blocks.extend(res.blocks)
-            for key in flags:
-                flags[key] = flags[key] or getattr(res, key)
-            error = res.error
             if not res.pending or res.error or res.missing:
                 break
-        return TailResult(records=records, blocks=blocks, error=error, pending=False, **flags)
+            res = res.then(self.poll())
+        return res
 
     # -- internals ----------------------------------------------------------------------------
 
@@ -193,11 +204,9 @@ class HookLogTailer:
                 rotated = True
                 self._offset, self._contig = found
 
-        blocks: list[tuple[int, bytes]] = []
-        records, pending = self._consume(fd, size, blocks)
+        batches, pending = self._consume(fd, size)
         return TailResult(
-            records=records,
-            blocks=blocks,
+            batches=batches,
             rotated=rotated,
             truncated=truncated,
             reset=reset,
@@ -258,10 +267,8 @@ class HookLogTailer:
             return None, False
         return None, True
 
-    def _consume(
-        self, fd: int, size: int, blocks: list[tuple[int, bytes]]
-    ) -> tuple[list[HookRecord], bool]:
-        records: list[HookRecord] = []
+    def _consume(self, fd: int, size: int) -> tuple[list[Batch], bool]:
+        batches: list[Batch] = []
         pos = self._offset
         stop = min(size, pos + self.max_read)
         buf = b""
@@ -283,35 +290,38 @@ class HookLogTailer:
                 buf = buf[nl + 1 :]
             last_nl = buf.rfind(b"\n")
             if last_nl >= 0:
-                block = buf[:last_nl]
-                self._emit(block, buf_start, records)
-                blocks.append((buf_start, block))
+                self._emit(buf[:last_nl], buf_start, batches)
                 buf_start += last_nl + 1
                 buf = buf[last_nl + 1 :]
             if len(buf) >= self.max_line:
                 self._line_no += 1
-                records.append(_overlong(buf, self.max_line, self._line_no, buf_start))
+                batches.append(Batch.of([_overlong(buf, self.max_line, self._line_no, buf_start)]))
                 self._recent.append(_LONG_SENTINEL)
                 self._contig = min(self._contig + 1, self._recent.maxlen or 1)
                 self._skipping = True
                 buf_start += len(buf)
                 buf = b""
         self._offset = buf_start
-        return records, stop < size and self._has_newline_after(fd, buf_start, size)
+        return batches, stop < size and self._has_newline_after(fd, buf_start, size)
 
     def _has_newline_after(self, fd: int, start: int, size: int) -> bool:
         """Whether a complete line waits beyond ``start`` (cheap peek, bounded)."""
         peek = os.pread(fd, min(size - start, self.max_line + 1), start)
         return b"\n" in peek or len(peek) >= self.max_line
 
-    def _emit(self, block: bytes, start: int, out: list[HookRecord]) -> None:
+    def _emit(self, block: bytes, start: int, out: list[Batch]) -> None:
         """Parse ``block`` (complete lines joined by newlines, last newline excluded)."""
-        lines = block.split(b"\n")
-        _parse_lines(lines, self._line_no + 1, start, self.max_line, out)
-        self._line_no += len(lines)
+        batch = parse_block(block, start, self._line_no + 1, self.max_line)
+        out.append(batch)
+        self._line_no += len(batch)
         keep = self._recent.maxlen or 1
-        self._recent.extend(lines[-keep:])
-        self._contig = min(self._contig + len(lines), keep)
+        cut = len(block)
+        for _ in range(keep):  # the last lines, without splitting the whole block
+            cut = block.rfind(b"\n", 0, cut)
+            if cut < 0:
+                break
+        self._recent.extend(block[cut + 1 :].split(b"\n"))
+        self._contig = min(self._contig + len(batch), keep)
 
 
 def count_lines(path: str | os.PathLike[str]) -> int | None:
@@ -373,10 +383,16 @@ def iter_hook_log(path: str | os.PathLike[str]) -> Iterator[HookRecord]:
 
     Stops at the end of the file as it is now, or at the first error / missing file.
     """
+    for batch in iter_batches(path):
+        yield from batch.records()
+
+
+def iter_batches(path: str | os.PathLike[str]) -> Iterator[Batch]:
+    """A whole hook log as batches of rows (:func:`iter_hook_log` without a record per line)."""
     tailer = HookLogTailer(path)
     while True:
         res = tailer.poll()
-        yield from res.records
+        yield from res.batches
         if not res.pending or res.error or res.missing:
             return
 
