@@ -33,6 +33,7 @@ from .diff import capped_paths
 from .findings import Finding, Severity, is_transition, sort_findings
 from .hooklog import HookAudit, HookCounts, HookLogTailer, TailResult, count_lines, line_starts
 from .hooklog.store import KEEP_BYTES, HookStore, rotation_notice
+from .memory import release_memory
 from .snapshot import Snapshot, observe
 from .sources import FileStamp, Project, StateReader, StateSource, discover
 from .timeline import TimelineEntry as ViewEntry
@@ -610,6 +611,8 @@ class ProjectSession:
                 more = self.tailer.poll()  # a large log: as much as the part's time allows
                 self._store_hooks(more, now)
                 res = res.then(more)
+        if self._hook_pending and not res.pending:
+            release_memory()  # a large log was read: give back what its parts borrowed
         self._hook_pending = res.pending
         lines = count_lines(p.hook_log) if res.rotated or res.reset else None
         tail = HookTail(

@@ -299,7 +299,7 @@ class HookStore:
         self.max_line = max_line  # a longer line is shown as the tailer reports it: skipped
         self._lock = threading.RLock()
         self._kind = bytearray()
-        self._line_no = array("q")
+        self._line_no = array("i")  # line numbers fit 31 bits (2 billion lines)
         self._where = array("q")  # byte offset in the row's file generation or in the copy
         self._offset = array("q")  # byte offset in the file when it was read
         self._length = array("I")  # bytes of the line, without its newline
@@ -473,7 +473,7 @@ class HookStore:
         lengths[-1] = end - 1 - starts[-1]
         with self._lock:
             self._kind += bytes([KIND_PENDING]) * n
-            self._line_no.frombytes(np.arange(first_line, first_line + n, dtype=np.int64).tobytes())
+            self._line_no.frombytes(np.arange(first_line, first_line + n, dtype=np.int32).tobytes())
             self._where.frombytes(starts.astype(np.int64).tobytes())
             self._offset.frombytes(starts.astype(np.int64).tobytes())
             self._length.frombytes(np.minimum(lengths, 2**32 - 1).astype(np.uint32).tobytes())
@@ -529,7 +529,7 @@ class HookStore:
         lengths = np.minimum(batch.length, 2**32 - 1)
         rows = (
             (self._kind, array("B", np.where(batch.valid, KIND_VALID, KIND_INVALID).astype(np.uint8).tobytes())),
-            (self._line_no, array("q", batch.line_no.astype(np.int64).tobytes())),
+            (self._line_no, array("i", batch.line_no.astype(np.int32).tobytes())),
             (self._where, array("q", where.astype(np.int64).tobytes())),
             (self._offset, array("q", batch.offset.astype(np.int64).tobytes())),
             (self._length, array("I", lengths.astype(np.uint32).tobytes())),
