@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 RUNTIME_STAMP := $(VENV)/.installed-runtime
 
-.PHONY: demo test lint screenshots screenshot-web bench clean readme-rules reliability
+.PHONY: demo test lint screenshots screenshot-web bench bench-readme clean readme-rules reliability
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -42,6 +42,10 @@ screenshot-web: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/run_all.py
+
+# The README's benchmark table from the newest bench/results/*.json (make bench writes them).
+bench-readme: $(STAMP)
+	$(BIN)/python bench/readme_table.py
 
 # The writer against a racing owner, a second writer and planted links, with counts (non-zero
 # exit on any crash, hang, data lost or misreport). RELIABILITY_SCALE=small for CI.

@@ -24,11 +24,9 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import re
 import shlex
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -40,6 +38,9 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
+import _results  # noqa: E402  (bench/ is on sys.path as the script dir)
+from _results import stats  # noqa: E402
+
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 1_000_000
 RUNS = int(sys.argv[2]) if len(sys.argv) > 2 else 3
 MARK = "last-line-hook"
@@ -251,15 +252,6 @@ def event_latencies(n: int = 20) -> dict[str, list[float]]:
 # ---------------------------------------------------------------------------- report
 
 
-def stats(values: list[float]) -> dict[str, float | int | None]:
-    values = [v for v in values if v is not None]
-    if not values:
-        return {"n": 0, "median": None, "p99": None}
-    ordered = sorted(values)
-    p99 = ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
-    return {"n": len(values), "median": statistics.median(values), "p99": p99}
-
-
 def fmt(value: float | None, unit: str) -> str:
     return "—" if value is None else f"{value:.2f} {unit}" if unit == "s" else f"{value:.0f} {unit}"
 
@@ -322,32 +314,10 @@ def rounds(
 
 
 def save(results: dict[str, Any], summary: dict[str, Any], notes: list[str]) -> None:
-    out = HERE / "results"
-    out.mkdir(exist_ok=True)
-    path = out / time.strftime("e2e-%Y%m%dT%H%M%S.json")
-    machine = {
-        "node": platform.node(),
-        "cpus": os.cpu_count(),
-        "cpu": _cpu_name(),
-        "python": platform.python_version(),
-        "load_average": os.getloadavg(),
-    }
-    path.write_text(
-        json.dumps({"machine": machine, "lines": N, "runs": RUNS, "notes": notes,
-                    "summary": summary, "raw": results}, indent=2)
-    )
+    path = _results.save("e2e", {"lines": N, "runs": RUNS, "notes": notes, "summary": summary,
+                                 "raw": results})
     print(f"\nresults: {path.relative_to(ROOT)}  (load average {os.getloadavg()[0]:.1f} "
           f"on {os.cpu_count()} CPUs: a shared machine, numbers are noisy)")
-
-
-def _cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor()
 
 
 def summarize(results: dict[str, Any]) -> dict[str, Any]:

@@ -47,9 +47,12 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from _project import make_project  # noqa: E402  (bench/ is on sys.path as the script dir)
+import _results  # noqa: E402  (bench/ is on sys.path as the script dir)
+from _project import make_project  # noqa: E402
+from _results import stats  # noqa: E402
 
 N_WRITES = 60
+MEASURED: dict[str, Any] = {}  # what report() found, saved as JSON at the end
 GAP_S = (0.10, 0.15)
 SIZE = (120, 36)
 POLL_DASHBOARD_S = 2.0
@@ -328,6 +331,8 @@ def report(
 ) -> None:
     paint, missed_paint = latencies(writes, probe.paint)
     widget, missed_widget = latencies(writes, probe.widget)
+    MEASURED[label] = {"paint_ms": stats(paint), "widget_ms": stats(widget),
+                       "missed": missed_paint}
     line(f"{label}: write -> frame painted", paint, missed_paint, targets=True)
     line(f"{label}: write -> widget holds value", widget, missed_widget, targets=False)
     # breakdown per version: write -> refresh start (watch/debounce), refresh, -> widget, -> paint
@@ -363,6 +368,7 @@ def report(
     if baseline is not None:
         values, missed = latencies(writes, baseline.seen)
         line("2 s polling dashboard (same writes)", values, missed, targets=False)
+        MEASURED["poller_2s"] = {"seen_ms": stats(values), "missed": missed}
         if values and paint:
             print(
                 f"  polling / phasewatch median: "
@@ -380,6 +386,8 @@ async def main(n: int) -> None:
         print()
         await run_mode("WATCHFILES_FORCE_POLLING=1", n, force_polling=True, with_baseline=False)
         print(f"\n(bench time {time.perf_counter() - t:.1f} s)")
+        path = _results.save("latency", {"writes": n, "measured": MEASURED})
+        print(f"results: {path.relative_to(ROOT)}")
     finally:
         faulthandler.cancel_dump_traceback_later()
 

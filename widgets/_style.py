@@ -9,6 +9,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.app import App
 from textual.content import Content
+from textual.widgets import Static
 
 GLYPHS = {"completed": "✓", "in_progress": "●", "pending": "○", "skipped": "⊘"}
 SEVERITY_GLYPH = {"error": "✖", "warning": "▲", "info": "·"}
@@ -34,6 +35,25 @@ def glyph(status: str | None) -> str:
 def same_text(a: Text, b: Text) -> bool:
     """Rich's ``Text.__eq__`` ignores the base style; cells must not."""
     return a.plain == b.plain and a.style == b.style and a.spans == b.spans
+
+
+def same_visual(a: object, b: object) -> bool:
+    """Whether two things a Static shows look the same (Content's ``==`` compares the text
+    only, Text's ignores the base style)."""
+    if isinstance(a, Text) and isinstance(b, Text):
+        return same_text(a, b)
+    if isinstance(a, Content) and isinstance(b, Content):
+        return a.plain == b.plain and a.spans == b.spans
+    return type(a) is type(b) and a == b
+
+
+def show_in(static: Static, visual: Text | Content | str) -> None:
+    """``static.update(visual)`` unless it already shows that: an update lays the whole screen
+    out again, and the hot ones (a detail pane, a status line) repeat themselves on every
+    refresh of the session."""
+    if not same_visual(getattr(static, "_phasewatch_shown", None), visual):
+        static._phasewatch_shown = visual  # type: ignore[attr-defined]
+        static.update(visual)
 
 
 def theme_styles(app: App) -> dict[str, Style]:

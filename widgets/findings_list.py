@@ -26,7 +26,7 @@ from textual.content import Content
 from textual.widgets import DataTable, Static
 from textual.widgets.data_table import CellDoesNotExist, RowDoesNotExist
 
-from ._style import SEVERITY_GLYPH, plain, plain_content, same_text, theme_styles
+from ._style import SEVERITY_GLYPH, plain, plain_content, same_text, show_in, theme_styles
 
 COLUMNS: tuple[tuple[str, str], ...] = (
     ("sev", "sev"),
@@ -275,7 +275,7 @@ class FindingsList(Vertical):
 
     def _update_detail(self) -> None:
         item = self.selected
-        self.query_one("#finding-detail", Static).update(detail_content(item))
+        show_in(self.query_one("#finding-detail", Static), detail_content(item))
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         event.stop()

@@ -40,7 +40,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import Input, Select, Static
 
-from ._style import theme_styles
+from ._style import show_in, theme_styles
 
 BLOCK_EVENTS = frozenset({"block", "error"})
 WARN_EVENTS = frozenset({"warn", "timeout_warning", "format-validation-warning"})
@@ -785,7 +785,7 @@ class HookLogScreenBody(Vertical):
             text.append("  (filtered)", style="bold")
         text.append("  ·  follow ")
         text.append("on" if view.follow else "off (f)", style="bold" if view.follow else theme_styles(self.app)["warning"])
-        self.query_one("#hooklog-status", Static).update(text)
+        show_in(self.query_one("#hooklog-status", Static), text)
 
     def _sync_options(self, select_id: str, values: list[str | None]) -> None:
         key = tuple(values)

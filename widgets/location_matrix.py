@@ -24,7 +24,7 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 from textual.widgets.data_table import CellDoesNotExist
 
-from ._style import glyph, same_text, status_style, theme_styles
+from ._style import glyph, same_text, show_in, status_style, theme_styles
 
 COLUMNS: tuple[tuple[str, str], ...] = (
     ("phase", "phase"),
@@ -192,7 +192,7 @@ class LocationMatrix(Vertical):
             except CellDoesNotExist:
                 key = None
             row = self._rows.get(key) if key is not None else None
-        self.query_one("#matrix-explain", Static).update(explain(row))
+        show_in(self.query_one("#matrix-explain", Static), explain(row))
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         event.stop()

@@ -49,7 +49,7 @@ KIND_MARKER = 2
 KIND_PENDING = 3
 
 KEEP_BYTES = 4 * 1024 * 1024  # a log up to this size is copied as read (the owner rotates at 1 MiB)
-SCAN_CHUNK = 8 * 1024 * 1024  # bytes read at a time by a text filter
+SCAN_CHUNK = 1024 * 1024  # bytes read at a time by a text filter (cache-sized: lower() then find())
 _CACHE = 4096  # parsed rows kept (the screen and a few pages around it)
 _GONE = "line no longer in the file: the log was rewritten"
 

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from typing import ClassVar
 
 from phasewatch.core.session import SessionUpdate
+from phasewatch.widgets._style import show_in
 from phasewatch.widgets.hooklog_view import HookLogScreenBody, HookLogView
 from rich.text import Text
 from textual.binding import Binding, BindingType
@@ -109,7 +110,7 @@ class HookActivityScreen(PanelScreen):
         if not update.hook_findings and not update.hook_total:
             text = Text()
         notes = self.query_one("#panel-notes", Static)
-        notes.update(text)
+        show_in(notes, text)
         notes.display = bool(text.plain)
 
     # -- keys (delegated to the body so ``?`` lists them) ---------------------------------
