@@ -149,6 +149,7 @@ async def main(root: Path) -> None:
     print(
         f"  longest session refresh during the load     {max(refreshes) * 1000:8.0f} ms  ({len(refreshes)} refreshes)"
     )
+    print(f"  time inside session refreshes (worker)      {sum(refreshes):8.2f} s")
     print(
         f"  state write -> overview, mid-load           {marks.get('write', float('nan')) * 1000:8.0f} ms"
     )

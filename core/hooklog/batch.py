@@ -190,10 +190,8 @@ def parse_block(data: bytes, base: int, first_line: int, max_line: int = MAX_LIN
     fast = walk.ok
     ts_span, reason_span = walk.spans[0], walk.spans[5]
     ts_key, fast = _timestamps(buf, ts_span, fast, data)
-    fields = {}
-    for k, name in enumerate(FIELDS, start=1):
-        values, codes, fast = _few(buf, walk.spans[k], fast, data)
-        fields[name] = (values, codes)
+    values, all_codes, fast = _few(buf, walk.spans[1:5], fast, data)
+    fields = {name: (values, codes) for name, codes in zip(FIELDS, all_codes, strict=True)}
     values, codes = fields["event"]
     known = np.array([v in HOOK_EVENTS for v in values] or [False])
     fast &= known[codes] if len(values) else fast
@@ -274,22 +272,23 @@ class _Walk:
         at = starts + len(_PREFIX)
         q = np.searchsorted(quotes, at)  # the first quote at or after the value
         self.spans: list[np.ndarray] = []
+        null = _word(b"null")
         for token in (*_TOKENS, b""):
-            at = np.minimum(at, limit)
-            q = np.minimum(q, last)
+            np.minimum(at, limit, out=at)
+            np.minimum(q, last, out=q)
             is_str = quotes[q] == at
-            is_null = (words[at] & 0xFFFFFFFF) == _word(b"null")
-            ok &= is_str | is_null
+            ok &= is_str | ((words[at] & 0xFFFFFFFF) == null)
             close = quotes[q + 1]
-            after = np.where(is_str, close + 1, at + 4)
-            span = np.full((n, 2), -1, np.int64)
-            span[is_str, 0] = at[is_str] + 1
-            span[is_str, 1] = close[is_str]
+            span = np.empty((n, 2), np.int64)
+            span[:, 0] = np.where(is_str, at + 1, -1)
+            span[:, 1] = np.where(is_str, close, -1)
             self.spans.append(span)
+            after = np.where(is_str, close + 1, at + 4)
             if token:
-                ok &= _token_at(words, np.minimum(after, limit), token)
+                np.minimum(after, limit, out=after)
+                ok &= _token_at(words, after, token)
                 at = after + len(token)
-                q = q + np.where(is_str, 4, 2)  # the value's quotes, then the key's
+                q += 2 + 2 * is_str  # the value's quotes, then the key's
             else:
                 ok &= after == ends - 1
         self.ok = ok
@@ -363,28 +362,30 @@ def _epoch_us(year, month, day, hour, minute, second, milli):  # type: ignore[no
 
 
 def _few(
-    buf: np.ndarray, span: np.ndarray, fast: np.ndarray, data: bytes
-) -> tuple[list[Any], np.ndarray, np.ndarray]:
-    """(distinct values, a code per row, the rows still fast) of a few-valued field: rows are
-    grouped by a hash of the value's bytes (up to :data:`_WIDE`; a longer one: the row is
-    parsed alone), every row is then compared whole with its group's first, and each distinct
-    value is decoded once."""
+    buf: np.ndarray, spans: list[np.ndarray], fast: np.ndarray, data: bytes
+) -> tuple[list[Any], list[np.ndarray], np.ndarray]:
+    """The few-valued fields: (their distinct values, one table for all, first seen first; a
+    code per row for each field; the rows still fast). Rows are grouped by a hash of the
+    value's bytes (up to :data:`_WIDE`; a longer one: the row is parsed alone), every row is
+    then compared whole with its group's first, and each distinct value is decoded once."""
     n = len(fast)
-    codes = np.zeros(n, np.int32)
     values: list[Any] = [None]
-    size = span[:, 1] - span[:, 0]
-    fast = fast & (size <= _WIDE)
-    rows = np.flatnonzero(fast & (span[:, 0] >= 0))
+    codes = [np.zeros(n, np.int32) for _ in spans]
+    sizes = [span[:, 1] - span[:, 0] for span in spans]
+    for size in sizes:
+        fast = fast & (size <= _WIDE)
+    picks = [np.flatnonzero(fast & (span[:, 0] >= 0)) for span in spans]
+    rows = np.concatenate(picks)
     if not len(rows):
         return values, codes, fast
-    width = max(8, -(-int(size[rows].max()) // 8) * 8)
+    at = np.concatenate([span[p, 0] for span, p in zip(spans, picks, strict=True)])
+    lengths = np.concatenate([size[p] for size, p in zip(sizes, picks, strict=True)])
+    width = max(8, -(-int(lengths.max()) // 8) * 8)
     words = np.ndarray((len(buf) - 7,), "<u8", buf.data, 0, (1,))
-    at, lengths = span[rows, 0], size[rows]
     parts = []
     for k in range(0, width, 8):
-        word = words[at + k]
         keep = np.clip(lengths - k, 0, 8)  # bytes of this word inside the value
-        parts.append(word & _LOW_BYTES[keep])
+        parts.append(words[at + k] & _LOW_BYTES[keep])
     mixed = lengths.astype(np.uint64)
     for k, part in enumerate(parts):
         mixed = (mixed ^ part) * _MIX[k]
@@ -398,12 +399,15 @@ def _few(
     order = np.argsort(first, kind="stable")  # codes in the order the values first appear
     rank = np.empty_like(order)
     rank[order] = np.arange(len(order))
-    first, inverse = first[order], rank[inverse]
-    starts = at[first]
+    first, inverse = first[order], rank[inverse] + 1
     values.extend(
-        data[s : s + int(z)].decode("ascii") for s, z in zip(starts, lengths[first], strict=True)
+        data[s : s + int(z)].decode("ascii")
+        for s, z in zip(at[first].tolist(), lengths[first].tolist(), strict=True)
     )
-    codes[rows] = inverse + 1
+    cut = 0
+    for field_codes, p in zip(codes, picks, strict=True):
+        field_codes[p] = inverse[cut : cut + len(p)]
+        cut += len(p)
     return values, codes, fast
 
 

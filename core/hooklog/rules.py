@@ -377,21 +377,35 @@ def _guard(reason: str | bytes | None) -> int:
     return _REGRESS if _V8.search(reason) else 0
 
 
+_PAIRS = np.array([int.from_bytes(b"7:", "little"), int.from_bytes(b"8:", "little")], np.uint16)
+
+
+def _pairs_at(data: bytes, shift: int) -> np.ndarray:
+    """Where ``7:`` or ``8:`` starts in ``data`` at offsets of parity ``shift`` (two bytes
+    compared at once)."""
+    n = (len(data) - shift) // 2
+    pairs = np.frombuffer(data, "<u2", n, shift)
+    return np.flatnonzero((pairs == _PAIRS[0]) | (pairs == _PAIRS[1])) * 2 + shift
+
+
 def _guard_candidates(batch: Batch) -> np.ndarray:
     """Rows whose reason may hold ``7:`` or ``8:``: found in the raw bytes for rows read from
     them (within the reason's span), by their record for the others."""
     found: list[np.ndarray] = []
     if batch.data:
-        raw = np.frombuffer(batch.data, np.uint8)
-        at = np.flatnonzero(raw[1:] == 58)  # "x:" starts at ``at``
-        at = at[(raw[at] == 55) | (raw[at] == 56)]
+        data = batch.data
+        at = np.sort(np.concatenate([_pairs_at(data, k) for k in (0, 1)]))  # both alignments
         starts = batch.offset - batch.base
         rows = np.searchsorted(starts, at, "right") - 1
         span = batch.reason_span[rows]
-        found.append(np.unique(rows[(span[:, 0] <= at) & (at + 2 <= span[:, 1])]))
+        rows = rows[(span[:, 0] <= at) & (at + 2 <= span[:, 1])]  # ascending
+        found.append(rows[np.concatenate(([True], rows[1:] != rows[:-1]))] if len(rows) else rows)
     extra = [i for i, r in batch.extra.items() if r.reason and ("7:" in r.reason or "8:" in r.reason)]
-    found.append(np.array(extra, np.int64))
-    return np.unique(np.concatenate(found)) if len(found) > 1 else found[0]
+    if extra:
+        found.append(np.array(extra, np.int64))
+    if len(found) == 1:
+        return found[0]
+    return np.unique(np.concatenate(found)) if found else np.zeros(0, np.int64)
 
 
 def _at(r: HookRecord, rule_: object, source: str, what: tuple[Any, Any, str]) -> Finding:
