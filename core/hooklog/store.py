@@ -54,6 +54,9 @@ _CACHE = 4096  # parsed rows kept (the screen and a few pages around it)
 _GONE = "line no longer in the file: the log was rewritten"
 
 
+_WHERE = {"I": np.uint32, "q": np.int64}
+
+
 def _and(a: bytes | bytearray, b: bytes | bytearray) -> bytes:
     n = len(a)
     return (int.from_bytes(a, "little") & int.from_bytes(b, "little")).to_bytes(n, "little")
@@ -300,8 +303,10 @@ class HookStore:
         self._lock = threading.RLock()
         self._kind = bytearray()
         self._line_no = array("i")  # line numbers fit 31 bits (2 billion lines)
-        self._where = array("q")  # byte offset in the row's file generation or in the copy
-        self._offset = array("q")  # byte offset in the file when it was read
+        # byte offset in the row's file generation or in the copy: 4 bytes a row until a
+        # file passes 4 GiB (then 8: :meth:`_put_where`)
+        self._where = array("I")
+        self._copied: dict[int, int] = {}  # row -> its offset in the file, for rows in the copy
         self._length = array("I")  # bytes of the line, without its newline
         self._gen = array("H")  # 0: the in-memory copy; k: file generation k
         self._plain = bytearray()  # per filled row: 1 when its bytes are plain printable ASCII
@@ -383,7 +388,7 @@ class HookStore:
 
     def _read(self, row: int) -> HookRecord:
         kind, line_no, where = self._kind[row], self._line_no[row], self._where[row]
-        offset = self._offset[row]
+        offset = self._copied.get(row, where)
         if kind == KIND_MARKER:
             return HookRecord(None, None, None, None, None, None, 0, 0)
         if kind == KIND_INVALID:
@@ -474,19 +479,27 @@ class HookStore:
         with self._lock:
             self._kind += bytes([KIND_PENDING]) * n
             self._line_no.frombytes(np.arange(first_line, first_line + n, dtype=np.int32).tobytes())
-            self._where.frombytes(starts.astype(np.int64).tobytes())
-            self._offset.frombytes(starts.astype(np.int64).tobytes())
+            self._put_where(len(self._where), starts)
             self._length.frombytes(np.minimum(lengths, 2**32 - 1).astype(np.uint32).tobytes())
             self._gen.frombytes(np.full(n, gen, np.uint16).tobytes())
             self.max_length = max(self.max_length, int(lengths.max()))
             self._count += n
+
+    def _put_where(self, start: int, where: np.ndarray) -> None:
+        """``where`` for the rows from ``start`` on (the array widens to 8 bytes a row when a
+        value needs it)."""
+        if self._where.typecode == "I" and len(where) and int(where.max()) >= 2**32:
+            self._where = array("q", self._where)
+        code = self._where.typecode
+        values = array(code, where.astype(_WHERE[code]).tobytes())
+        self._where[start : start + len(values)] = values
 
     def drop_pending(self) -> None:
         with self._lock:
             if self._count == self._filled:
                 return
             keep = self._filled
-            for arr in (self._kind, self._line_no, self._where, self._offset, self._length, self._gen):
+            for arr in (self._kind, self._line_no, self._where, self._length, self._gen):
                 del arr[keep:]
             self._count = keep
             self._cache.clear()
@@ -530,13 +543,14 @@ class HookStore:
         rows = (
             (self._kind, array("B", np.where(batch.valid, KIND_VALID, KIND_INVALID).astype(np.uint8).tobytes())),
             (self._line_no, array("i", batch.line_no.astype(np.int32).tobytes())),
-            (self._where, array("q", where.astype(np.int64).tobytes())),
-            (self._offset, array("q", batch.offset.astype(np.int64).tobytes())),
             (self._length, array("I", lengths.astype(np.uint32).tobytes())),
             (self._gen, array("H", [gen]) * n),
         )
         for target, values in rows:
             target[start:stop] = values
+        self._put_where(start, where)
+        if gen == 0:
+            self._copied.update(zip(range(start, stop), batch.offset.tolist(), strict=True))
         self._plain[start:stop] = batch.plain.astype(np.uint8).tobytes()
         for name, column in self._columns.items():
             column.extend(*batch.field(name))
@@ -554,7 +568,7 @@ class HookStore:
             self.drop_pending()
             row = self._filled
             self._kind.append(KIND_MARKER)
-            for arr in (self._line_no, self._where, self._offset):
+            for arr in (self._line_no, self._where):
                 arr.append(0)
             self._length.append(0)
             self._gen.append(0)
@@ -636,7 +650,7 @@ class HookStore:
         if not len(valid):
             return
         gens = np.frombuffer(self._gen, np.uint16)[start:stop][valid]
-        where = np.frombuffer(self._where, np.int64)[start:stop][valid]
+        where = np.frombuffer(self._where, _WHERE[self._where.typecode])[start:stop][valid]
         lengths = np.frombuffer(self._length, np.uint32)[start:stop][valid]
         plain = np.frombuffer(self._plain, np.uint8)[start:stop][valid]
         valid += start
