@@ -33,6 +33,7 @@ from array import array
 from bisect import bisect_right
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 from itertools import chain, compress, islice
 from typing import Any, NamedTuple
@@ -309,7 +310,9 @@ class HookStore:
         self._copied: dict[int, int] = {}  # row -> its offset in the file, for rows in the copy
         self._length = array("I")  # bytes of the line, without its newline
         self._gen = array("H")  # 0: the in-memory copy; k: file generation k
-        self._plain = bytearray()  # per filled row: 1 when its bytes are plain printable ASCII
+        # per filled row: 1 when its bytes are plain printable ASCII, 2 when they are also the
+        # owner's exact shape (its reason is the text between the last quotes)
+        self._plain = bytearray()
         self._columns = {name: _Column() for name in ("hook", "event", "phase", "agent")}
         self._filled = 0
         self._count = 0
@@ -320,7 +323,6 @@ class HookStore:
         self._invalid: dict[int, tuple[str, str]] = {}  # row -> (error, raw)
         self._markers: dict[int, Marker] = {}
         self._cache: OrderedDict[int, HookRecord] = OrderedDict()
-        self._wanted: Callable[[], bool] | None = None  # the running mask() is still wanted
         self.max_length = 0  # longest line held (bytes): the view's width
         self.generation = 0  # bumps when rows are taken away (pending rows dropped)
 
@@ -551,7 +553,12 @@ class HookStore:
         self._put_where(start, where)
         if gen == 0:
             self._copied.update(zip(range(start, stop), batch.offset.tolist(), strict=True))
-        self._plain[start:stop] = batch.plain.astype(np.uint8).tobytes()
+        shape = batch.plain.astype(np.uint8)
+        if batch.data:  # a row read from the bytes (no record of its own): the owner's shape
+            owner = np.ones(n, np.uint8)
+            owner[np.fromiter(batch.extra, np.int64, len(batch.extra))] = 0
+            shape += owner & shape
+        self._plain[start:stop] = shape.tobytes()
         for name, column in self._columns.items():
             column.extend(*batch.field(name))
         for i, r in batch.extra.items():
@@ -597,13 +604,16 @@ class HookStore:
     ) -> bytes | None:
         """One byte per filled row of ``[start:stop]``: 1 when it passes ``f`` (markers always
         do). None when ``f`` lets everything through. ``wanted``: asked between the parts of a
-        text scan; when it says no, :class:`Moot` is raised (a newer filter was typed)."""
+        text scan; when it says no, :class:`Moot` is raised (a newer filter was typed).
+
+        The store's lock is held only while the rows' columns are copied: the scan of the log's
+        bytes runs without it (on its own descriptor), so a viewer reading rows meanwhile (the
+        screen, from the UI thread) never waits for a scan."""
         if not f.active:
             return None
+        if wanted is not None and not wanted():
+            raise Moot
         with self._lock:
-            self._wanted = wanted
-            if wanted is not None and not wanted():
-                raise Moot
             mask: bytes | None = None
             cols = self._columns
             for allowed, column in (
@@ -614,90 +624,159 @@ class HookStore:
                 if allowed is not None:
                     m = column.mask(column.ids_of(allowed), start, stop)
                     mask = m if mask is None else _and(mask, m)
-            if f.text:
-                hit = self._text_mask(f.text.lower(), start, stop)
-                mask = hit if mask is None else _and(mask, hit)
-            assert mask is not None
+            text = self._text_plan(f.text.lower(), start, stop) if f.text else None
+            markers = None
             if self._markers:
                 table = bytearray(256)
                 table[KIND_MARKER] = 1
-                mask = _or(mask, self._kind[start:stop].translate(table))
-            return mask
+                markers = self._kind[start:stop].translate(table)
+        if text is not None:
+            hit = self._text_scan(text, wanted)
+            mask = hit if mask is None else _and(mask, hit)
+        assert mask is not None
+        return mask if markers is None else _or(mask, markers)
 
-    def _text_mask(self, needle: str, start: int, stop: int) -> bytes:
-        """Rows whose hook, agent, phase or reason (or an invalid line's text) holds
-        ``needle`` (lower case)."""
+    def _text_plan(self, needle: str, start: int, stop: int) -> _TextPlan:
+        """What a text filter needs, copied under the lock: the rows whose hook, agent or phase
+        holds ``needle`` (lower case), the invalid lines that do, and per file generation the
+        valid rows whose reasons are to be scanned."""
         cols = self._columns
         matches = [(c, c.ids_matching(needle)) for c in (cols["hook"], cols["agent"], cols["phase"])]
         if any(len(ids) == len(c.values) for c, ids in matches):
-            return b"\x01" * (stop - start)  # every value of a column matches
+            return _TextPlan(needle, start, b"\x01" * (stop - start), [])  # every value matches
         hit = bytearray(stop - start)
         for column, ids in matches:
             if ids:
                 hit = bytearray(_or(hit, column.mask(ids, start, stop)))
-        for row in self._reason_rows(needle, start, stop):
-            hit[row - start] = 1
         for row, (error, raw) in self._invalid.items():
             if start <= row < stop and (needle in error.lower() or needle in raw.lower()):
                 hit[row - start] = 1
-        return bytes(hit)
-
-    def _reason_rows(self, needle: str, start: int, stop: int) -> Iterator[int]:
-        """Valid rows of ``[start:stop]`` whose reason holds ``needle``: the raw bytes are
-        scanned first (lower-cased), each candidate is then parsed to confirm."""
         kinds = np.frombuffer(self._kind, np.uint8)[start:stop]
         valid = np.flatnonzero(kinds == KIND_VALID)
-        if not len(valid):
-            return
-        gens = np.frombuffer(self._gen, np.uint16)[start:stop][valid]
-        where = np.frombuffer(self._where, _WHERE[self._where.typecode])[start:stop][valid]
-        lengths = np.frombuffer(self._length, np.uint32)[start:stop][valid]
-        plain = np.frombuffer(self._plain, np.uint8)[start:stop][valid]
-        valid += start
+        parts = []
+        if len(valid):
+            gens = np.frombuffer(self._gen, np.uint16)[start:stop][valid]
+            where = np.frombuffer(self._where, _WHERE[self._where.typecode])[start:stop][valid]
+            lengths = np.frombuffer(self._length, np.uint32)[start:stop][valid]
+            plain = np.frombuffer(self._plain, np.uint8)[start:stop][valid]
+            valid += start
+            for gen in np.unique(gens).tolist():
+                sel = np.flatnonzero(gens == gen)
+                ident = self._files[gen] if gen < len(self._files) else None
+                parts.append((gen, ident, valid[sel], where[sel], lengths[sel], plain[sel]))
+        return _TextPlan(needle, start, bytes(hit), parts)
+
+    def _text_scan(self, plan: _TextPlan, wanted: Callable[[], bool] | None) -> bytes:
+        """The plan's rows, with those whose reason holds the needle: the raw bytes are scanned
+        first (lower-cased), each candidate is then parsed to confirm."""
+        hit = bytearray(plan.hit)
+        needle = plan.needle
         raw_needle = needle.encode() if needle.isascii() else None
-        for gen in np.unique(gens):
-            sel = np.flatnonzero(gens == gen)
-            yield from self._scan(
-                int(gen), valid[sel], where[sel], lengths[sel], plain[sel], needle, raw_needle
-            )
+        for gen, ident, rows, where, lengths, plain in plan.parts:
+            with self._reader(gen, ident) as read:
+                for row in _scan(read, rows, where, lengths, plain, needle, raw_needle, wanted):
+                    hit[row - plan.start] = 1
+        return bytes(hit)
 
-    def _scan(
-        self,
-        gen: int,
-        rows: np.ndarray,
-        where: np.ndarray,
-        lengths: np.ndarray,
-        plain: np.ndarray,
-        needle: str,
-        raw_needle: bytes | None,
-    ) -> Iterator[int]:
-        i = 0
-        n = len(rows)
-        while i < n:
-            lo = int(where[i])
-            j = int(np.searchsorted(where, lo + SCAN_CHUNK, "left"))
-            j = max(j, i + 1)
-            hi = int(where[j - 1] + lengths[j - 1])
-            if self._wanted is not None and not self._wanted():
-                raise Moot
-            data = self._bytes(gen, lo, hi - lo)
-            if data is None:
-                i = j
-                continue
-            starts = where[i:j] - lo
-            if raw_needle is None:
-                candidates = np.arange(j - i)
-            else:
-                hits = np.searchsorted(starts, _find_all(data.lower(), raw_needle), "right") - 1
-                candidates = np.union1d(hits[hits >= 0], np.flatnonzero(plain[i:j] == 0))
-            for k in candidates.tolist():
-                s = int(starts[k])
-                reason = parse_fast(data[s : s + int(lengths[i + k])]).reason
-                if reason and needle in reason.lower():
-                    yield int(rows[i + k])
+    @contextmanager
+    def _reader(self, gen: int, ident: tuple[int, int] | None) -> Iterator[Callable[[int, int], bytes | None]]:
+        """``read(offset, size)`` on file generation ``gen`` (its own descriptor) or the copy."""
+        if gen == 0:
+            yield lambda at, size: bytes(self._copy[at : at + size])
+            return
+        fd = None
+        if ident is not None and self.path is not None:
+            try:
+                fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+                st = os.fstat(fd)
+                if (st.st_dev, st.st_ino) != ident:
+                    os.close(fd)
+                    fd = None
+            except OSError:
+                fd = None
+
+        def read(at: int, size: int) -> bytes | None:
+            if fd is None:
+                return None
+            try:
+                data = os.pread(fd, size, at)
+            except OSError:
+                return None
+            return data if len(data) == size else None
+
+        try:
+            yield read
+        finally:
+            if fd is not None:
+                os.close(fd)
+
+
+class _TextPlan(NamedTuple):
+    needle: str
+    start: int
+    hit: bytes  # rows already matched (columns, invalid lines)
+    parts: list[tuple[int, tuple[int, int] | None, np.ndarray, np.ndarray, np.ndarray, np.ndarray]]
+
+
+def _scan(
+    read: Callable[[int, int], bytes | None],
+    rows: np.ndarray,
+    where: np.ndarray,
+    lengths: np.ndarray,
+    plain: np.ndarray,
+    needle: str,
+    raw_needle: bytes | None,
+    wanted: Callable[[], bool] | None,
+) -> Iterator[int]:
+    """The ``rows`` whose reason holds ``needle``, read ``SCAN_CHUNK`` bytes at a time."""
+    i = 0
+    n = len(rows)
+    while i < n:
+        lo = int(where[i])
+        j = max(int(np.searchsorted(where, lo + SCAN_CHUNK, "left")), i + 1)
+        hi = int(where[j - 1] + lengths[j - 1])
+        if wanted is not None and not wanted():
+            raise Moot
+        data = read(lo, hi - lo)
+        if data is None:
             i = j
+            continue
+        starts = where[i:j].astype(np.int64) - lo
+        if raw_needle is None or b'"' in raw_needle:
+            candidates = np.arange(j - i)
+        else:
+            found, candidates = _reason_hits(data, starts, lengths[i:j], plain[i:j], raw_needle)
+            for k in found.tolist():
+                yield int(rows[i + k])
+        for k in candidates.tolist():
+            s = int(starts[k])
+            reason = parse_fast(data[s : s + int(lengths[i + k])]).reason
+            if reason and needle in reason.lower():
+                yield int(rows[i + k])
+        i = j
 
 
+def _reason_hits(
+    data: bytes, starts: np.ndarray, lengths: np.ndarray, shape: np.ndarray, needle: bytes
+) -> tuple[np.ndarray, np.ndarray]:
+    """Where the lower-cased ``data`` holds ``needle`` (no quote in it): the rows of the
+    owner's exact shape whose reason holds it (confirmed from the bytes: the next quote after
+    the hit closes the reason, which ends the line), and the other rows with a hit or without
+    plain bytes, to confirm by parsing."""
+    at = _find_all(data.lower(), needle)
+    rows = np.searchsorted(starts, at, "right") - 1
+    at, rows = at[rows >= 0], rows[rows >= 0]
+    if not len(at):
+        return at, np.flatnonzero(shape == 0)
+    shaped = shape[rows] == 2
+    raw = np.frombuffer(data, np.uint8)
+    quotes = np.flatnonzero(raw == 34)
+    ends = starts[rows] + lengths[rows]
+    nxt = quotes[np.minimum(np.searchsorted(quotes, at), max(len(quotes) - 1, 0))] if len(quotes) else ends
+    closes = (nxt == ends - 2) & (raw[np.maximum(ends - 2, 0)] == 34) & (raw[np.maximum(ends - 1, 0)] == 125)
+    found = np.unique(rows[shaped & closes])
+    check = np.union1d(rows[~shaped], np.flatnonzero(shape == 0))
+    return found, check
 
 
 def _find_all(data: bytes, needle: bytes) -> np.ndarray:
