@@ -439,3 +439,44 @@ def test_appending_parts_equals_one_append_and_the_naive_filter(n, cuts, filters
         assert pieces.shown == whole.shown
     assert _fields(pieces) == _fields(whole)
     assert pieces.counts() == whole.counts()
+
+
+_LINE = (
+    '{{"ts":"2026-03-04T09:00:0{i}.000Z","hook":"{hook}","event":"{event}","phase":null,'
+    '"agent":"dev","reason":{reason}}}'
+)
+_REASONS = ["null", '"V7: state_version 1 < disk 3"', '"ok } done"', '"quote-free: a, b"', '""',
+            '"x \\" y"', '"caf\u00e9 Z"']
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    rows=st.lists(
+        st.tuples(st.sampled_from(["gate-blocker", "z-hook"]), st.sampled_from(["allow", "block"]),
+                  st.sampled_from(_REASONS), st.booleans()),
+        max_size=40,
+    ),
+    needle=st.sampled_from(["v7", "state", '"', "}", "done", "reason", ":", "null", "z", "allow",
+                            "gate", "a, b", "caf\u00e9", "dev", "x", '" y']),
+    copy=st.booleans(),
+)
+def test_property_text_filter_over_read_lines_matches_the_naive_definition(
+    tmp_path_factory, rows, needle, copy
+):
+    """Lines read by the tailer (the owner's shape confirmed from the bytes, the others
+    parsed): a text filter picks exactly the rows the naive definition picks, read back from
+    the file or from the store's copy."""
+    from phasewatch.core.hooklog import HookLogTailer
+    from phasewatch.core.hooklog.store import HookFilter, HookStore
+
+    lines = [_LINE.format(i=i % 10, hook=h, event=e, reason=r) if ok else f"junk {r} {h}"
+             for i, (h, e, r, ok) in enumerate(rows)]
+    path = tmp_path_factory.mktemp("filter") / "log"
+    path.write_bytes("".join(x + "\n" for x in lines).encode())
+    store = HookStore(path)
+    gen = 0 if copy else store.file_generation((path.stat().st_dev, path.stat().st_ino))
+    for batch in HookLogTailer(path).read_all().batches:
+        store.fill(batch, gen=gen)
+    records = [parse_line(x, i + 1) for i, x in enumerate(lines)]
+    mask = store.mask(HookFilter(text=needle), 0, store.filled) or b""
+    assert [i for i, m in enumerate(mask) if m] == _naive(records, {"text": needle})

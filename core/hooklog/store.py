@@ -772,7 +772,8 @@ def _reason_hits(
     raw = np.frombuffer(data, np.uint8)
     quotes = np.flatnonzero(raw == 34)
     ends = starts[rows] + lengths[rows]
-    nxt = quotes[np.minimum(np.searchsorted(quotes, at), max(len(quotes) - 1, 0))] if len(quotes) else ends
+    after = np.searchsorted(quotes, at)  # the first quote at or after each hit
+    nxt = np.append(quotes, -1)[after]  # -1: none
     closes = (nxt == ends - 2) & (raw[np.maximum(ends - 2, 0)] == 34) & (raw[np.maximum(ends - 1, 0)] == 125)
     found = np.unique(rows[shaped & closes])
     check = np.union1d(rows[~shaped], np.flatnonzero(shape == 0))
