@@ -116,9 +116,11 @@ def test_contention_with_a_live_owner(tmp_path: Path) -> None:
 
     assert outcomes.get("applied", 0) >= 5, outcomes  # the two sides really interleaved
     assert outcomes.get("error", 0) == 0
-    # no decision lost silently: every decision reported as kept is in the file, no other
+    # no decision lost silently: every decision reported as kept is in the file; no other,
+    # except around an owner write onto the replaced inode (reported as a race): the owner may
+    # have read our file before its write was put back, and carry the decision in its next one
     history = final["active_workflow"]["review_history"]
-    assert len(history) == start_history + len(kept)
+    assert start_history + len(kept) <= len(history) <= start_history + len(kept) + orphans
     # no owner write lost silently: only an owner write that landed on the very inode being
     # replaced (microseconds) can be lost, and each such event was reported as a race
     assert 0 <= lost_owner <= orphans

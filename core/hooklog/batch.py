@@ -104,11 +104,11 @@ class Batch:
         length: np.ndarray | None = None,
         plain: np.ndarray | None = None,
         *,
-        data: bytes = b"",
+        data: bytes | None = None,
         base: int = 0,
     ) -> Batch:
         """A batch of records parsed elsewhere (each row's record is kept whole); ``data``:
-        their lines' bytes, if any, the first at file offset ``base``."""
+        their lines' bytes (joined by newlines), if they have any, the first at offset ``base``."""
         n = len(records)
         fields = {}
         for k, name in enumerate(KEYS[1:5], start=1):

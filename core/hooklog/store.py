@@ -412,13 +412,7 @@ class HookStore:
         if gen == 0:
             return bytes(self._copy[where : where + length])
         fd = self._open(gen)
-        if fd is None:
-            return None
-        try:
-            data = os.pread(fd, length, where)
-        except OSError:
-            return None
-        return data if len(data) == length else None
+        return None if fd is None else _pread_exact(fd, length, where)
 
     def _open(self, gen: int) -> int | None:
         """A descriptor on file generation ``gen`` (None: gone, or another file is there now)."""
@@ -428,15 +422,9 @@ class HookStore:
         if self._fd is not None and self._fd_gen == gen:
             return self._fd
         self._close()
-        try:
-            fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-        except OSError:
-            return None
-        st = os.fstat(fd)
-        if (st.st_dev, st.st_ino) != ident:
-            os.close(fd)
-            return None
-        self._fd, self._fd_gen = fd, gen
+        fd = _open_file(self.path, ident)
+        if fd is not None:
+            self._fd, self._fd_gen = fd, gen
         return fd
 
     def _close(self) -> None:
@@ -515,7 +503,7 @@ class HookStore:
         with self._lock:
             if gen == 0:
                 where = batch.offset - batch.base + len(self._copy)
-                if batch.data:
+                if batch.data is not None:  # its lines' bytes (even an empty line's)
                     self._copy += batch.data
                     self._copy += b"\n"
             else:
@@ -684,31 +672,41 @@ class HookStore:
         if gen == 0:
             yield lambda at, size: bytes(self._copy[at : at + size])
             return
-        fd = None
-        if ident is not None and self.path is not None:
-            try:
-                fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-                st = os.fstat(fd)
-                if (st.st_dev, st.st_ino) != ident:
-                    os.close(fd)
-                    fd = None
-            except OSError:
-                fd = None
+        fd = None if ident is None or self.path is None else _open_file(self.path, ident)
 
         def read(at: int, size: int) -> bytes | None:
-            if fd is None:
-                return None
-            try:
-                data = os.pread(fd, size, at)
-            except OSError:
-                return None
-            return data if len(data) == size else None
+            return None if fd is None else _pread_exact(fd, size, at)
 
         try:
             yield read
         finally:
             if fd is not None:
                 os.close(fd)
+
+
+def _open_file(path: str | os.PathLike[str], ident: tuple[int, int]) -> int | None:
+    """A descriptor on ``path`` if the file there is still ``ident`` (device, inode)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+    except OSError:
+        st = None
+    if st is None or (st.st_dev, st.st_ino) != ident:
+        os.close(fd)
+        return None
+    return fd
+
+
+def _pread_exact(fd: int, size: int, at: int) -> bytes | None:
+    """``size`` bytes at ``at``, or None (an error, or the file is shorter now)."""
+    try:
+        data = os.pread(fd, size, at)
+    except OSError:
+        return None
+    return data if len(data) == size else None
 
 
 class _TextPlan(NamedTuple):
