@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -19,7 +20,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from _project import make_project  # noqa: E402  (bench/ is on sys.path as the script dir)
+import _results  # noqa: E402  (bench/ is on sys.path as the script dir)
+from _project import make_project  # noqa: E402
 
 TARGET_BYTES = 5 * 1024 * 1024
 
@@ -39,6 +41,14 @@ def grow_state(state_path: Path, target: int = TARGET_BYTES) -> int:
     data = render_state(state)
     write_truncate(state_path, data)
     return len(data)
+
+
+def cached_bytecode() -> None:
+    """Run the commands as installed: from a bytecode cache (an environment saying
+    PYTHONDONTWRITEBYTECODE=1 would compile every module at every start). A private cache,
+    filled by each command's first, uncounted run."""
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    os.environ["PYTHONPYCACHEPREFIX"] = tempfile.mkdtemp(prefix="pwbench-pycache-")
 
 
 def timed(cmd: list[str], runs: int) -> list[float]:
@@ -67,12 +77,17 @@ def main(argv: list[str] | None = None) -> None:
             "phasewatch check": [py, "-m", "phasewatch", "check", project],
             "phasewatch check --json": [py, "-m", "phasewatch", "check", project, "--json"],
         }
+        cached_bytecode()
+        for cmd in rows.values():
+            timed(cmd, 1)  # fills the cache
         medians = {name: statistics.median(timed(cmd, args.runs)) for name, cmd in rows.items()}
     print(f"state.json {size / 1e6:.1f} MB, medians of {args.runs} runs from process start")
     base = medians["python -c json.load"]
     for name, seconds in medians.items():
         print(f"  {name:<26} {seconds * 1000:7.1f} ms  {seconds / base:5.2f}x json.load")
     print(f"ratio check / json.load: {medians['phasewatch check'] / base:.2f} (goal <= 3)")
+    path = _results.save("check", {"state_mb": size / 1e6, "runs": args.runs, "median_s": medians})
+    print(f"results: {path.relative_to(ROOT)}")
 
 
 if __name__ == "__main__":

@@ -1,8 +1,8 @@
 """Write the README's benchmark table from the newest results (`make bench-readme`).
 
 Reads ``bench/results/e2e-*.json`` (bench_e2e: phasewatch, lnav, toolong and a minimal Textual app
-in tmux) and ``bench/results/latency-*.json`` (bench_latency: state write -> frame painted), the
-newest of each, and replaces the text between ``<!-- bench:start -->`` and ``<!-- bench:end -->``
+in tmux), ``bench/results/latency-*.json`` (bench_latency: state write -> frame painted) and
+``bench/results/check-*.json`` (bench_check: check against json.load), the newest of each, and replaces the text between ``<!-- bench:start -->`` and ``<!-- bench:end -->``
 in README.md. Every figure in that table is one of those files' numbers."""
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def _goal(value: float | None, limit: float, text: str) -> str:
     return f"{text} {'✓' if value <= limit else '✗'}"
 
 
-def table(e2e: dict[str, Any], latency: dict[str, Any] | None) -> str:
+def table(e2e: dict[str, Any], latency: dict[str, Any] | None, check: dict[str, Any] | None) -> str:
     s = e2e["summary"]
     m = e2e["machine"]
     refs = [t for t in ("lnav", "toolong") if t in s]
@@ -85,6 +85,14 @@ def table(e2e: dict[str, Any], latency: dict[str, Any] | None) -> str:
             f"{_ms(floor.get('p99'))}; a 2 s poller {_ms(poll.get('median'))} / "
             f"{_ms(poll.get('p99'))} | ≤ 50 / ≤ 100 ms {'✓' if ok else '✗'} |"
         )
+    if check is not None:
+        m = check["median_s"]
+        got, ref_s = m["phasewatch check"], m["python -c json.load"]
+        lines.append(
+            f"| `phasewatch check` on a {check['state_mb']:.1f} MB state (from process start) | "
+            f"{got * 1000:.0f} ms ({got / ref_s:.2f}x); `--json` {m['phasewatch check --json'] * 1000:.0f} ms "
+            f"| `python -c json.load` {ref_s * 1000:.0f} ms | {_goal(got / ref_s, 3, '≤ 3x')} |"
+        )
     ratio = None if start is None or not start_min else start / start_min
     lines.append(
         f"| start-up to first paint (small project) | {_s(start)} | a minimal Textual app "
@@ -108,7 +116,7 @@ def main() -> None:
     text = README.read_text()
     new = re.sub(
         r"<!-- bench:start -->.*?<!-- bench:end -->",
-        lambda _m: "<!-- bench:start -->\n" + table(e2e, newest("latency")) + "\n<!-- bench:end -->",
+        lambda _m: "<!-- bench:start -->\n" + table(e2e, newest("latency"), newest("check")) + "\n<!-- bench:end -->",
         text,
         flags=re.S,
     )
