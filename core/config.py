@@ -48,7 +48,8 @@ MAX_CONFIG_BYTES = 1024 * 1024
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # built on the first validation: a run without a config file never builds a schema
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class Notifications(_Section):
@@ -69,10 +70,15 @@ class Agents(_Section):
 class Config(_Section):
     theme: str | None = None
     default_screen: Screen = "overview"
-    notifications: Notifications = Notifications()
-    autopilot: Autopilot = Autopilot()
-    rules: dict[str, Override] = {}
-    agents: Agents = Agents()
+    notifications: Notifications = Field(default_factory=Notifications.model_construct)
+    autopilot: Autopilot = Field(default_factory=Autopilot.model_construct)
+    rules: dict[str, Override] = Field(default_factory=dict)
+    agents: Agents = Field(default_factory=Agents.model_construct)
+
+    @classmethod
+    def defaults(cls) -> Config:
+        """The defaults, as they are (nothing to validate)."""
+        return cls.model_construct()
 
 
 class ConfigError(ValueError):
@@ -93,7 +99,7 @@ def load(path: Path | None = None, environ: dict[str, str] | None = None) -> tup
     text, error = read_text(where, max_bytes=MAX_CONFIG_BYTES)
     if text is None:
         if not explicit and not where.exists():
-            return Config(), where
+            return Config.defaults(), where
         raise ConfigError(f"{_name(where)}: cannot read it ({clean(error or 'unknown error')})")
     try:
         data = tomllib.loads(text)

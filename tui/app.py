@@ -146,7 +146,7 @@ class PhasewatchApp(App[int]):
         self.path = path
         self.read_only = read_only
         #: The user's config file (notifications, theme, default screen).
-        self.config = config or Config()
+        self.config = config or Config.defaults()
         #: The review console (gate panel, escalations, plan approval, every decision write).
         self.review = ReviewConsole(
             self,

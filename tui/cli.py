@@ -18,8 +18,6 @@ from typing import Any
 
 from phasewatch.core.text import clean
 
-from phasewatch import __version__
-
 COMMANDS = (
     "check", "simulate", "demo", "review", "escalation", "approve", "dashboard", "serve", "config",
     "completion",
@@ -429,8 +427,10 @@ def _print_ci_format(report, kind: str) -> None:
     from phasewatch.core.export import github_commands, to_sarif
     from phasewatch.core.findings import all_rules
 
+    import phasewatch
+
     if kind == "sarif":
-        print(dumps(to_sarif(report, all_rules(), __version__)))
+        print(dumps(to_sarif(report, all_rules(), phasewatch.__version__)))
     else:
         for line in github_commands(report):
             print(line)
