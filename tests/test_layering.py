@@ -82,3 +82,13 @@ def test_command_line_parsing_lives_in_tui_only():
     for path in (ROOT / "core").rglob("*.py"):
         text = path.read_text(encoding="utf-8")
         assert "import argparse" not in text and "ArgumentParser(" not in text, path
+
+
+def test_the_command_line_does_not_read_package_metadata_at_start() -> None:
+    """``importlib.metadata`` (~25 ms) is imported only when the version is asked for."""
+    import subprocess
+    import sys
+
+    code = "import sys, phasewatch.tui.cli; print('importlib.metadata' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
