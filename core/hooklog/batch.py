@@ -20,6 +20,7 @@ for the order rule. No textual here.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -78,20 +79,26 @@ def tally(codes: np.ndarray) -> list[tuple[int, int]]:
     return list(zip(values[order].tolist(), counts[order].tolist(), strict=True))
 
 
+@dataclass(slots=True, eq=False)
 class Batch:
     """Consecutive rows of the log (see the module docstring).
 
     ``extra`` holds the whole record of each row parsed one by one (and of every row of a batch
     built from records); the other rows are read from ``data``."""
 
-    __slots__ = (
-        "base", "data", "extra", "fields", "has_ts", "length", "line_no", "offset", "plain",
-        "reason_span", "ts_span", "ts_us", "valid",
-    )  # fmt: skip
-
-    def __init__(self, **parts: Any) -> None:
-        for name in self.__slots__:
-            setattr(self, name, parts[name])
+    base: int  # file offset of data[0]
+    data: bytes | None  # the rows' lines joined by newlines (None: records without bytes)
+    extra: dict[int, HookRecord]
+    fields: dict[str, tuple[list[Any], np.ndarray]]  # FIELDS -> (distinct values, codes)
+    has_ts: np.ndarray  # bool per row
+    length: np.ndarray  # bytes per line, without its newline
+    line_no: np.ndarray
+    offset: np.ndarray  # file offset per row
+    plain: np.ndarray  # bool: the line is printable ASCII without a backslash
+    reason_span: np.ndarray  # (start, end) in data; (-1, -1): null or from the record
+    ts_span: np.ndarray
+    ts_us: np.ndarray  # the order rule's key (TS_NONE, _TS_LATER: from the record's text)
+    valid: np.ndarray  # bool per row
 
     def __len__(self) -> int:
         return len(self.offset)
