@@ -428,12 +428,12 @@ class ReviewConsole:
                 self.own_write(decision.own_path, done.stamp)
                 self._watch_for_revert(decision, result)
             self.app.notify(
-                clean(result.message), title=f"{decision.shown}: applied", markup=False, timeout=5
+                clean(result.message), title=clean(f"{decision.shown}: applied"), markup=False, timeout=5
             )
             return
         self.app.notify(
             clean(result.message),
-            title=f"{decision.shown}: {result.outcome}",
+            title=clean(f"{decision.shown}: {result.outcome}"),
             severity="error",
             markup=False,
             timeout=8,
@@ -442,7 +442,7 @@ class ReviewConsole:
 
         summary = result.state_summary
         line = decide.describe_summary(summary) if summary else "(the file could not be read)"
-        title = f"{decision.shown}: {result.outcome} — nothing was decided"
+        title = clean(f"{decision.shown}: {result.outcome} — nothing was decided")
         self.app.push_screen(RefusalDialog(title, result.message, summary, line))
 
     def _watch_for_revert(self, decision: Decision, result: decide.DecisionResult) -> None:
@@ -477,7 +477,7 @@ class ReviewConsole:
         self.app.bell()
         self.app.notify(
             clean(result.message),
-            title=f"{decision.shown}: REVERTED",
+            title=clean(f"{decision.shown}: REVERTED"),
             severity="error",
             markup=False,
             timeout=20,

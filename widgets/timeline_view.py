@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 
 from phasewatch.core.diff import diff_json
 from phasewatch.core.findings import Finding, Severity
+from phasewatch.core.text import clean
 from phasewatch.core.timeline import TimelineEntry
 from rich.style import Style
 from rich.text import Text
@@ -233,7 +234,7 @@ class TimelineView(Vertical):
             self.diff_view.show_changes([], title.plain)
             return
         changes = [] if old.raw is None or new.raw is None else diff_json(old.raw, new.raw)
-        title = f"{label}#{old.seq} (v{_ver(old)}) → #{new.seq} (v{_ver(new)})"
+        title = clean(f"{label}#{old.seq} (v{_ver(old)}) → #{new.seq} (v{_ver(new)})")
         if old.raw is None or new.raw is None:
             title += " (a document is no longer kept: diff unavailable)"
         self.diff_view.show_changes(changes, title)

@@ -12,7 +12,7 @@ from datetime import datetime
 from phasewatch.core.config import apply_config
 from phasewatch.core.findings import Severity
 from phasewatch.core.session import SessionUpdate
-from phasewatch.core.text import shorten
+from phasewatch.core.text import clean, shorten
 from phasewatch.widgets.findings_list import FindingsList, Item, events, standing
 from phasewatch.widgets.header import OverviewHeader
 from phasewatch.widgets.location_matrix import LocationMatrix
@@ -136,10 +136,10 @@ class OverviewScreen(UpdateScreen):
         errors = sum(1 for i in loud if i.finding.severity == Severity.ERROR)
         if len(loud) == 1:
             f = loud[0].finding
-            title = f"{'⟲ ' if loud[0].event is not None else ''}{f.rule_id}"
+            title = clean(f"{'⟲ ' if loud[0].event is not None else ''}{f.rule_id}")
             text = shorten(f.message, NOTIFY_WIDTH)
         else:
-            title = f"{len(loud)} new findings" + (f" ({errors} errors)" if errors else "")
+            title = clean(f"{len(loud)} new findings" + (f" ({errors} errors)" if errors else ""))
             rules = dict.fromkeys(i.finding.rule_id for i in loud)
             text = shorten(", ".join(rules), NOTIFY_WIDTH)
         self.notified.append(text)
