@@ -42,10 +42,10 @@ TIMELINE_CAP = 2000
 RAW_CAP = 200
 EVENTS_CAP = 500
 # A huge hook log is read over several refreshes (``SessionUpdate.hook_pending``), so state
-# changes are never stuck behind it: each refresh polls it (HOOK_READ_BYTES a poll, ~12k lines,
-# ~15 ms) for up to HOOK_PART_SECONDS. Its lines are indexed first (a newline scan), so they show
+# changes are never stuck behind it: each refresh polls it (HOOK_READ_BYTES a poll, ~24k lines,
+# ~15 ms on two threads) for up to HOOK_PART_SECONDS. Its lines are indexed first (a newline scan), so they show
 # at once, parsed when on screen.
-HOOK_READ_BYTES = 2 * 1024 * 1024
+HOOK_READ_BYTES = 4 * 1024 * 1024
 HOOK_PART_SECONDS = 0.1
 DIFF_LIMIT = 200  # changed field paths recorded per timeline entry
 
