@@ -459,14 +459,18 @@ _REASONS = ["null", '"V7: state_version 1 < disk 3"', '"ok } done"', '"quote-fre
     needle=st.sampled_from(["v7", "state", '"', "}", "done", "reason", ":", "null", "z", "allow",
                             "gate", "a, b", "caf\u00e9", "dev", "x", '" y']),
     copy=st.booleans(),
+    chunk=st.sampled_from([64, 300, 1 << 20]),
 )
 def test_property_text_filter_over_read_lines_matches_the_naive_definition(
-    tmp_path_factory, rows, needle, copy
+    tmp_path_factory, rows, needle, copy, chunk
 ):
     """Lines read by the tailer (the owner's shape confirmed from the bytes, the others
     parsed): a text filter picks exactly the rows the naive definition picks, read back from
-    the file or from the store's copy."""
+    the file or from the store's copy, scanned in one part or in many (on the threads)."""
+    from unittest.mock import patch
+
     from phasewatch.core.hooklog import HookLogTailer
+    from phasewatch.core.hooklog import store as store_module
     from phasewatch.core.hooklog.store import HookFilter, HookStore
 
     lines = [_LINE.format(i=i % 10, hook=h, event=e, reason=r) if ok else f"junk {r} {h}"
@@ -478,5 +482,23 @@ def test_property_text_filter_over_read_lines_matches_the_naive_definition(
     for batch in HookLogTailer(path).read_all().batches:
         store.fill(batch, gen=gen)
     records = [parse_line(x, i + 1) for i, x in enumerate(lines)]
-    mask = store.mask(HookFilter(text=needle), 0, store.filled) or b""
+    with patch.object(store_module, "SCAN_CHUNK", chunk):
+        mask = store.mask(HookFilter(text=needle), 0, store.filled) or b""
     assert [i for i, m in enumerate(mask) if m] == _naive(records, {"text": needle})
+
+
+_BYTES = st.sampled_from(b"aAzZ@`[{-_ 7:\x80\xc3\xa9\xe0\xc0\n\"")
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.lists(_BYTES, max_size=200).map(bytes), needle=st.lists(_BYTES, min_size=1, max_size=6).map(bytes))
+def test_find_all_matches_find_in_the_lower_cased_bytes(data, needle):
+    """The filter's raw search (numpy, case folded without a lower-cased copy) finds exactly
+    where ``data.lower()`` holds ``needle``, overlaps included: bytes that differ from a letter
+    by the case bit only (@ and `, [ and {) and non-ASCII bytes are not letters."""
+    from phasewatch.core.hooklog.store import _find_all
+
+    needle = needle.lower()
+    low = data.lower()
+    want = [i for i in range(len(data)) if low.startswith(needle, i)]
+    assert _find_all(data, needle).tolist() == want

@@ -35,7 +35,7 @@ from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
-from itertools import chain, compress, islice
+from itertools import chain, compress, islice, pairwise
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -43,6 +43,7 @@ from rich.cells import cell_len
 
 from .batch import Batch, codes_of, is_plain
 from .parse import KEYS, MAX_LINE, RAW_KEEP, HookRecord, _overlong, parse_fast
+from .threads import map_parts
 
 KIND_INVALID = 0
 KIND_VALID = 1
@@ -50,7 +51,7 @@ KIND_MARKER = 2
 KIND_PENDING = 3
 
 KEEP_BYTES = 4 * 1024 * 1024  # a log up to this size is copied as read (the owner rotates at 1 MiB)
-SCAN_CHUNK = 1024 * 1024  # bytes read at a time by a text filter (cache-sized: lower() then find())
+SCAN_CHUNK = 1024 * 1024  # bytes read at a time by a text filter (cache-sized)
 _CACHE = 4096  # parsed rows kept (the screen and a few pages around it)
 _GONE = "line no longer in the file: the log was rewritten"
 
@@ -726,32 +727,38 @@ def _scan(
     raw_needle: bytes | None,
     wanted: Callable[[], bool] | None,
 ) -> Iterator[int]:
-    """The ``rows`` whose reason holds ``needle``, read ``SCAN_CHUNK`` bytes at a time."""
-    i = 0
-    n = len(rows)
-    while i < n:
-        lo = int(where[i])
-        j = max(int(np.searchsorted(where, lo + SCAN_CHUNK, "left")), i + 1)
-        hi = int(where[j - 1] + lengths[j - 1])
+    """The ``rows`` whose reason holds ``needle``, read ``SCAN_CHUNK`` bytes at a time (the
+    parts scanned at once on the hook log's threads)."""
+    if not len(rows):
+        return
+    window = where // SCAN_CHUNK  # a part: the rows starting in one SCAN_CHUNK of the file
+    edges = [0, *(np.flatnonzero(window[1:] != window[:-1]) + 1).tolist(), len(rows)]
+    bounds = list(pairwise(edges))
+
+    def part(bound: tuple[int, int]) -> list[int]:
+        i, j = bound
         if wanted is not None and not wanted():
             raise Moot
-        data = read(lo, hi - lo)
+        lo = int(where[i])
+        data = read(lo, int(where[j - 1] + lengths[j - 1]) - lo)
         if data is None:
-            i = j
-            continue
+            return []
         starts = where[i:j].astype(np.int64) - lo
+        hits: list[int] = []
         if raw_needle is None or b'"' in raw_needle:
             candidates = np.arange(j - i)
         else:
             found, candidates = _reason_hits(data, starts, lengths[i:j], plain[i:j], raw_needle)
-            for k in found.tolist():
-                yield int(rows[i + k])
+            hits.extend(rows[i + found].tolist())
         for k in candidates.tolist():
             s = int(starts[k])
             reason = parse_fast(data[s : s + int(lengths[i + k])]).reason
             if reason and needle in reason.lower():
-                yield int(rows[i + k])
-        i = j
+                hits.append(int(rows[i + k]))
+        return hits
+
+    for hits in map_parts(part, bounds):
+        yield from hits
 
 
 def _reason_hits(
@@ -761,7 +768,7 @@ def _reason_hits(
     owner's exact shape whose reason holds it (confirmed from the bytes: the next quote after
     the hit closes the reason, which ends the line), and the other rows with a hit or without
     plain bytes, to confirm by parsing."""
-    at = _find_all(data.lower(), needle)
+    at = _find_all(data, needle)
     rows = np.searchsorted(starts, at, "right") - 1
     at, rows = at[rows >= 0], rows[rows >= 0]
     if not len(at):
@@ -779,13 +786,35 @@ def _reason_hits(
 
 
 def _find_all(data: bytes, needle: bytes) -> np.ndarray:
-    """Where ``needle`` starts in ``data`` (``bytes.find``: fast for the rare strings searched)."""
-    out = []
-    pos = data.find(needle)
-    while pos >= 0:
-        out.append(pos)
-        pos = data.find(needle, pos + 1)
-    return np.array(out, np.int64)
+    """Where the lower-cased ``data`` holds ``needle`` (lower case), overlaps included: the
+    places whose first and last bytes match (compared case-folded, a letter's two cases at once),
+    then the whole needle there. numpy compares: no copy of ``data`` lower-cased, and the GIL is
+    let go (two parts are scanned at once)."""
+    m = len(needle)
+    a = np.frombuffer(data, np.uint8)
+    if m == 0 or len(a) < m:
+        return np.zeros(0, np.int64)
+    at = _folded_eq(a[: len(a) - m + 1], needle[0])
+    if m > 1:
+        at &= _folded_eq(a[m - 1 :], needle[-1])
+    at = np.flatnonzero(at)
+    if m > 2 and len(at):
+        want = np.frombuffer(needle, np.uint8)
+        keep = []
+        for k in range(0, len(at), 65536):  # bounded memory for a needle found everywhere
+            part = at[k : k + 65536]
+            window = a[part[:, None] + np.arange(m)]
+            window = window + ((window >= 65) & (window <= 90)).astype(np.uint8) * 32  # lower()
+            keep.append(part[(window == want).all(axis=1)])
+        at = np.concatenate(keep)
+    return at
+
+
+def _folded_eq(a: np.ndarray, byte: int) -> np.ndarray:
+    """``a.lower() == byte`` for a lower-case ``byte`` (as ``bytes.lower``: ASCII letters)."""
+    if 97 <= byte <= 122:  # a letter: either case (they differ by the bit 0x20 only)
+        return (a | 0x20) == byte
+    return a == byte
 
 
 def _gone(line_no: int, where: int) -> HookRecord:

@@ -14,10 +14,8 @@ from __future__ import annotations
 
 import os
 import stat
-import threading
 from collections import deque
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,6 +23,7 @@ import numpy as np
 
 from .batch import Batch, parse_block
 from .parse import MAX_LINE, HookRecord, _overlong
+from .threads import THREADS, map_parts
 
 MAX_READ = 8 * 1024 * 1024  # bytes consumed per poll at most; the rest waits for the next poll
 MEMORY = 16  # lines remembered to re-find our position after a rotation
@@ -33,30 +32,16 @@ _RESYNC_PATIENCE = 3  # polls to wait for a half-written rewrite before giving u
 RESYNC_SCAN = 64 * 1024 * 1024  # bytes searched (backwards) for our position after a rotation
 _LONG_SENTINEL = b"\x00phasewatch-overlong-line\x00"
 INDEX_CHUNK = 256 * 1024  # bytes scanned per read when indexing line starts (cache-sized)
-# Blocks of a poll are parsed by this many threads at once: parse_block is mostly numpy, which
-# lets go of the GIL, so a second core nearly halves a large read (1M lines: 1.07 s -> 0.60 s).
-PARSE_THREADS = min(2, os.cpu_count() or 1)
 _Job = Batch | tuple[bytes, int, int, int]  # a parsed batch, or parse_block's arguments
-_pool: ThreadPoolExecutor | None = None
-_pool_lock = threading.Lock()
-
-
-def _parse_pool() -> ThreadPoolExecutor:
-    global _pool
-    with _pool_lock:
-        if _pool is None:
-            _pool = ThreadPoolExecutor(PARSE_THREADS, thread_name_prefix="phasewatch-parse")
-        return _pool
 
 
 def _parse_all(jobs: list[_Job]) -> list[Batch]:
-    """The batches of a poll in file order: ``jobs`` are ready batches or the
-    ``parse_block`` arguments of a block (parsed on the pool when there are several)."""
+    """The batches of a poll in file order: ``jobs`` are ready batches or the ``parse_block``
+    arguments of a block (several blocks are parsed at once, see :mod:`.threads`)."""
     todo = [job for job in jobs if not isinstance(job, Batch)]
-    if len(todo) < 2 or PARSE_THREADS < 2:
-        return [job if isinstance(job, Batch) else parse_block(*job) for job in jobs]
-    parsed = iter(_parse_pool().map(lambda args: parse_block(*args), todo))
+    parsed = map_parts(lambda args: parse_block(*args), todo)
     return [job if isinstance(job, Batch) else next(parsed) for job in jobs]
+
 
 @dataclass(frozen=True, slots=True)
 class TailResult:
@@ -297,7 +282,7 @@ class HookLogTailer:
         jobs: list[_Job] = []
         pos = self._offset
         stop = min(size, pos + self.max_read)
-        part = min(_CHUNK, -(-self.max_read // PARSE_THREADS))  # a block for each thread
+        part = min(_CHUNK, -(-self.max_read // THREADS))  # a block for each thread
         buf = b""
         buf_start = pos
         while pos < stop:
