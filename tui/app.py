@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from phasewatch.core.config import Config
+from phasewatch.core.memory import share_arenas
 from phasewatch.core.session import ProjectSession, SessionUpdate
 from phasewatch.core.sources import FileStamp
 from phasewatch.core.text import clean
@@ -174,6 +175,7 @@ class PhasewatchApp(App[int]):
         #: The data screens built so far (see DATA_SCREENS); the overview is built at once.
         self.data_screens: dict[str, UpdateScreen] = {}
         self.data_screen("overview")
+        share_arenas()  # before the reader threads start: see core/memory.py
         # Read the project while Textual starts (compose and the first paint take ~0.25 s):
         # the first data is ready when the screen is. See run_watcher.
         self._first_read: Future[tuple[ProjectSession, SessionUpdate]] = _read_in_background(

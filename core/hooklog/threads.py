@@ -10,6 +10,8 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
+from ..memory import share_arenas
+
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -22,6 +24,7 @@ def _get_pool() -> ThreadPoolExecutor:
     global _pool
     with _lock:
         if _pool is None:
+            share_arenas()  # else each thread keeps its own heap's top after a large read
             _pool = ThreadPoolExecutor(THREADS, thread_name_prefix="phasewatch-hooklog")
         return _pool
 
