@@ -27,9 +27,7 @@ from __future__ import annotations
 import json
 import os
 import re
-import shlex
 import shutil
-import subprocess
 import sys
 import tempfile
 import threading
@@ -42,11 +40,11 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 import _results  # noqa: E402  (bench/ is on sys.path as the script dir)
 from _results import stats  # noqa: E402
+from _tmux import Pane, tmux  # noqa: E402
 
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 1_000_000
 RUNS = int(sys.argv[2]) if len(sys.argv) > 2 else 3
 MARK = "last-line-hook"
-SIZE = ("120", "36")
 RARE = "zzz-rare"
 PHASEWATCH = str(Path(sys.executable).with_name("phasewatch"))
 TOOLONG = os.environ.get("TOOLONG") or shutil.which("tl") or "/tmp/hl_toolong/bin/tl"
@@ -76,62 +74,6 @@ def make_log(root: Path, n: int) -> Path:
         with log.open("a") as f:
             f.write(json.dumps(last, separators=(",", ":")) + "\n")
     return log
-
-
-# ---------------------------------------------------------------------------- tmux
-
-
-SOCKET = f"pwbench-{os.getpid()}"  # a tmux server of our own, kept up by one idle session
-
-
-def tmux(*args: str, **kwargs: Any) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["tmux", "-L", SOCKET, *args], text=True, **kwargs)
-
-
-class Pane:
-    """One program in a detached tmux session, timed from just before it is started."""
-
-    def __init__(self, name: str, argv: list[str], cwd: Path | None = None) -> None:
-        self.name = f"pwbench-{name}-{os.getpid()}"
-        self.t0 = time.monotonic()
-        tmux(
-            "new-session", "-d", "-s", self.name, "-x", SIZE[0], "-y", SIZE[1],
-            "-c", str(cwd or ROOT), shlex.join(argv), check=True,
-        )
-        out = tmux("display", "-p", "-t", self.name, "#{pane_pid}", capture_output=True, check=True)
-        self.pid = int(out.stdout.strip())
-
-    def screen(self) -> str:
-        return tmux("capture-pane", "-p", "-t", self.name, capture_output=True).stdout
-
-    def keys(self, *keys: str, literal: bool = False) -> None:
-        tmux("send-keys", "-t", self.name, *(["-l"] if literal else []), *keys)
-
-    def wait(self, text: str, timeout: float, every: float = 0.005) -> float | None:
-        """Seconds from start until ``text`` (a regular expression) is on screen (None: not
-        within ``timeout``). ``every``: seconds between looks (each look runs a tmux client: a
-        long wait looks less often, so the bench does not take the CPU the program needs)."""
-        pattern = re.compile(text, re.M)
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            if pattern.search(self.screen()):
-                return time.monotonic() - self.t0
-            time.sleep(every)
-        return None
-
-    def memory(self) -> dict[str, float]:
-        out = {}
-        try:
-            for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
-                key = line.split(":")[0]
-                if key in {"VmRSS", "VmHWM"}:
-                    out[key] = int(line.split()[1]) / 1024
-        except OSError:
-            pass
-        return out
-
-    def close(self) -> None:
-        tmux("kill-session", "-t", self.name, capture_output=True)
 
 
 # ---------------------------------------------------------------------------- runs

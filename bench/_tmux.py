@@ -1,0 +1,76 @@
+"""Programs in detached tmux panes (120x36), timed from just before tmux starts them, their
+screens read with ``tmux capture-pane``: the benches that measure as a user sees (a real
+terminal), on a tmux server of their own."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+SIZE = ("120", "36")
+SOCKET = f"pwbench-{os.getpid()}"  # a tmux server of our own, kept up by one idle session
+
+
+def tmux(*args: str, **kwargs: Any) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["tmux", "-L", SOCKET, *args], text=True, **kwargs)
+
+
+class Pane:
+    """One program in a detached tmux session, timed from just before it is started."""
+
+    def __init__(self, name: str, argv: list[str], cwd: Path | None = None) -> None:
+        self.name = f"pwbench-{name}-{os.getpid()}"
+        self.t0 = time.monotonic()
+        tmux(
+            "new-session", "-d", "-s", self.name, "-x", SIZE[0], "-y", SIZE[1],
+            "-c", str(cwd or ROOT), shlex.join(argv), check=True,
+        )
+        out = tmux("display", "-p", "-t", self.name, "#{pane_pid}", capture_output=True, check=True)
+        self.pid = int(out.stdout.strip())
+
+    def screen(self, first_line_only: bool = False) -> str:
+        rows = ["-S", "0", "-E", "0"] if first_line_only else []
+        return tmux("capture-pane", "-p", *rows, "-t", self.name, capture_output=True).stdout
+
+    def keys(self, *keys: str, literal: bool = False) -> None:
+        tmux("send-keys", "-t", self.name, *(["-l"] if literal else []), *keys)
+
+    def wait(self, text: str, timeout: float, every: float = 0.005) -> float | None:
+        """Seconds from start until ``text`` (a regular expression) is on screen (None: not
+        within ``timeout``). ``every``: seconds between looks (each look runs a tmux client: a
+        long wait looks less often, so the bench does not take the CPU the program needs)."""
+        pattern = re.compile(text, re.M)
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if pattern.search(self.screen()):
+                return time.monotonic() - self.t0
+            time.sleep(every)
+        return None
+
+    def cpu_seconds(self) -> float:
+        """User + system CPU the program has used so far."""
+        try:
+            fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, IndexError, ValueError):
+            return float("nan")
+
+    def memory(self) -> dict[str, float]:
+        out = {}
+        try:
+            for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
+                key = line.split(":")[0]
+                if key in {"VmRSS", "VmHWM"}:
+                    out[key] = int(line.split()[1]) / 1024
+        except OSError:
+            pass
+        return out
+
+    def close(self) -> None:
+        tmux("kill-session", "-t", self.name, capture_output=True)
