@@ -2,7 +2,9 @@
 
 Standing findings (what the files say now) and recent events (transition findings, which exist
 only in the one snapshot where the transition happened) share the table; events are marked ``⟲``
-and carry the state version they led to. Rows are added/removed by key and only changed cells are
+and carry the state version they led to. Events of one rule at one place share a row (the newest,
+and how many): a writer storming the file shows one ``TR-VERSION-JUMP`` row that counts, not a
+row per refresh (the timeline screen lists every event). Rows are added/removed by key and only changed cells are
 rewritten; the order (severity, rule, path) is restored with ``DataTable.sort`` when rows are
 added. New rows are emphasised for a few seconds.
 
@@ -45,8 +47,9 @@ class Item(NamedTuple):
 
     key: str
     finding: Finding
-    event: int | None = None  # timeline seq of the transition (events only)
+    event: int | None = None  # timeline seq of the (newest) transition (events only)
     version: int | None = None  # state_version the transition led to
+    count: int = 1  # events of this rule at this place (events only)
 
 
 def finding_key(f: Finding) -> str:
@@ -58,8 +61,14 @@ def standing(findings: Iterable[Finding]) -> list[Item]:
 
 
 def events(items: Iterable[tuple[int, int | None, Finding]]) -> list[Item]:
-    """``(seq, state_version, finding)`` triples -> event rows."""
-    return [Item(f"event\x1f{seq}\x1f{finding_key(f)}", f, seq, v) for seq, v, f in items]
+    """``(seq, state_version, finding)`` triples, newest first -> event rows: one per rule and
+    place (source, path), the newest event's, with how many there were."""
+    rows: dict[str, Item] = {}
+    for seq, v, f in items:
+        key = "\x1f".join(("event", f.rule_id, f.source, f.path))
+        row = rows.get(key)
+        rows[key] = Item(key, f, seq, v) if row is None else row._replace(count=row.count + 1)
+    return list(rows.values())
 
 
 def _value(value: Any) -> str:
@@ -96,7 +105,8 @@ def detail_content(item: Item | None) -> Content:
         ("what to do", f.hint),
     ]
     if item.event is not None:
-        lines.insert(0, ("event", f"transition to v{item.version} (timeline #{item.event})"))
+        seen = f"; {item.count} such events this session" if item.count > 1 else ""
+        lines.insert(0, ("event", f"transition to v{item.version} (timeline #{item.event}){seen}"))
     parts: list[Content | str | tuple[str, str]] = []
     for i, (label, value) in enumerate(lines):
         if i:
@@ -169,6 +179,8 @@ class FindingsList(Vertical):
         mark = "⟲" if item.event is not None else SEVERITY_GLYPH.get(sev, "?")
         rule_style = sev_style + styles["new"] if new else sev_style
         message = f.message if item.event is None else f"v{item.version}: {f.message}"
+        if item.count > 1:
+            message = f"×{item.count}, newest {message}"
         where = f.path if not f.source else f"{f.source}:{f.path}"
         if len(where) > WHERE_WIDTH:  # leave the message room at 120 columns
             where = "…" + where[-(WHERE_WIDTH - 1) :]
@@ -180,7 +192,8 @@ class FindingsList(Vertical):
         )
 
     def show(self, items: Sequence[Item], *, emphasise_new: bool = True) -> list[Item]:
-        """Render ``items`` (keyed; only changed cells rewritten). Returns the added items."""
+        """Render ``items`` (keyed; only changed cells rewritten). Returns the added items and
+        the event rows holding a newer event (both emphasised a few seconds)."""
         table = self.table
         styles = theme_styles(self.app)
         wanted: dict[str, Item] = {}
@@ -200,23 +213,29 @@ class FindingsList(Vertical):
             if timer is not None:
                 timer.stop()
         added: list[Item] = []
+        before_keys = set(self._cells)
         for key, item in wanted.items():
             old = self._cells.get(key)
-            is_new = old is None
+            before = self._items.get(key)
+            is_new = old is None or (before is not None and before.event != item.event)
             cells = self._cells_for(item, styles, (is_new and emphasise_new) or key in self._new)
-            if is_new:
-                table.add_row(*cells, key=key)
+            if is_new:  # a new row, or a newer event in an event row
+                if old is None:
+                    table.add_row(*cells, key=key)
                 added.append(item)
                 if emphasise_new:
+                    timer = self._new.pop(key, None)
+                    if timer is not None:
+                        timer.stop()
                     self._new[key] = self.set_timer(NEW_SECONDS, lambda k=key: self._unmark(k))
-            else:
+            if old is not None:
                 for (column, _), before, after in zip(COLUMNS, old, cells, strict=True):
                     if not same_text(before, after):
                         table.update_cell(key, column, after)
                         self.cell_updates += 1
             self._cells[key] = cells
         self._items = wanted
-        if added and table.row_count > 1:
+        if any(item.key not in before_keys for item in added) and table.row_count > 1:
             cursor_key = self._cursor_key()
             table.sort("sev", "rule", "path", key=lambda row: _sort_key(*row))
             if cursor_key is not None:

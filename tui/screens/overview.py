@@ -110,10 +110,10 @@ class OverviewScreen(UpdateScreen):
         self.query_one("#pipeline", Pipeline).show(snap, now)
         self.query_one("#matrix", LocationMatrix).show(snap.rows if snap is not None else [])
         findings = apply_config(update.findings_for(pid), self.pw_app.config)
-        recent = update.events_for(pid)[-MAX_EVENTS_SHOWN:]
+        recent = update.events_for(pid)
         items: list[Item] = standing(findings) + events(
             (e.seq, e.state_version, e.finding) for e in reversed(recent)
-        )
+        )[:MAX_EVENTS_SHOWN]
         flist = self.query_one("#findings", FindingsList)
         added = flist.show(items, emphasise_new=not first)
         counts = {str(s): 0 for s in Severity}
