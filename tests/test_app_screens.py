@@ -609,3 +609,27 @@ async def test_the_hook_screen_reads_the_store_when_first_opened(tmp_path: Path)
         assert set(app.data_screens) == {"overview"}
         screen = await show(pilot, app, "2", "hooks")
         assert [r["reason"] for r in shown_records(screen)] == [f"r{i}" for i in range(300)]
+
+
+async def test_a_storm_of_writes_is_gathered_into_fewer_updates(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Writes 40 ms apart (the watcher alone would report nearly each one) reach the screen as
+    a few updates, at most one per UPDATE_GAP_S, and the newest version is the one shown."""
+    import phasewatch.tui.app as app_module
+
+    monkeypatch.setattr(app_module, "UPDATE_GAP_S", 0.5)
+    state = F.feature_state()
+    path = tmp_path / ".isdlc" / "state.json"
+    write_state(path, state)
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.watch_mode == "watching" and app.updates_applied > 0)
+        await pilot.pause(0.6)
+        before = app.updates_received
+        for v in range(100, 112):
+            state["state_version"] = v
+            write_state(path, state)
+            await pilot.pause(0.04)
+        await wait_until(pilot, lambda: app.last_update.snapshot(None).version == 111)
+        assert app.updates_received - before <= 4  # 12 writes in ~0.5 s: about 2 updates

@@ -65,6 +65,10 @@ DATA_SCREENS: dict[str, tuple[str, str]] = {
     "plugins": ("Plugins", "phasewatch.tui.screens.plugins:PluginsScreen"),
 }
 SCREEN_NAMES = tuple(DATA_SCREENS)
+#: Updates are posted at most this often: a storm of writes (100 a second) would otherwise have
+#: the screen redrawn ~30 times a second and key presses wait behind the drawing. A change after
+#: a quiet spell is still read at once, and so are our own writes and a large log's next part.
+UPDATE_GAP_S = 1 / 15
 DARK, LIGHT = "textual-dark", "textual-light"
 
 
@@ -170,6 +174,7 @@ class PhasewatchApp(App[int]):
         self.startup_seconds: float | None = None
         self.first_data_seconds: float | None = None
         self._stop = asyncio.Event()
+        self._posted_at = 0.0  # time.monotonic() of the last update posted
         self._notes: list[str] = []
         self.theme = DARK
         #: The data screens built so far (see DATA_SCREENS); the overview is built at once.
@@ -256,6 +261,9 @@ class PhasewatchApp(App[int]):
         self.watcher = watcher
         self.watch_mode = watcher.mode
         async for batch in watcher.batches(self._stop):
+            gap = self._posted_at + UPDATE_GAP_S - time.monotonic()
+            if gap > 0 and not batch.own and "more" not in batch.origins:
+                await asyncio.sleep(gap)  # a storm: let the changes gather (keys come first)
             changed = None if batch.initial else batch.paths
             update = await asyncio.to_thread(session.refresh, changed, own=batch.own)
             if update.targets_changed:
@@ -266,6 +274,7 @@ class PhasewatchApp(App[int]):
         self.watch_mode = "stopped"
 
     def _post(self, update: SessionUpdate) -> None:
+        self._posted_at = time.monotonic()
         self.updates_received += 1  # (counted here: a coalesced message never arrives)
         self.post_message(SessionUpdated(update))
         if update.hook_changed:
