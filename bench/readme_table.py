@@ -2,7 +2,9 @@
 
 Reads ``bench/results/e2e-*.json`` (bench_e2e: phasewatch, lnav, toolong and a minimal Textual app
 in tmux), ``bench/results/latency-*.json`` (bench_latency: state write -> frame painted) and
-``bench/results/check-*.json`` (bench_check: check against json.load), the newest of each, and replaces the text between ``<!-- bench:start -->`` and ``<!-- bench:end -->``
+``bench/results/check-*.json`` (bench_check: check against json.load) and
+``bench/results/storm-*.json`` (bench_storm: key press -> screen during a write storm), the
+newest of each, and replaces the text between ``<!-- bench:start -->`` and ``<!-- bench:end -->``
 in README.md. Every figure in that table is one of those files' numbers."""
 
 from __future__ import annotations
@@ -41,7 +43,12 @@ def _goal(value: float | None, limit: float, text: str) -> str:
     return f"{text} {'✓' if value <= limit else '✗'}"
 
 
-def table(e2e: dict[str, Any], latency: dict[str, Any] | None, check: dict[str, Any] | None) -> str:
+def table(
+    e2e: dict[str, Any],
+    latency: dict[str, Any] | None,
+    check: dict[str, Any] | None,
+    storm: dict[str, Any] | None = None,
+) -> str:
     s = e2e["summary"]
     m = e2e["machine"]
     refs = [t for t in ("lnav", "toolong") if t in s]
@@ -85,6 +92,17 @@ def table(e2e: dict[str, Any], latency: dict[str, Any] | None, check: dict[str, 
             f"{_ms(floor.get('p99'))}; a 2 s poller {_ms(poll.get('median'))} / "
             f"{_ms(poll.get('p99'))} | ≤ 50 / ≤ 100 ms {'✓' if ok else '✗'} |"
         )
+    if storm is not None:
+        pw, base = storm["summary"]["phasewatch"], storm["summary"]["minimal"]
+        rates = pw.get("storm", {})
+        lines.append(
+            f"| key press → screen (switching screens, tmux) during a storm of "
+            f"{rates.get('state_writes_per_s', 0):.0f} state writes/s + "
+            f"{rates.get('log_lines_per_s', 0):,.0f} log lines/s ({storm['keys']} keys) | median "
+            f"{_ms(pw['median'] * 1000)}, p99 {_ms(pw['p99'] * 1000)}; CPU {pw['cpu_share']:.0%} "
+            f"of a core | a minimal Textual app, same storm: {_ms(base['median'] * 1000)} / "
+            f"{_ms(base['p99'] * 1000)} | {_goal(pw['p99'] * 1000, 150, 'p99 ≤ 150 ms')} |"
+        )
     if check is not None:
         m = check["median_s"]
         got, ref_s = m["phasewatch check"], m["python -c json.load"]
@@ -116,7 +134,7 @@ def main() -> None:
     text = README.read_text()
     new = re.sub(
         r"<!-- bench:start -->.*?<!-- bench:end -->",
-        lambda _m: "<!-- bench:start -->\n" + table(e2e, newest("latency"), newest("check")) + "\n<!-- bench:end -->",
+        lambda _m: "<!-- bench:start -->\n" + table(e2e, newest("latency"), newest("check"), newest("storm")) + "\n<!-- bench:end -->",
         text,
         flags=re.S,
     )
