@@ -633,3 +633,24 @@ async def test_a_storm_of_writes_is_gathered_into_fewer_updates(
             await pilot.pause(0.04)
         await wait_until(pilot, lambda: app.last_update.snapshot(None).version == 111)
         assert app.updates_received - before <= 4  # 12 writes in ~0.5 s: about 2 updates
+
+
+@pytest.mark.parametrize("freeze", [True, False])
+async def test_start_up_objects_leave_the_collector_once_the_first_data_shows(
+    tmp_path: Path, freeze: bool
+) -> None:
+    """``freeze_startup`` (the command line's setting): after the first data frame the objects
+    made so far are frozen (full collections no longer scan them); off by default."""
+    import gc
+
+    write_state(tmp_path / ".isdlc" / "state.json", F.feature_state())
+    gc.unfreeze()
+    try:
+        app = make_app(tmp_path, freeze_startup=freeze)
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: app.first_data_seconds is not None)
+            await pilot.pause()
+            await pilot.pause()
+            assert (gc.get_freeze_count() > 0) is freeze
+    finally:
+        gc.unfreeze()

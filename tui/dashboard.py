@@ -16,7 +16,9 @@ def run_dashboard(
     """Run the dashboard until the user quits; returns the process exit code."""
     from .app import PhasewatchApp
 
-    app = PhasewatchApp(path, read_only=read_only, project_id=project_id, config=config)
+    app = PhasewatchApp(
+        path, read_only=read_only, project_id=project_id, config=config, freeze_startup=True
+    )
     result = app.run()
     if app.return_code not in (None, 0):
         return app.return_code

@@ -436,7 +436,7 @@ def _dashboard(args: argparse.Namespace, root: Path) -> int:
     runner = DemoRunner(
         args, root, log, finished="demo: every player finished; the dashboard stays open (q quits)"
     )
-    app = DemoApp(root, read_only=args.read_only, demo=runner)
+    app = DemoApp(root, read_only=args.read_only, demo=runner, freeze_startup=True)
     if runner.autopilot is not None:
         runner.autopilot.presence = app.presence
     result = app.run()
