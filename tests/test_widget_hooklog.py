@@ -458,7 +458,7 @@ _REASONS = ["null", '"V7: state_version 1 < disk 3"', '"ok } done"', '"quote-fre
     ),
     needle=st.sampled_from(["v7", "state", '"', "}", "done", "reason", ":", "null", "z", "allow",
                             "gate", "a, b", "caf\u00e9", "dev", "x", '" y']),
-    copy=st.booleans(),
+    copy=st.sampled_from(["file", "copy", "both"]),
     chunk=st.sampled_from([64, 300, 1 << 20]),
 )
 def test_property_text_filter_over_read_lines_matches_the_naive_definition(
@@ -466,7 +466,8 @@ def test_property_text_filter_over_read_lines_matches_the_naive_definition(
 ):
     """Lines read by the tailer (the owner's shape confirmed from the bytes, the others
     parsed): a text filter picks exactly the rows the naive definition picks, read back from
-    the file or from the store's copy, scanned in one part or in many (on the threads)."""
+    the file, from the store's copy or from both, scanned in one part or in many (on the
+    threads)."""
     from unittest.mock import patch
 
     from phasewatch.core.hooklog import HookLogTailer
@@ -478,9 +479,10 @@ def test_property_text_filter_over_read_lines_matches_the_naive_definition(
     path = tmp_path_factory.mktemp("filter") / "log"
     path.write_bytes("".join(x + "\n" for x in lines).encode())
     store = HookStore(path)
-    gen = 0 if copy else store.file_generation((path.stat().st_dev, path.stat().st_ino))
-    for batch in HookLogTailer(path).read_all().batches:
-        store.fill(batch, gen=gen)
+    gen = store.file_generation((path.stat().st_dev, path.stat().st_ino))
+    tailer = HookLogTailer(path, max_read=256)  # several batches: "both" reads them from both
+    for k, batch in enumerate(tailer.read_all().batches):
+        store.fill(batch, gen=0 if copy == "copy" or (copy == "both" and k % 2) else gen)
     records = [parse_line(x, i + 1) for i, x in enumerate(lines)]
     with patch.object(store_module, "SCAN_CHUNK", chunk):
         mask = store.mask(HookFilter(text=needle), 0, store.filled) or b""
@@ -502,3 +504,23 @@ def test_find_all_matches_find_in_the_lower_cased_bytes(data, needle):
     low = data.lower()
     want = [i for i in range(len(data)) if low.startswith(needle, i)]
     assert _find_all(data, needle).tolist() == want
+
+
+def test_text_filter_reads_rows_from_the_file_and_from_the_copy(tmp_path) -> None:
+    """Rows of one store kept two ways (read back from the file, or from the store's copy of
+    lines no longer in it): each is scanned from where it is kept."""
+    from phasewatch.core.hooklog import HookLogTailer
+    from phasewatch.core.hooklog.store import HookFilter, HookStore
+
+    lines = [_LINE.format(i=i % 10, hook="gate-blocker", event="allow", reason=f'"ok }} done {i}"')
+             for i in range(12)]
+    path = tmp_path / "log"
+    path.write_bytes("".join(x + "\n" for x in lines).encode())
+    store = HookStore(path)
+    gen = store.file_generation((path.stat().st_dev, path.stat().st_ino))
+    batches = HookLogTailer(path, max_read=256).read_all().batches
+    assert len(batches) == 12
+    for k, batch in enumerate(batches):
+        store.fill(batch, gen=0 if k % 2 else gen)
+    assert list(store.mask(HookFilter(text="DONE"), 0, store.filled)) == [1] * 12
+    assert list(store.mask(HookFilter(text="done 7"), 0, store.filled)) == [0] * 7 + [1] + [0] * 4

@@ -641,17 +641,29 @@ class HookStore:
             if start <= row < stop and (needle in error.lower() or needle in raw.lower()):
                 hit[row - start] = 1
         kinds = np.frombuffer(self._kind, np.uint8)[start:stop]
-        valid = np.flatnonzero(kinds == KIND_VALID)
+        is_valid = kinds == KIND_VALID
         parts = []
-        if len(valid):
-            gens = np.frombuffer(self._gen, np.uint16)[start:stop][valid]
-            where = np.frombuffer(self._where, _WHERE[self._where.typecode])[start:stop][valid]
-            lengths = np.frombuffer(self._length, np.uint32)[start:stop][valid]
-            plain = np.frombuffer(self._plain, np.uint8)[start:stop][valid]
-            valid += start
-            for gen in np.unique(gens).tolist():
-                sel = np.flatnonzero(gens == gen)
+        if is_valid.any():
+            # copies (the arrays may grow, and move, once the lock is let go): a slice's copy
+            # when every row is valid (the usual case), else the valid rows gathered
+            every = bool(is_valid.all())
+            valid = np.arange(start, stop) if every else np.flatnonzero(is_valid) + start
+
+            def column(buf: array, dtype: Any) -> np.ndarray:
+                values = np.frombuffer(buf, dtype)[start:stop]
+                return values.copy() if every else values[valid - start]
+
+            gens = column(self._gen, np.uint16)
+            where = column(self._where, _WHERE[self._where.typecode])
+            lengths = column(self._length, np.uint32)
+            plain = column(self._plain, np.uint8)
+            present = np.flatnonzero(np.bincount(gens)).tolist()  # (no sort of a million rows)
+            for gen in present:
                 ident = self._files[gen] if gen < len(self._files) else None
+                if len(present) == 1:
+                    parts.append((gen, ident, valid, where, lengths, plain))
+                    break
+                sel = np.flatnonzero(gens == gen)
                 parts.append((gen, ident, valid[sel], where[sel], lengths[sel], plain[sel]))
         return _TextPlan(needle, start, bytes(hit), parts)
 
