@@ -752,7 +752,7 @@ def _scan(
         if wanted is not None and not wanted():
             raise Moot
         lo = int(where[i])
-        data = read(lo, int(where[j - 1] + lengths[j - 1]) - lo)
+        data = read(lo, max(0, int(where[j - 1] + lengths[j - 1]) - lo))
         if data is None:
             return []
         starts = where[i:j].astype(np.int64) - lo

@@ -313,9 +313,9 @@ class HookLogTailer:
                 self._skipping = True
                 buf_start += len(buf)
                 buf = b""
+        batches = _parse_all(jobs)  # (before the offset moves on: a failure reads them again)
         self._offset = buf_start
-        pending = stop < size and self._has_newline_after(fd, buf_start, size)
-        return _parse_all(jobs), pending
+        return batches, stop < size and self._has_newline_after(fd, buf_start, size)
 
     def _has_newline_after(self, fd: int, start: int, size: int) -> bool:
         """Whether a complete line waits beyond ``start`` (cheap peek, bounded)."""
