@@ -4,9 +4,10 @@ Standing findings (what the files say now) and recent events (transition finding
 only in the one snapshot where the transition happened) share the table; events are marked ``⟲``
 and carry the state version they led to. Events of one rule at one place share a row (the newest,
 and how many): a writer storming the file shows one ``TR-VERSION-JUMP`` row that counts, not a
-row per refresh (the timeline screen lists every event). Rows are added/removed by key and only changed cells are
-rewritten; the order (severity, rule, path) is restored with ``DataTable.sort`` when rows are
-added. New rows are emphasised for a few seconds.
+row per refresh (the timeline screen lists every event). Rows are added/removed by key and only
+changed cells are rewritten; the order (severity, rule, path) is restored with
+``DataTable.sort`` when rows are added. New rows, and event rows with a newer event, are
+emphasised for a few seconds.
 
 Plain data in: :class:`~core.findings.Finding` objects (and ``(key, version, finding)`` tuples for
 events). Every string is a Rich ``Text`` or plain ``Content``: never markup.
