@@ -79,6 +79,13 @@ def tally(codes: np.ndarray) -> list[tuple[int, int]]:
     return list(zip(values[order].tolist(), counts[order].tolist(), strict=True))
 
 
+def tally_pairs(first: np.ndarray, second: np.ndarray, seconds: int) -> list[tuple[int, int, int]]:
+    """(first code, second code, rows) for each pair of codes present, in the order the pairs
+    first appear; ``seconds``: how many distinct second codes there are."""
+    pairs = first.astype(np.int64) * seconds + second
+    return [(pair // seconds, pair % seconds, n) for pair, n in tally(pairs)]
+
+
 @dataclass(slots=True, eq=False)
 class Batch:
     """Consecutive rows of the log (see the module docstring).

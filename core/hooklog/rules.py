@@ -19,7 +19,7 @@ import numpy as np
 from ..findings import Finding, Severity, make, rule
 from ..protocol import HOOK_EVENTS
 from ..text import shorten
-from .batch import TS_NONE, Batch, tally, us_time
+from .batch import TS_NONE, Batch, tally_pairs, us_time
 from .parse import KEYS, HookRecord
 
 SEED = "FORMATS 1 hook-activity.log"
@@ -195,9 +195,9 @@ class HookAudit:
     def _add_blocks(self, batch: Batch, rows: np.ndarray) -> None:
         hooks, hook_codes = batch.field("hook")
         phases, phase_codes = batch.field("phase")
-        at = phase_codes[rows].astype(np.int64)
-        for pair, n in tally(at * len(hooks) + hook_codes[rows]):
-            phase, hook = phases[pair // len(hooks)], hooks[pair % len(hooks)] or "(none)"
+        at = phase_codes[rows]
+        for p, h, n in tally_pairs(at, hook_codes[rows], len(hooks)):
+            phase, hook = phases[p], hooks[h] or "(none)"
             self._blocks[(phase or "(none)", hook)] += n
             per_phase = self._phase_blocks.get(phase)
             if per_phase is None:

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .batch import Batch, tally
+from .batch import Batch, tally, tally_pairs
 from .parse import HookRecord
 
 
@@ -35,10 +35,8 @@ class HookCounts:
         self.invalid += len(batch) - len(valid)
         hooks, hook_codes = batch.field("hook")
         events, event_codes = batch.field("event")
-        pairs = hook_codes[valid].astype(np.int64) * len(events) + event_codes[valid]
-        for pair, n in tally(pairs):  # a few distinct pairs, first seen first
-            hook = hooks[pair // len(events)] or "(none)"
-            event = events[pair % len(events)] or "(none)"
+        for h, e, n in tally_pairs(hook_codes[valid], event_codes[valid], len(events)):
+            hook, event = hooks[h] or "(none)", events[e] or "(none)"
             self.by_hook[hook] += n
             self.by_event[event] += n
             per_hook = self.by_hook_event.get(hook)
