@@ -43,8 +43,8 @@ RAW_CAP = 200
 EVENTS_CAP = 500
 # A huge hook log is read over several refreshes (``SessionUpdate.hook_pending``), so state
 # changes are never stuck behind it: each refresh polls it (HOOK_READ_BYTES a poll, ~24k lines,
-# ~15 ms on two threads) for up to HOOK_PART_SECONDS. Its lines are indexed first (a newline scan), so they show
-# at once, parsed when on screen.
+# ~15 ms to parse on two threads) for up to HOOK_PART_SECONDS. Its lines are indexed first (a
+# newline scan), so they show at once, parsed when on screen.
 HOOK_READ_BYTES = 4 * 1024 * 1024
 HOOK_PART_SECONDS = 0.1
 DIFF_LIMIT = 200  # changed field paths recorded per timeline entry
@@ -611,6 +611,8 @@ class ProjectSession:
                 more = self.tailer.poll()  # a large log: as much as the part's time allows
                 self._store_hooks(more, now)
                 res = res.then(more)
+            if res.pending:
+                self._index_rest()
         if self._hook_pending and not res.pending:
             release_memory()  # a large log was read: give back what its parts borrowed
         self._hook_pending = res.pending
@@ -626,8 +628,7 @@ class ProjectSession:
         return tail, bool(len(res)) or flags_changed or (large and not initial)
 
     def _store_hooks(self, res: TailResult, now: datetime) -> None:
-        """Put a poll's records in the store (after a rotation marker), then index what the
-        tailer has not parsed yet, so the newest lines show before they are counted."""
+        """Put a poll's records in the store (after a rotation marker), counted and audited."""
         store = self.hooks
         if store.pending and self._hook_indexed > self.tailer.size:
             store.drop_pending()  # rewritten shorter before those lines were parsed: not there
@@ -647,9 +648,13 @@ class ProjectSession:
             self._hook_counts.add(batch)
         if not store.pending:
             self._hook_indexed = self.tailer.offset
-        if res.pending and ident is not None:
+
+    def _index_rest(self) -> None:
+        """Index what the tailer has not parsed yet (once a refresh's polls are done), so the
+        newest lines show before they are counted."""
+        if self.tailer.ident is not None:
             start = max(self._hook_indexed, self.tailer.offset)
-            self._index_hooks(start, self.tailer.lines_consumed + store.pending + 1)
+            self._index_hooks(start, self.tailer.lines_consumed + self.hooks.pending + 1)
 
     def _index_hooks(self, start: int, first_line: int) -> None:
         """Rows for the complete lines from byte ``start`` on, not parsed yet (shown at once)."""

@@ -649,14 +649,14 @@ class HookStore:
             every = bool(is_valid.all())
             valid = np.arange(start, stop) if every else np.flatnonzero(is_valid) + start
 
-            def column(buf: array, dtype: Any) -> np.ndarray:
+            def copied(buf: array | bytearray, dtype: Any) -> np.ndarray:
                 values = np.frombuffer(buf, dtype)[start:stop]
                 return values.copy() if every else values[valid - start]
 
-            gens = column(self._gen, np.uint16)
-            where = column(self._where, _WHERE[self._where.typecode])
-            lengths = column(self._length, np.uint32)
-            plain = column(self._plain, np.uint8)
+            gens = copied(self._gen, np.uint16)
+            where = copied(self._where, _WHERE[self._where.typecode])
+            lengths = copied(self._length, np.uint32)
+            plain = copied(self._plain, np.uint8)
             present = np.flatnonzero(np.bincount(gens)).tolist()  # (no sort of a million rows)
             for gen in present:
                 ident = self._files[gen] if gen < len(self._files) else None
@@ -668,8 +668,8 @@ class HookStore:
         return _TextPlan(needle, start, bytes(hit), parts)
 
     def _text_scan(self, plan: _TextPlan, wanted: Callable[[], bool] | None) -> bytes:
-        """The plan's rows, with those whose reason holds the needle: the raw bytes are scanned
-        first (lower-cased), each candidate is then parsed to confirm."""
+        """The plan's rows, with those whose reason holds the needle: the raw bytes are searched
+        first (case-folded, :func:`_find_all`), a candidate not confirmed from them is parsed."""
         hit = bytearray(plan.hit)
         needle = plan.needle
         raw_needle = needle.encode() if needle.isascii() else None
