@@ -1,5 +1,6 @@
 """Where benches keep what they measured: ``bench/results/<kind>-<time>.json`` with the machine
-it ran on, read back by ``bench/readme_table.py`` to write the README's table."""
+it ran on, read back by ``bench/readme_table.py`` to write the README's table; and
+:func:`cached_bytecode`, the condition the end-to-end benches measure under."""
 
 from __future__ import annotations
 
@@ -7,12 +8,21 @@ import json
 import os
 import platform
 import statistics
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
+
+
+def cached_bytecode() -> None:
+    """Programs started from now on run as installed: from a bytecode cache (an environment
+    saying PYTHONDONTWRITEBYTECODE=1 would compile every module at every start). A private
+    cache, filled by each program's first, uncounted run."""
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    os.environ["PYTHONPYCACHEPREFIX"] = tempfile.mkdtemp(prefix="pwbench-pycache-")
 
 
 def stats(values: list[float | None]) -> dict[str, float | int | None]:

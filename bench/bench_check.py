@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -43,14 +42,6 @@ def grow_state(state_path: Path, target: int = TARGET_BYTES) -> int:
     return len(data)
 
 
-def cached_bytecode() -> None:
-    """Run the commands as installed: from a bytecode cache (an environment saying
-    PYTHONDONTWRITEBYTECODE=1 would compile every module at every start). A private cache,
-    filled by each command's first, uncounted run."""
-    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
-    os.environ["PYTHONPYCACHEPREFIX"] = tempfile.mkdtemp(prefix="pwbench-pycache-")
-
-
 def timed(cmd: list[str], runs: int) -> list[float]:
     samples = []
     for _ in range(runs):
@@ -77,7 +68,7 @@ def main(argv: list[str] | None = None) -> None:
             "phasewatch check": [py, "-m", "phasewatch", "check", project],
             "phasewatch check --json": [py, "-m", "phasewatch", "check", project, "--json"],
         }
-        cached_bytecode()
+        _results.cached_bytecode()
         for cmd in rows.values():
             timed(cmd, 1)  # fills the cache
         medians = {name: statistics.median(timed(cmd, args.runs)) for name, cmd in rows.items()}

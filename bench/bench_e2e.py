@@ -226,11 +226,7 @@ def main() -> None:
             results[name] = []
     minimal = small / "minimal_app.py"
     minimal.write_text(MINIMAL_APP)
-    # as installed: Python programs start from a bytecode cache (this environment may say
-    # PYTHONDONTWRITEBYTECODE=1, which would compile every module at every start); a private
-    # cache, filled by one start of each program that is not counted
-    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
-    os.environ["PYTHONPYCACHEPREFIX"] = tempfile.mkdtemp(prefix="pwbench-pycache-")
+    _results.cached_bytecode()  # as installed (one uncounted start of each program fills it)
     tmux("new-session", "-d", "-s", "keep", "sleep 100000", check=True)
     try:
         run_startup([PHASEWATCH, str(small)], "Overview", "warm-pw")
