@@ -88,6 +88,7 @@ def test_contention_with_a_live_owner(tmp_path: Path) -> None:
     kept: list[int] = []  # versions we wrote whose decision is in the file
     outcomes: dict[str, int] = {}
     orphans = 0  # owner writes that landed on the inode we replaced (reported as races)
+    races: list[str] = []  # what each race said (printed: a failure shows what happened)
     started = time.perf_counter()
     try:
         while owner.poll() is None:
@@ -102,6 +103,8 @@ def test_contention_with_a_live_owner(tmp_path: Path) -> None:
                 kept.append(result.version_after)
             if "during the replace" in result.message:
                 orphans += 1
+            if result.outcome == "race":
+                races.append(f"v{result.version_before}->{result.version_after}: {result.message}")
     finally:
         owner.wait(timeout=60)
     elapsed = time.perf_counter() - started
@@ -113,6 +116,7 @@ def test_contention_with_a_live_owner(tmp_path: Path) -> None:
         f"\ncontention: {elapsed:.2f}s, {len(owner_versions)} owner writes, decisions {outcomes}, "
         f"kept {len(kept)}, owner writes onto the replaced inode {orphans}, owner lost {lost_owner}"
     )
+    print("\n".join(races))
 
     assert outcomes.get("applied", 0) >= 5, outcomes  # the two sides really interleaved
     assert outcomes.get("error", 0) == 0
