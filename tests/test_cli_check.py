@@ -290,3 +290,37 @@ def test_decision_errors_name_the_fix(tmp_path, capsys):
     digest = hashlib.sha256(PLAN.encode()).hexdigest()
     assert main(["approve", str(tmp_path), "--expect-sha256", "0" * 64]) == 3
     assert f"its sha256 is now {digest}" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------------------- pipe and terminal
+
+
+def test_a_pipe_gets_the_text_rich_prints_without_importing_rich(tmp_path, capsys):
+    """One report, two renderings: written as plain spans in a pipe, through rich on a
+    terminal (rich drops the styles when the file is not a terminal: same text)."""
+    from phasewatch.core.report import audit_project
+    from phasewatch.tui.check_output import print_report
+
+    state = factories.feature_state()
+    key = state["active_workflow"]["current_phase"]
+    state["phases"][key]["status"] = "pend\ting [b]x[/b] ünï"
+    root = project(tmp_path, state)
+    (root / ".tdd-progress.md").write_text(PLAN, encoding="utf-8")
+    report = audit_project(root)
+    assert len(report.findings) > 1
+    print_report(report, colour=False)
+    piped = capsys.readouterr().out
+    print_report(report, colour=True)
+    assert piped == capsys.readouterr().out
+    assert "actual: pend  ing [b]x[/b] ünï\n" in piped  # the tab expanded, as rich does
+    assert "NOT approved" in piped
+    code = (
+        "import sys; from tui.cli import main; rc = main(['check', sys.argv[1]]);"
+        "sys.stderr.write(repr([m for m in sys.modules if m.split('.')[0] == 'rich']));"
+        "raise SystemExit(rc)"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(root)], cwd=ROOT, capture_output=True, text=True
+    )
+    assert proc.returncode == 1 and proc.stdout == piped, proc.stderr
+    assert proc.stderr == "[]"
