@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from phasewatch.core import sources
 from phasewatch.core.sources import (
     MAX_JSON_BYTES,
     StateReader,
@@ -300,3 +301,53 @@ def test_lone_surrogate_is_cleaned_away(tmp_path):
     r = read_json(p)
     assert r.ok and r.data == {"a": "xy", "": 1}
     json.dumps(r.data, ensure_ascii=False).encode("utf-8")  # printable and encodable
+
+
+def _json_only(raw: bytes):
+    """The reference: json alone, as ``_parse`` read documents before its msgspec fast path."""
+    try:
+        return "ok", json.loads(raw.decode("utf-8", errors="replace"),
+                                parse_constant=sources._reject_constant)  # fmt: skip
+    except (ValueError, RecursionError) as exc:
+        return "error", type(exc).__name__
+
+
+def _parsed_or_error(raw: bytes):
+    try:
+        return "ok", sources._parse(raw)
+    except (ValueError, RecursionError) as exc:
+        return "error", type(exc).__name__
+
+
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    _JSON_VALUES,
+    st.booleans(),
+    st.lists(st.tuples(st.integers(min_value=0), st.binary(max_size=3)), max_size=3),
+)
+def test_the_fast_parse_agrees_with_json(value, ascii_only, edits):
+    """Documents (some edited into invalid UTF-8, lone surrogates, big numbers, broken
+    syntax): the msgspec fast path gives json's value, or json's verdict where it refuses."""
+    raw = json.dumps({"v": value, "big": 10**30, "far": 1e308}, ensure_ascii=ascii_only).encode(
+        "utf-8", errors="surrogatepass"
+    )
+    for at, insert in edits:
+        at %= len(raw) + 1
+        raw = raw[:at] + insert + raw[at:]
+    assert _parsed_or_error(raw) == _json_only(raw)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [b'{"a": "\\ud800"}', b'{"a": 1e400}', b'{"a": "\xff"}', b'{"a": 1, "a": 2}', b"[" * 5000],
+    ids=["lone-surrogate", "out-of-range", "invalid-utf8", "duplicate-key", "deep"],
+)
+def test_what_the_fast_parse_refuses_json_decides(raw):
+    assert _parsed_or_error(raw) == _json_only(raw)
