@@ -25,7 +25,7 @@ R_SCHEMA_TYPE = rule(
 
 
 class _Tolerant(BaseModel):
-    model_config = ConfigDict(extra="allow", strict=True, frozen=False)
+    model_config = ConfigDict(extra="allow", strict=True, frozen=False, defer_build=True)
 
 
 class Timing(_Tolerant):
