@@ -35,7 +35,6 @@ from typing import Any, Literal
 
 from .diff import ROOT, changed_paths
 from .files.read import read_regular
-from .tdd.approval import find_approval
 
 Verdict = Literal["unchanged", "held", "reverted"]
 #: How long the dashboard watches after a decision it applied (the CLI: ``--confirm-seconds``).
@@ -75,8 +74,16 @@ def state_footprint(before: bytes, written: bytes) -> Footprint:
     return Footprint("state", written, before=old, paths=tuple(dict.fromkeys(paths + holders)))
 
 
+def _find_approval(text: bytes) -> tuple[int, bytes] | None:
+    """The plugin hook's approval test (its package is imported on first use: the review
+    console imports this module for the first frame, the plan reader is not needed there)."""
+    from .tdd.approval import find_approval
+
+    return find_approval(text)
+
+
 def approval_footprint(written: bytes) -> Footprint:
-    found = find_approval(written)
+    found = _find_approval(written)
     return Footprint("approval", written, approval=None if found is None else found[1])
 
 
@@ -100,10 +107,8 @@ def judge(footprint: Footprint, current: bytes) -> tuple[Verdict, int | None] | 
     the content cannot be judged (not JSON: a write in progress; the watch reads again)."""
     if current == footprint.written:
         return "unchanged", None
-    if (
-        footprint.kind == "approval"
-    ):  # the hook's own test on the new bytes: the hook's own test on the new bytes
-        found = find_approval(current)
+    if footprint.kind == "approval":  # the hook's own test on the new bytes
+        found = _find_approval(current)
         kept = found is not None and found[1] == footprint.approval
         return ("held" if kept else "reverted"), None
     try:

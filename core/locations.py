@@ -12,9 +12,12 @@ can highlight cells and the audit can raise findings from the same facts.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from .models import State
 from .protocol import agents_for, canonical_phase
+
+if TYPE_CHECKING:
+    from .models import State
 
 # Column names used in PhaseLocations.disagree
 DETAIL, SUMMARY, POINTERS, AGENT = "detail", "summary", "pointers", "agent"

@@ -35,19 +35,8 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from phasewatch.core import decide
 from phasewatch.core.confirm import DEFAULT_SECONDS
 from phasewatch.core.notify import Event, Notifier
-from phasewatch.core.review import (
-    AttentionItem,
-    GateView,
-    attention_items,
-    escalation_key,
-    gate_view,
-)
-from phasewatch.core.session import SessionUpdate
-from phasewatch.core.snapshot import Snapshot
-from phasewatch.core.sources import FileStamp
 from phasewatch.core.text import clean
 from textual.app import App, SystemCommand
 from textual.binding import Binding
@@ -61,6 +50,12 @@ from .screens import load
 from .screens.console_base import ConsoleScreen, KeyGuard
 
 if TYPE_CHECKING:
+    from phasewatch.core import decide
+    from phasewatch.core.review import AttentionItem, GateView
+    from phasewatch.core.session import SessionUpdate
+    from phasewatch.core.snapshot import Snapshot
+    from phasewatch.core.sources import FileStamp
+
     from .screens.review import GatePanel
 
 #: A deciding key pressed this soon after its panel appeared (or its subject changed) is ignored.
@@ -85,13 +80,34 @@ CONSOLE_SCREENS: dict[str, str] = {
     "plan": "phasewatch.tui.screens.plan:PlanScreen",
 }
 
-OwnWrite = Callable[[Path, FileStamp | None], None]
+OwnWrite = Callable[[Path, "FileStamp | None"], None]
 
 
 def _digest(document: object) -> str:
     """Identity of the document a decision was taken on (two presses on one look share it)."""
     text = json.dumps(document, sort_keys=True, default=str)
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _decide() -> Any:
+    """:mod:`core.decide` (the writer), imported on first use: the first frame is drawn
+    before the core is imported (the app reads the project after it)."""
+    from phasewatch.core import decide
+
+    return decide
+
+
+def _review() -> Any:
+    """:mod:`core.review` (what waits for a human), imported on first use (see :func:`_decide`)."""
+    from phasewatch.core import review
+
+    return review
+
+
+def _is_screen(screen: object, where: str) -> bool:
+    """``screen`` is the console screen at ``where`` ("module:Class"), without importing it."""
+    cls = type(screen)
+    return f"{cls.__module__}:{cls.__qualname__}" == where
 
 
 def _gate_panel_class() -> type[GatePanel]:
@@ -193,7 +209,10 @@ class ReviewConsole:
         return update.snapshot(self.project_id) if update is not None else None
 
     def waiting_gate(self) -> GateView | None:
-        view = gate_view(self.snapshot())
+        snap = self.snapshot()
+        if snap is None:  # no data yet (the footer asks before the core is imported)
+            return None
+        view = _review().gate_view(snap)
         return view if view is not None and view.waiting else None
 
     def gate_panel(self) -> GatePanel | None:
@@ -211,8 +230,9 @@ class ReviewConsole:
             return
         self.last_update, self.project_id = update, project_id
         snap = self.snapshot(update)
-        view = gate_view(snap)
-        self.attention = attention_items(snap, update.tdd_plan)
+        review = _review()
+        view = review.gate_view(snap)
+        self.attention = review.attention_items(snap, update.tdd_plan)
         if self.notifier is not None:
             for item in self.attention:
                 summary = f"{item.title}: {item.detail}" if item.detail else item.title
@@ -244,7 +264,7 @@ class ReviewConsole:
             return
         new = []
         for i, esc in enumerate(snap.state.pending_escalations):
-            key = f"{snap.project_id}|{escalation_key(i, esc)}"
+            key = f"{snap.project_id}|{_review().escalation_key(i, esc)}"
             if key not in self._escalations_announced:
                 self._escalations_announced.add(key)
                 new.append(esc)
@@ -258,8 +278,8 @@ class ReviewConsole:
         """``check_action`` of the app's ``console(name)`` bindings."""
         if name == "gate":
             return self.waiting_gate() is not None
-        cls = self._screen_class(name)
-        if cls is None or isinstance(top, cls):
+        where = CONSOLE_SCREENS.get(name)
+        if where is None or _is_screen(top, where):
             return False  # already there
         return True if always else self._relevant(name)
 
@@ -326,7 +346,7 @@ class ReviewConsole:
     ) -> None:
         """Answer the review gate ``view`` shows (``seen`` = the document it came from)."""
         self._decide_state(
-            f"review {action}", view.source, view.raw, decide.decide_review, action, asker,
+            f"review {action}", view.source, view.raw, _decide().decide_review, action, asker,
             guidance=guidance,
         )  # fmt: skip
 
@@ -334,7 +354,7 @@ class ReviewConsole:
         self, snap: Snapshot, action: str, *, reason: str | None = None, asker: MessagePump
     ) -> None:
         self._decide_state(
-            f"escalation {action}", snap.source, snap.raw, decide.decide_escalation, action,
+            f"escalation {action}", snap.source, snap.raw, _decide().decide_escalation, action,
             asker, reason=reason,
         )  # fmt: skip
 
@@ -366,7 +386,7 @@ class ReviewConsole:
         progress = self.last_update.project.tdd_progress
         expect = None if discard else plan_sha256
         call = partial(
-            decide.decide_approval, progress, discard=discard, expect_sha256=expect, via="tui"
+            _decide().decide_approval, progress, discard=discard, expect_sha256=expect, via="tui"
         )
         label = "approve --discard" if discard else "approve"
         own = None if discard else progress
@@ -409,10 +429,12 @@ class ReviewConsole:
         try:
             result = decision.call()
         except Exception as exc:  # core.decide reports I/O errors itself; this is a bug guard
-            result = decide.DecisionResult(
+            result = _decide().DecisionResult(
                 "error", f"{type(exc).__name__}: {exc}", action=decision.label
             )
         own = decision.own_path
+        from phasewatch.core.sources import FileStamp
+
         stamp = FileStamp.of(own) if result.ok and own is not None else None
         target = asker if asker.is_attached else self.app
         target.post_message(DecisionDone(decision, result, stamp))
@@ -441,7 +463,7 @@ class ReviewConsole:
         from .screens.dialogs import RefusalDialog
 
         summary = result.state_summary
-        line = decide.describe_summary(summary) if summary else "(the file could not be read)"
+        line = _decide().describe_summary(summary) if summary else "(the file could not be read)"
         title = clean(f"{decision.shown}: {result.outcome} — nothing was decided")
         self.app.push_screen(RefusalDialog(title, result.message, summary, line))
 
@@ -459,8 +481,8 @@ class ReviewConsole:
 
         def watch() -> None:
             watched = replace(result)  # the result shown in the UI is never mutated here
-            decide.confirm(path, watched, self.confirm_seconds, via="tui", stop=stop)
-            if watched.outcome == decide.REVERTED:
+            _decide().confirm(path, watched, self.confirm_seconds, via="tui", stop=stop)
+            if watched.outcome == _decide().REVERTED:
                 app.post_message(DecisionReverted(decision, watched))
 
         app.run_worker(

@@ -9,10 +9,12 @@ write to: only the command runs there.
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from phasewatch.core.config import Notifications
 from phasewatch.core.notify import Event, Notifier, run_command
+
+if TYPE_CHECKING:
+    from phasewatch.core.config import Notifications
 
 
 def app_notifier(app: Any, settings: Notifications) -> Notifier:

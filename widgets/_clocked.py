@@ -4,10 +4,13 @@ the data, ``tick`` only moves the clock, and the widget repaints only when its t
 from __future__ import annotations
 
 from datetime import datetime
+from typing import TYPE_CHECKING
 
-from phasewatch.core.snapshot import Snapshot
 from textual.content import Content
 from textual.widgets import Static
+
+if TYPE_CHECKING:
+    from phasewatch.core.snapshot import Snapshot
 
 
 class ClockedStatic(Static):

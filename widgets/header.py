@@ -8,13 +8,16 @@ Plain data in (a :class:`~core.snapshot.Snapshot` and the current time); the tex
 from __future__ import annotations
 
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from phasewatch.core.protocol import parse_iso
-from phasewatch.core.snapshot import Snapshot
 from textual.content import Content
 
 from ._clocked import ClockedStatic
 from ._style import plain_content
+
+if TYPE_CHECKING:
+    from phasewatch.core.snapshot import Snapshot
 
 Part = Content | str | tuple[str, str]
 

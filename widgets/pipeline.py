@@ -8,14 +8,17 @@ packed into lines by width so a narrow terminal wraps between phases, never insi
 from __future__ import annotations
 
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from phasewatch.core.protocol import parse_iso
-from phasewatch.core.snapshot import Snapshot
 from textual.content import Content
 
 from ._clocked import ClockedStatic
 from ._style import glyph
 from .header import format_minutes
+
+if TYPE_CHECKING:
+    from phasewatch.core.snapshot import Snapshot
 
 _STATUS_STYLE = {
     "completed": "$success",

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import TYPE_CHECKING
 
-from phasewatch.core.session import FileStatus
 from phasewatch.core.text import clean
 from textual.content import Content
 from textual.widgets import Static
+
+if TYPE_CHECKING:
+    from phasewatch.core.session import FileStatus
 
 Part = Content | str | tuple[str, str]
 

@@ -17,7 +17,6 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from phasewatch.core.session import SessionUpdate
 from phasewatch.widgets.footer import KeyFooter
 from phasewatch.widgets.status_bar import StatusBar
 from textual.app import ComposeResult
@@ -26,6 +25,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 
 if TYPE_CHECKING:
+    from phasewatch.core.session import SessionUpdate
     from phasewatch.tui.app import PhasewatchApp
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from phasewatch.core.session import SessionUpdate
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widget import Widget
@@ -21,6 +20,8 @@ from textual.widget import Widget
 from ..bindings import refresh_bindings_if_changed
 
 if TYPE_CHECKING:
+    from phasewatch.core.session import SessionUpdate
+
     from ..console import ReviewConsole
 
 

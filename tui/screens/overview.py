@@ -8,10 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
+from typing import TYPE_CHECKING
 
-from phasewatch.core.config import apply_config
 from phasewatch.core.findings import Severity
-from phasewatch.core.session import SessionUpdate
 from phasewatch.core.text import clean, shorten
 from phasewatch.widgets.findings_list import FindingsList, Item, events, standing
 from phasewatch.widgets.header import OverviewHeader
@@ -21,6 +20,9 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widget import Widget
 
 from .base import UpdateScreen
+
+if TYPE_CHECKING:
+    from phasewatch.core.session import SessionUpdate
 
 WIDE = 150  # columns from which the matrix and the findings sit side by side
 MAX_EVENTS_SHOWN = 50
@@ -109,6 +111,8 @@ class OverviewScreen(UpdateScreen):
         header.show(snap, now, fallback, plan_waiting, other_data_hint(update))
         self.query_one("#pipeline", Pipeline).show(snap, now)
         self.query_one("#matrix", LocationMatrix).show(snap.rows if snap is not None else [])
+        from phasewatch.core.config import apply_config  # loaded with the first data
+
         findings = apply_config(update.findings_for(pid), self.pw_app.config)
         recent = update.events_for(pid)
         items: list[Item] = standing(findings) + events(
