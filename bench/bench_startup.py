@@ -258,7 +258,12 @@ def main(runs: int) -> None:
         cold = series(project, None, 3, 0.0)
         bare = import_time("pass", pycache)
         textual = import_time("import textual.app", pycache)
-        app = import_time("import tui.app", pycache)
+        app = import_time("import phasewatch.tui.app", pycache)
+        core = import_time(
+            "import phasewatch.tui.app, phasewatch.core.session, phasewatch.core.decide, "
+            "phasewatch.core.config",
+            pycache,
+        )
     if not warm:
         return
     med = {k: statistics.median(r[k] for r in warm) for k in warm[0]}
@@ -288,9 +293,9 @@ def main(runs: int) -> None:
     print(f"  CPU while idle                              {med['idle_cpu']:8.1f} %  of one core")
     print(
         f"  where start-up goes: python itself {bare:.3f} s; import textual.app "
-        f"{textual - bare:.3f} s; import tui.app (textual + core + screens + widgets) "
-        f"{app - bare:.3f} s; the rest (app start, discovery, first read, layout, paint) "
-        f"{med['data'] - (app - bare) - bare:.3f} s"
+        f"{textual - bare:.3f} s; import tui.app (the first frame's modules: textual, the "
+        f"screens, the widgets) {app - bare:.3f} s; then, after the first frame, the core "
+        f"(pydantic, numpy, the readers, the writer) {core - app:.3f} s"
     )
 
 

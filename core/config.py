@@ -29,7 +29,6 @@ extra = ["my-custom-agent"]     # agent names to accept besides the framework's
 from __future__ import annotations
 
 import json
-import os
 import tomllib
 from collections.abc import Iterable
 from dataclasses import replace
@@ -38,6 +37,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from .config_file import default_path
 from .findings import Finding, Severity
 from .sources import read_text
 from .text import clean
@@ -83,12 +83,6 @@ class Config(_Section):
 
 class ConfigError(ValueError):
     """The config file cannot be used; the message names the file and the fix."""
-
-
-def default_path(environ: dict[str, str] | None = None) -> Path:
-    env = os.environ if environ is None else environ
-    base = env.get("XDG_CONFIG_HOME") or str(Path(env.get("HOME", "~")).expanduser() / ".config")
-    return Path(base) / "phasewatch" / "config.toml"
 
 
 def load(path: Path | None = None, environ: dict[str, str] | None = None) -> tuple[Config, Path]:

@@ -125,3 +125,29 @@ def test_the_demo_takes_its_autopilot_from_the_config(tmp_path, monkeypatch):
     config.write_text("[autopilot]\nwait_seconds = -1\n")
     assert demo.main([*run, str(tmp_path / "g")]) == 2
     assert seen == [0.0, 7.0, 3.0]
+
+
+# ------------------------------------------------------------------ the dashboard's config
+
+
+def _dashboard(argv: list[str], monkeypatch, home: Path):
+    from phasewatch.tui.cli import _dashboard_config, _dashboard_parser
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home))
+    return _dashboard_config(_dashboard_parser().parse_args(argv))
+
+
+def test_the_dashboard_reads_a_config_only_when_there_is_one(tmp_path, monkeypatch, capsys):
+    """No file and no flags: None (the app makes the defaults after its first frame); a file
+    or a notification flag: the config, read before the app starts; a broken file: False and
+    the error, before any screen."""
+    assert _dashboard([], monkeypatch, tmp_path) is None
+    assert _dashboard(["--no-notify"], monkeypatch, tmp_path).notifications.enabled is False
+    cmd = _dashboard(["--notify-cmd", "notify-send x"], monkeypatch, tmp_path)
+    assert cmd.notifications.command == "notify-send x"
+    (tmp_path / "phasewatch").mkdir()
+    (tmp_path / "phasewatch" / "config.toml").write_text('theme = "textual-light"\n')
+    assert _dashboard([], monkeypatch, tmp_path).theme == "textual-light"
+    (tmp_path / "phasewatch" / "config.toml").write_text("them = 1\n")
+    assert _dashboard([], monkeypatch, tmp_path) is False
+    assert "them" in capsys.readouterr().err

@@ -92,3 +92,50 @@ def test_the_command_line_does_not_read_package_metadata_at_start() -> None:
     code = "import sys, phasewatch.tui.cli; print('importlib.metadata' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+FIRST_FRAME = """
+import asyncio, json, sys
+from pathlib import Path
+from phasewatch.tui.app import PhasewatchApp
+
+HEAVY = ("pydantic", "numpy", "msgspec", "phasewatch.core.session", "phasewatch.core.decide",
+         "phasewatch.core.config", "phasewatch.core.snapshot", "phasewatch.core.hooklog")
+root = Path(sys.argv[1])
+(root / ".isdlc").mkdir()
+(root / ".isdlc" / "state.json").write_text(json.dumps({"state_version": 3, "phases": {}}))
+seen = {}
+
+class App(PhasewatchApp):
+    CSS_PATH = sys.argv[2]
+
+    def on_ready(self):
+        seen["ready"] = [m for m in HEAVY if m in sys.modules]
+
+async def main():
+    app = App(root, watch=False)
+    async with app.run_test() as pilot:
+        while app.updates_applied == 0:
+            await pilot.pause(0.01)
+        seen["data"] = [m for m in HEAVY if m in sys.modules]
+        seen["config"] = app.config is not None and app.review.notifier is not None
+
+asyncio.run(main())
+print(json.dumps(seen))
+"""
+
+
+def test_the_first_frame_is_drawn_before_the_core_is_imported(tmp_path):
+    """Issue 14.3: the dashboard's first frame needs Textual and its screens, not pydantic,
+    numpy or the readers; the project is read (and the config defaults made) after it."""
+    import json
+
+    proc = subprocess.run(
+        [sys.executable, "-c", FIRST_FRAME, str(tmp_path), str(ROOT / "tui" / "app.tcss")],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    seen = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert seen["ready"] == []
+    assert "pydantic" in seen["data"] and "phasewatch.core.session" in seen["data"]
+    assert seen["config"] is True

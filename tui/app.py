@@ -20,14 +20,10 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import Future
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from phasewatch.core.config import Config
 from phasewatch.core.memory import share_arenas
-from phasewatch.core.session import ProjectSession, SessionUpdate
-from phasewatch.core.sources import FileStamp
 from phasewatch.core.text import clean
-from phasewatch.core.watch import Watcher
 from textual import on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
@@ -48,9 +44,17 @@ from .screens.base import UpdateScreen
 from .screens.console_base import ConsoleScreen
 from .screens.help import HelpScreen, help_rows
 from .screens.overview import other_screen
-from .screens.projects import ProjectSwitcher, project_lines
+
+if TYPE_CHECKING:
+    from phasewatch.core.config import Config
+    from phasewatch.core.session import ProjectSession, SessionUpdate
+    from phasewatch.core.sources import FileStamp
+    from phasewatch.core.watch import Watcher
 
 Clock = Callable[[], datetime]
+#: What the first read gives: the session, its first update, and the config defaults when no
+#: config file was read (else None).
+FirstRead = tuple["ProjectSession", "SessionUpdate", "Config | None"]
 
 #: The data screens in key order (1-6): name -> (title, "module:Class"). A screen's module is
 #: imported when the screen is first shown: the first frame needs only the overview, and the
@@ -158,15 +162,16 @@ class PhasewatchApp(App[int]):
         super().__init__()
         self.path = path
         self.read_only = read_only
-        #: The user's config file (notifications, theme, default screen).
-        self.config = config or Config.defaults()
+        #: The user's config file (notifications, theme, default screen). None (no config file):
+        #: the defaults, made with the first read (pydantic is not imported for the first frame).
+        self.config: Config | None = config
         #: The review console (gate panel, escalations, plan approval, every decision write).
         self.review = ReviewConsole(
             self,
             read_only=read_only,
             clock=self.now,
             own_write=self._own_write,
-            notifier=app_notifier(self, self.config.notifications),
+            notifier=None if config is None else app_notifier(self, config.notifications),
         )
         self.project_id: str | None = project_id
         self.demo = demo
@@ -190,11 +195,9 @@ class PhasewatchApp(App[int]):
         self.data_screens: dict[str, UpdateScreen] = {}
         self.data_screen("overview")
         share_arenas()  # before the reader threads start: see core/memory.py
-        # Read the project while Textual starts (compose and the first paint take ~0.25 s):
-        # the first data is ready when the screen is. See run_watcher.
-        self._first_read: Future[tuple[ProjectSession, SessionUpdate]] = _read_in_background(
-            path, self.clock, session_options or {}
-        )
+        self._session_options = session_options or {}
+        #: The first read, started once the first frame is on screen (:meth:`on_ready`).
+        self._first_read: Future[FirstRead] = Future()
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -203,23 +206,32 @@ class PhasewatchApp(App[int]):
 
     def on_mount(self) -> None:
         self.set_interval(1.0, self._tick, name="clock")
-        self._apply_config()
+        if self.config is not None:  # a config file was read: its theme for the first frame
+            self._apply_config(self.config)
         self.run_watcher()
         if self.demo is not None:
             self._run_demo()
 
-    def _apply_config(self) -> None:
-        theme = self.config.theme
+    def _apply_config(self, config: Config) -> None:
+        """The config's theme and first screen (its notifications are the review console's)."""
+        theme = config.theme
         if theme and theme in self.available_themes:
             self.theme = theme
         elif theme:
             self.notify(f"config: no theme named {clean(theme)!r}; kept {self.theme}.",
                         severity="warning", markup=False)
-        if self.config.default_screen != "overview":
-            self.call_after_refresh(self.action_show, self.config.default_screen)
+        if config.default_screen != "overview":
+            self.call_after_refresh(self.action_show, config.default_screen)
 
     def on_ready(self) -> None:
+        """The first frame is on screen: now the core is imported and the project read, in a
+        thread (doing it alongside would slow the first frame down: one GIL)."""
+        if self.startup_seconds is not None:
+            return
         self.startup_seconds = time.perf_counter() - self._t0
+        _read_in_background(
+            self._first_read, self.path, self.clock, self._session_options, self.config is None
+        )
 
     async def on_unmount(self) -> None:
         self._stop.set()
@@ -249,7 +261,11 @@ class PhasewatchApp(App[int]):
         The first read was started in the background when the app was built; it is shown at
         once. The watcher's initial batch then re-reads everything with the OS watch in place,
         so nothing written between that first read and the watch is missed."""
-        session, first = await asyncio.wrap_future(self._first_read)
+        session, first, defaults = await asyncio.wrap_future(self._first_read)
+        if defaults is not None:  # no config file: the defaults, made with the first read
+            self.config = defaults
+            self.review.notifier = app_notifier(self, defaults.notifications)
+            self._apply_config(defaults)
         self.session = session
         if self.project_id is not None and session.project.state_for(self.project_id) is None:
             self._notes.append(f"no project {self.project_id!r}")
@@ -265,6 +281,8 @@ class PhasewatchApp(App[int]):
         if first.hook_pending:  # a large log: its newest lines now, not after the watch set-up
             hook_log = session.project.hook_log
             self._post(await asyncio.to_thread(session.refresh, [hook_log]))
+        from phasewatch.core.watch import Watcher
+
         files, dirs = session.watch_targets()
         watcher = Watcher(files, dirs, root=session.root, **self.watcher_options)
         self.watcher = watcher
@@ -421,6 +439,8 @@ class PhasewatchApp(App[int]):
         if update is None:
             self.notify("No data yet.", markup=False)
             return
+        from .screens.projects import ProjectSwitcher, project_lines
+
         lines = project_lines(update)
         if len(lines) <= 1 and not update.project.monorepo:
             self.notify("Not a monorepo: there is only one project.", markup=False)
@@ -472,18 +492,27 @@ class PhasewatchApp(App[int]):
 
 
 def _read_in_background(
-    path: str | Path | None, clock: Clock, options: dict[str, Any]
-) -> Future[tuple[ProjectSession, SessionUpdate]]:
-    """Discover the project and read it once, in a daemon thread (never raises here: a failure
-    is re-raised in the watcher worker, which reports it)."""
-    future: Future[tuple[ProjectSession, SessionUpdate]] = Future()
+    future: Future[FirstRead],
+    path: str | Path | None,
+    clock: Clock,
+    options: dict[str, Any],
+    defaults: bool,
+) -> None:
+    """Import the core, discover the project and read it once, in a daemon thread, into
+    ``future`` (never raises here: a failure is re-raised in the watcher worker, which reports
+    it). ``defaults``: also make the config defaults (no config file was read). The modules
+    the first update needs (the review console's) are imported here too, off the UI thread."""
 
     def run() -> None:
         try:
+            from phasewatch.core import decide, review  # noqa: F401  (see the docstring)
+            from phasewatch.core.config import Config
+            from phasewatch.core.session import ProjectSession
+
             session = ProjectSession(path, clock=clock, **options)
-            future.set_result((session, session.refresh(None)))
+            config = Config.defaults() if defaults else None
+            future.set_result((session, session.refresh(None), config))
         except BaseException as exc:
             future.set_exception(exc)
 
     threading.Thread(target=run, name="phasewatch-first-read", daemon=True).start()
-    return future

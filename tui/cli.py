@@ -235,7 +235,7 @@ def cmd_dashboard(argv: list[str]) -> int:
         print(f"phasewatch: {args.path}: no such directory", file=sys.stderr)
         return 2
     config = _dashboard_config(args)
-    if config is None:
+    if config is False:
         return 2
     from phasewatch.tui.dashboard import run_dashboard
 
@@ -245,14 +245,21 @@ def cmd_dashboard(argv: list[str]) -> int:
 
 
 def _dashboard_config(args: argparse.Namespace):
-    """The config file's settings with the command line's notification flags on top."""
+    """The config file's settings with the command line's notification flags on top; None when
+    there is neither (the app makes the defaults after its first frame, so pydantic is not
+    imported before it); False when the file cannot be used (the error is printed)."""
+    from phasewatch.core.config_file import default_path
+
+    flags = args.notify_cmd is not None or args.no_notify
+    if args.config is None and not flags and not os.path.lexists(default_path()):
+        return None
     from phasewatch.core.config import ConfigError, load
 
     try:
         config, _where = load(args.config)
     except ConfigError as exc:
         print(f"phasewatch: {exc}", file=sys.stderr)
-        return None
+        return False
     notes = config.notifications
     if args.notify_cmd is not None:
         notes = notes.model_copy(update={"command": args.notify_cmd})

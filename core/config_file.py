@@ -1,0 +1,16 @@
+"""Where the user's config file is (:mod:`core.config` reads and validates it).
+
+Apart so that the dashboard can ask whether there is a file to read without importing pydantic:
+with no file, its first frame is drawn before the defaults are made."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def default_path(environ: dict[str, str] | None = None) -> Path:
+    """``$XDG_CONFIG_HOME/phasewatch/config.toml``, else ``~/.config/phasewatch/config.toml``."""
+    env = os.environ if environ is None else environ
+    base = env.get("XDG_CONFIG_HOME") or str(Path(env.get("HOME", "~")).expanduser() / ".config")
+    return Path(base) / "phasewatch" / "config.toml"
