@@ -654,3 +654,37 @@ async def test_start_up_objects_leave_the_collector_once_the_first_data_shows(
             assert (gc.get_freeze_count() > 0) is freeze
     finally:
         gc.unfreeze()
+
+
+async def test_before_the_first_read_every_screen_says_it_is_reading(tmp_path, monkeypatch):
+    """The first frame is drawn before the project is read: until the first update no data
+    screen may say a file is missing (there is a hook log, a plan and a registry here), each
+    says it is reading; the first update shows the data."""
+    import phasewatch.tui.app as app_module
+
+    write_state(tmp_path / ".isdlc" / "state.json", F.feature_state())
+    (tmp_path / ".isdlc" / "hook-activity.log").write_text(
+        json.dumps({"ts": TS.format(1, 0), "hook": "gate-blocker", "event": "allow"}) + "\n"
+    )
+    held: list[tuple] = []
+    read = app_module._read_in_background
+    monkeypatch.setattr(app_module, "_read_in_background", lambda *args: held.append(args))
+    app = make_app(tmp_path, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: bool(held))
+        for key in "234561":
+            await pilot.press(key)
+            await pilot.pause()
+            text = screen_text(app)
+            assert "Reading the project files…" in text, (key, text)
+            assert "missing" not in text and "No " not in text and "no " not in text, text
+        assert app.updates_applied == 0
+        read(*held[0])  # the read, as the app starts it
+        await wait_until(pilot, lambda: app.updates_applied > 0)
+        await pilot.pause()
+        text = screen_text(app)
+        assert "Reading the project files…" not in text
+        assert F.feature_state()["project"]["name"] in text
+        await pilot.press("2")
+        await wait_until(pilot, lambda: "gate-blocker" in screen_text(app))
+        assert "Reading the project files…" not in screen_text(app)

@@ -9,6 +9,10 @@ implements :meth:`UpdateScreen.apply_update` (widgets composed, inside
 ``app.batch_update()``) and, if it shows time-dependent text, :meth:`UpdateScreen.tick`.
 
 Every screen ends with the status bar (watch mode, torn/vanished/stale warnings) and the footer.
+
+Until its first update a screen shows only "Reading the project files..." above them: the first
+frame is drawn before the project is read, and a body drawn from no data would say what is not
+so ("no .isdlc/state.json", "the hook log is missing or empty").
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from textual.app import ComposeResult
 from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widget import Widget
+from textual.widgets import Static
 
 if TYPE_CHECKING:
     from phasewatch.core.session import SessionUpdate
@@ -36,6 +41,13 @@ class UpdateScreen(Screen[None]):
     NAME = "screen"
     #: Human title.
     TITLE = "Screen"
+
+    DEFAULT_CSS = """
+    UpdateScreen > #reading { display: none; padding: 1 2; color: $text-muted; }
+    UpdateScreen.-reading > * { display: none; }
+    UpdateScreen.-reading > #reading, UpdateScreen.-reading > StatusBar,
+    UpdateScreen.-reading > KeyFooter { display: block; }
+    """
 
     def __init__(self, *, name: str | None = None, id: str | None = None) -> None:
         super().__init__(name=name, id=id)
@@ -88,6 +100,9 @@ class UpdateScreen(Screen[None]):
         return ()
 
     def compose(self) -> ComposeResult:
+        if self.last_update is None and getattr(self.app, "last_update", None) is None:
+            self.add_class("-reading")  # no data yet: see the module docstring
+        yield Static("Reading the project files…", id="reading", markup=False)
         yield from self.compose_body()
         yield StatusBar(id="status-bar")
         yield KeyFooter()
@@ -109,6 +124,7 @@ class UpdateScreen(Screen[None]):
 
     def _apply(self, update: SessionUpdate) -> None:
         self.last_update = update
+        self.remove_class("-reading")
         self.apply_update(update)
         self.update_status(update)
         self.applied += 1
