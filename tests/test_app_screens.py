@@ -688,3 +688,26 @@ async def test_before_the_first_read_every_screen_says_it_is_reading(tmp_path, m
         await pilot.press("2")
         await wait_until(pilot, lambda: "gate-blocker" in screen_text(app))
         assert "Reading the project files…" not in screen_text(app)
+
+
+async def test_a_first_read_that_fails_says_so_in_place_of_reading(tmp_path, monkeypatch):
+    """A bug or an unexpected error in the first read: every data screen says it could not
+    read the project (cleaned: no escape reaches the screen), not "Reading..." for ever."""
+    import phasewatch.core.session as session_module
+
+    def broken(*_args, **_kwargs):
+        raise OSError("disk \x1b]0;gone\x07 on fire")
+
+    monkeypatch.setattr(session_module, "ProjectSession", broken)
+    write_state(tmp_path / ".isdlc" / "state.json", F.feature_state())
+    app = make_app(tmp_path, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.read_error is not None)
+        await pilot.pause()
+        for key in "21":
+            await pilot.press(key)
+            await pilot.pause()
+            text = screen_text(app)
+            assert "Could not read the project: OSError: disk  on fire" in text, text  # OSC gone
+            assert "Reading the project files" not in text
+        assert app.updates_applied == 0

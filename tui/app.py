@@ -185,6 +185,8 @@ class PhasewatchApp(App[int]):
         self.updates_applied = 0
         self.updates_received = 0
         self.startup_seconds: float | None = None
+        #: Why the first read failed (the data screens show it instead of "Reading...").
+        self.read_error: str | None = None
         self.first_data_seconds: float | None = None
         self._stop = asyncio.Event()
         self._posted_at = 0.0  # time.monotonic() of the last update posted
@@ -316,9 +318,14 @@ class PhasewatchApp(App[int]):
         if event.state != WorkerState.ERROR:
             return
         error = event.worker.error
-        text = f"{event.worker.name} failed: {type(error).__name__}: {error}"
+        text = clean(f"{event.worker.name} failed: {type(error).__name__}: {error}")
         if event.worker.group == "watch":
             self.watch_mode = "stopped"
+            if self.last_update is None:  # nothing was read: the screens say so, not "Reading"
+                self.read_error = clean(f"Could not read the project: {type(error).__name__}: "
+                                        f"{error}")  # fmt: skip
+                for screen in self.data_screens.values():
+                    screen.reading_failed(self.read_error)
         self._notes = [*self._notes[-3:], text]
         self.notify(text, title="phasewatch", severity="error", markup=False, timeout=10)
         self._refresh_status()

@@ -34,6 +34,9 @@ if TYPE_CHECKING:
     from phasewatch.tui.app import PhasewatchApp
 
 
+READING = "Reading the project files…"
+
+
 class UpdateScreen(Screen[None]):
     """Base of the data screens (see the module docstring for the contract)."""
 
@@ -102,10 +105,18 @@ class UpdateScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         if self.last_update is None and getattr(self.app, "last_update", None) is None:
             self.add_class("-reading")  # no data yet: see the module docstring
-        yield Static("Reading the project files…", id="reading", markup=False)
+        failed = getattr(self.app, "read_error", None)
+        yield Static(failed or READING, id="reading", markup=False)
         yield from self.compose_body()
         yield StatusBar(id="status-bar")
         yield KeyFooter()
+
+    def reading_failed(self, text: str) -> None:
+        """The first read failed: ``text`` (cleaned) in place of "Reading..."."""
+        try:
+            self.query_one("#reading", Static).update(text)
+        except NoMatches:  # not composed yet: compose shows the app's read_error
+            pass
 
     def on_mount(self) -> None:
         if self._pending is None and self.last_update is None:
