@@ -345,8 +345,7 @@ class PhasewatchApp(App[int]):
         if self.first_data_seconds is None:
             self.first_data_seconds = time.perf_counter() - self._t0
             self._open_where_the_data_is(update)
-            if self._freeze_startup:  # once the first data is on screen
-                self.call_after_refresh(gc.freeze)
+            self.call_after_refresh(_after_first_data, self._freeze_startup)
 
     def _open_where_the_data_is(self, update: SessionUpdate) -> None:
         """A project without an iSDLC workflow opens on the screen that has its data (the TDD
@@ -507,12 +506,13 @@ def _read_in_background(
 ) -> None:
     """Import the core, discover the project and read it once, in a daemon thread, into
     ``future`` (never raises here: a failure is re-raised in the watcher worker, which reports
-    it). ``defaults``: also make the config defaults (no config file was read). The modules
-    the first update needs (the review console's) are imported here too, off the UI thread."""
+    it). ``defaults``: also make the config defaults (no config file was read). The module the
+    first update needs for the review console is imported here too, off the UI thread (the
+    writer, ~50 ms, once the data is on screen: :func:`_after_first_data`)."""
 
     def run() -> None:
         try:
-            from phasewatch.core import decide, review  # noqa: F401  (see the docstring)
+            from phasewatch.core import review  # noqa: F401  (see the docstring)
             from phasewatch.core.config import Config
             from phasewatch.core.session import ProjectSession
 
@@ -523,3 +523,17 @@ def _read_in_background(
             future.set_exception(exc)
 
     threading.Thread(target=run, name="phasewatch-first-read", daemon=True).start()
+
+
+def _after_first_data(freeze: bool) -> None:
+    """Once the first data is on screen, in a daemon thread: import the writer (the first
+    decision does not wait for it), then, with ``freeze``, move the objects made so far out of
+    the cyclic collector's reach (see :class:`PhasewatchApp`)."""
+
+    def run() -> None:
+        from phasewatch.core import decide  # noqa: F401
+
+        if freeze:
+            gc.freeze()
+
+    threading.Thread(target=run, name="phasewatch-warm-up", daemon=True).start()
