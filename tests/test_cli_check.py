@@ -203,17 +203,25 @@ def test_readme_rule_table_is_current():
     )
 
 
-def test_check_runs_without_textual_as_a_process(tmp_path):
-    project(tmp_path, factories.feature_state())
+def check_process(root: Path, *args: str, package: str) -> tuple[subprocess.CompletedProcess, str]:
+    """``check ROOT ARGS`` in a fresh interpreter: the process, and (its stderr's last line) the
+    modules of ``package`` it had imported by the end."""
     code = (
-        "import sys; from tui.cli import main; rc = main(['check', sys.argv[1], '--json']);"
-        "bad = [m for m in sys.modules if m.split('.')[0] == 'textual'];"
-        "sys.stderr.write(repr(bad)); raise SystemExit(rc if not bad else 99)"
+        "import sys; from tui.cli import main; rc = main(['check', *sys.argv[2:]]);"
+        "sys.stderr.write('\\n' + repr([m for m in sys.modules if m.split('.')[0] == sys.argv[1]]));"
+        "raise SystemExit(rc)"
     )
     proc = subprocess.run(
-        [sys.executable, "-c", code, str(tmp_path)], cwd=ROOT, capture_output=True, text=True
-    )
-    assert proc.returncode == 0, proc.stderr
+        [sys.executable, "-c", code, package, str(root), *args],
+        cwd=ROOT, capture_output=True, text=True,
+    )  # fmt: skip
+    return proc, proc.stderr.rsplit("\n", 1)[-1]
+
+
+def test_check_runs_without_textual_as_a_process(tmp_path):
+    project(tmp_path, factories.feature_state())
+    proc, textual = check_process(tmp_path, "--json", package="textual")
+    assert proc.returncode == 0 and textual == "[]", proc.stderr
 
 
 # ---------------------------------------------------------------------------- hostile names
@@ -314,13 +322,5 @@ def test_a_pipe_gets_the_text_rich_prints_without_importing_rich(tmp_path, capsy
     assert piped == capsys.readouterr().out
     assert "actual: pend  ing [b]x[/b] ünï\n" in piped  # the tab expanded, as rich does
     assert "NOT approved" in piped
-    code = (
-        "import sys; from tui.cli import main; rc = main(['check', sys.argv[1]]);"
-        "sys.stderr.write(repr([m for m in sys.modules if m.split('.')[0] == 'rich']));"
-        "raise SystemExit(rc)"
-    )
-    proc = subprocess.run(
-        [sys.executable, "-c", code, str(root)], cwd=ROOT, capture_output=True, text=True
-    )
-    assert proc.returncode == 1 and proc.stdout == piped, proc.stderr
-    assert proc.stderr == "[]"
+    proc, rich = check_process(root, package="rich")
+    assert proc.returncode == 1 and proc.stdout == piped and rich == "[]", proc.stderr
