@@ -713,3 +713,24 @@ async def test_a_first_read_that_fails_says_so_in_place_of_reading(tmp_path, mon
             assert "Could not read the project: OSError: disk  on fire" in text, text  # OSC gone
             assert "Reading the project files" not in text
         assert app.updates_applied == 0
+
+
+async def test_without_a_ready_the_first_read_still_starts(tmp_path):
+    """The first read waits for Textual's Ready (the first frame on screen); a driver that never
+    sent one would leave every screen "Reading": a timer starts it at the latest."""
+    import phasewatch.tui.app as app_module
+    from textual import events
+
+    class NoReady(PhasewatchApp):
+        CSS_PATH = str(Path(app_module.__file__).with_name("app.tcss"))
+
+        def on_ready(self, event: events.Ready) -> None:
+            event.prevent_default()  # PhasewatchApp.on_ready never runs
+
+    write_state(tmp_path / ".isdlc" / "state.json", F.feature_state())
+    app = NoReady(tmp_path, watch=False, clock=frozen_clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.3)
+        assert not app._read_started and app.updates_applied == 0
+        await wait_until(pilot, lambda: app.updates_applied > 0)
+        assert F.feature_state()["project"]["name"] in screen_text(app)

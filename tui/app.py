@@ -75,6 +75,10 @@ SCREEN_NAMES = tuple(DATA_SCREENS)
 #: a quiet spell is still read at once, and so are our own writes and a large log's next part.
 UPDATE_GAP_S = 1 / 15
 DARK, LIGHT = "textual-dark", "textual-light"
+#: The first read starts when the first frame is on screen (Textual's Ready), or this long
+#: after mounting if no Ready came (a driver that never reports one must not leave the screens
+#: "Reading" for ever).
+READ_AT_THE_LATEST_S = 1.0
 
 
 def screen_class(name: str) -> type[UpdateScreen]:
@@ -200,6 +204,7 @@ class PhasewatchApp(App[int]):
         self._session_options = session_options or {}
         #: The first read, started once the first frame is on screen (:meth:`on_ready`).
         self._first_read: Future[FirstRead] = Future()
+        self._read_started = False
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -208,6 +213,7 @@ class PhasewatchApp(App[int]):
 
     def on_mount(self) -> None:
         self.set_interval(1.0, self._tick, name="clock")
+        self.set_timer(READ_AT_THE_LATEST_S, self._start_first_read, name="first read")
         if self.config is not None:  # a config file was read: its theme for the first frame
             self._apply_config(self.config)
         self.run_watcher()
@@ -228,9 +234,16 @@ class PhasewatchApp(App[int]):
     def on_ready(self) -> None:
         """The first frame is on screen: now the core is imported and the project read, in a
         thread (doing it alongside would slow the first frame down: one GIL)."""
-        if self.startup_seconds is not None:
+        if self.startup_seconds is None:
+            self.startup_seconds = time.perf_counter() - self._t0
+        self._start_first_read()
+
+    def _start_first_read(self) -> None:
+        """Start the first read, once (:meth:`on_ready`, or the timer :meth:`on_mount` sets in
+        case no Ready ever comes)."""
+        if self._read_started:
             return
-        self.startup_seconds = time.perf_counter() - self._t0
+        self._read_started = True
         _read_in_background(
             self._first_read, self.path, self.clock, self._session_options, self.config is None
         )
