@@ -273,8 +273,8 @@ class PhasewatchApp(App[int]):
     async def run_watcher(self) -> None:
         """ONE async worker: watch, refresh in a thread (sequentially), post the update.
 
-        The first read was started in the background when the app was built; it is shown at
-        once. The watcher's initial batch then re-reads everything with the OS watch in place,
+        The first read is started in a thread once the first frame is on screen
+        (:meth:`_start_first_read`); it is shown at once. The watcher's initial batch then re-reads everything with the OS watch in place,
         so nothing written between that first read and the watch is missed."""
         session, first, defaults = await asyncio.wrap_future(self._first_read)
         if defaults is not None:  # no config file: the defaults, made with the first read
@@ -331,12 +331,12 @@ class PhasewatchApp(App[int]):
         if event.state != WorkerState.ERROR:
             return
         error = event.worker.error
-        text = clean(f"{event.worker.name} failed: {type(error).__name__}: {error}")
+        reason = clean(f"{type(error).__name__}: {error}")
+        text = f"{clean(event.worker.name)} failed: {reason}"
         if event.worker.group == "watch":
             self.watch_mode = "stopped"
             if self.last_update is None:  # nothing was read: the screens say so, not "Reading"
-                self.read_error = clean(f"Could not read the project: {type(error).__name__}: "
-                                        f"{error}")  # fmt: skip
+                self.read_error = f"Could not read the project: {reason}"
                 for screen in self.data_screens.values():
                     screen.reading_failed(self.read_error)
         self._notes = [*self._notes[-3:], text]
