@@ -302,7 +302,7 @@ def _parse(raw: bytes) -> Any:
         raise ValueError("starts with a byte order mark (the owner's JSON.parse rejects it)")
     try:
         return msgspec.json.decode(raw)
-    except (msgspec.DecodeError, ValueError, RecursionError):
+    except (ValueError, RecursionError):  # msgspec.DecodeError is a ValueError
         pass
     return json.loads(raw.decode("utf-8", errors="replace"), parse_constant=_reject_constant)
 
