@@ -660,10 +660,8 @@ class HookStore:
             present = np.flatnonzero(np.bincount(gens)).tolist()  # (no sort of a million rows)
             for gen in present:
                 ident = self._files[gen] if gen < len(self._files) else None
-                if len(present) == 1:
-                    parts.append((gen, ident, valid, where, lengths, plain))
-                    break
-                sel = np.flatnonzero(gens == gen)
+                # one file generation (the usual case): every row, no gather
+                sel = slice(None) if len(present) == 1 else np.flatnonzero(gens == gen)
                 parts.append((gen, ident, valid[sel], where[sel], lengths[sel], plain[sel]))
         return _TextPlan(needle, start, bytes(hit), parts)
 
