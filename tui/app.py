@@ -168,15 +168,13 @@ class PhasewatchApp(App[int]):
         self.read_only = read_only
         #: The user's config file (notifications, theme, default screen). None (no config file):
         #: the defaults, made with the first read (pydantic is not imported for the first frame).
-        self.config: Config | None = config
+        self.config: Config | None = None
         #: The review console (gate panel, escalations, plan approval, every decision write).
         self.review = ReviewConsole(
-            self,
-            read_only=read_only,
-            clock=self.now,
-            own_write=self._own_write,
-            notifier=None if config is None else app_notifier(self, config.notifications),
+            self, read_only=read_only, clock=self.now, own_write=self._own_write
         )
+        if config is not None:
+            self._use_config(config)
         self.project_id: str | None = project_id
         self.demo = demo
         self.clock: Clock = clock or (lambda: datetime.now(UTC))
@@ -219,6 +217,11 @@ class PhasewatchApp(App[int]):
         self.run_watcher()
         if self.demo is not None:
             self._run_demo()
+
+    def _use_config(self, config: Config) -> None:
+        """Hold ``config``; its notifications go to the review console."""
+        self.config = config
+        self.review.notifier = app_notifier(self, config.notifications)
 
     def _apply_config(self, config: Config) -> None:
         """The config's theme and first screen (its notifications are the review console's)."""
@@ -278,8 +281,7 @@ class PhasewatchApp(App[int]):
         so nothing written between that first read and the watch is missed."""
         session, first, defaults = await asyncio.wrap_future(self._first_read)
         if defaults is not None:  # no config file: the defaults, made with the first read
-            self.config = defaults
-            self.review.notifier = app_notifier(self, defaults.notifications)
+            self._use_config(defaults)
             self._apply_config(defaults)
         self.session = session
         if self.project_id is not None and session.project.state_for(self.project_id) is None:
