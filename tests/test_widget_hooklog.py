@@ -524,3 +524,42 @@ def test_text_filter_reads_rows_from_the_file_and_from_the_copy(tmp_path) -> Non
         store.fill(batch, gen=0 if k % 2 else gen)
     assert list(store.mask(HookFilter(text="DONE"), 0, store.filled)) == [1] * 12
     assert list(store.mask(HookFilter(text="done 7"), 0, store.filled)) == [0] * 7 + [1] + [0] * 4
+
+
+def test_a_text_scan_stops_at_its_next_part_once_a_newer_filter_is_wanted(tmp_path) -> None:
+    """The filter's scan starts at the first key (no wait for a pause in the typing), so each
+    part asks whether it is still wanted: once it is not, the scan stops (``Moot``) and the
+    parts after it read nothing; while it is, the result is the one without the question."""
+    from unittest.mock import patch
+
+    import pytest
+    from phasewatch.core.hooklog import HookLogTailer
+    from phasewatch.core.hooklog import store as store_module
+    from phasewatch.core.hooklog.store import HookFilter, HookStore, Moot
+
+    lines = [_LINE.format(i=i % 10, hook="gate-blocker", event="allow", reason=f'"ok done {i}"')
+             for i in range(200)]
+    path = tmp_path / "log"
+    path.write_bytes("".join(x + "\n" for x in lines).encode())
+    store = HookStore(path)
+    gen = store.file_generation((path.stat().st_dev, path.stat().st_ino))
+    for batch in HookLogTailer(path).read_all().batches:
+        store.fill(batch, gen=gen)
+    f = HookFilter(text="done 1")
+    asked: list[int] = []
+
+    def wanted() -> bool:  # a newer filter is typed while the third part is asked
+        asked.append(1)
+        return len(asked) < 3
+
+    scanned = patch.object(store_module, "_reason_hits", wraps=store_module._reason_hits)
+    with patch.object(store_module, "SCAN_CHUNK", 256), scanned as parts:  # a part per line or two
+        full = store.mask(f, 0, store.filled, lambda: True)
+        n_parts = parts.call_count
+        parts.reset_mock()
+        with pytest.raises(Moot):
+            store.mask(f, 0, store.filled, wanted)
+    assert n_parts > 50
+    assert parts.call_count <= 2  # (the mask's own question, then two parts on two threads)
+    assert full == store.mask(f, 0, store.filled)
+    assert [i for i, m in enumerate(full or b"") if m] == [i for i in range(200) if "done 1" in f"ok done {i}"]
