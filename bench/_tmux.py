@@ -72,5 +72,10 @@ class Pane:
             pass
         return out
 
-    def close(self) -> None:
+    def close(self, timeout: float = 10.0) -> None:
+        """End the program and wait until it is gone: a program still exiting (giving back a
+        large log's memory) would take the CPU from the next one measured."""
         tmux("kill-session", "-t", self.name, capture_output=True)
+        end = time.monotonic() + timeout
+        while Path(f"/proc/{self.pid}").exists() and time.monotonic() < end:
+            time.sleep(0.01)

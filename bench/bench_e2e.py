@@ -257,17 +257,20 @@ def rounds(
     small: Path,
     minimal: Path,
 ) -> None:
-    for _ in range(RUNS):  # interleaved: each round measures every program in the same minute
+    for k in range(RUNS):  # interleaved: each round measures every program in the same minute
+        # the two start-ups first (after a quiet moment, in turns: neither always starts right
+        # after the other or after a large log's program was ended)
+        time.sleep(0.5)
+        startups = [
+            ("startup_phasewatch", lambda: run_startup([PHASEWATCH, str(small)], "Overview", "pws", DATA_MARK)),
+            ("startup_minimal", lambda: run_startup([sys.executable, str(minimal)], "minimal-app-ready", "min")),
+        ]
+        for key, run in startups[:: 1 if k % 2 == 0 else -1]:
+            results[key].append(run())
         results["phasewatch"].append(run_phasewatch(root))
         for name, argv in tools.items():
             if argv is not None:
                 results[name].append(run_reference(name, argv))
-        results["startup_phasewatch"].append(
-            run_startup([PHASEWATCH, str(small)], "Overview", "pws", DATA_MARK)
-        )
-        results["startup_minimal"].append(
-            run_startup([sys.executable, str(minimal)], "minimal-app-ready", "min")
-        )
 
 
 def save(results: dict[str, Any], summary: dict[str, Any], notes: list[str]) -> None:
