@@ -210,3 +210,37 @@ async def test_help_in_read_only_mode_says_the_decisions_are_disabled(
         titles = list(dict.fromkeys(title for _k, _d, title in app.screen.rows))
         assert all("read-only: decisions disabled" in t for t in titles[:3]), titles
         assert "read-only" not in titles[3]  # the waiting list still opens
+
+
+async def test_screens_wear_a_new_theme_and_a_first_visit_refreshes_no_css(
+    waiting_project: Path,
+) -> None:
+    """A screen built or shown for the first time is styled as it mounts: no full CSS refresh
+    (reparse, restyle every node) on its first visits. A theme change still reaches every
+    screen: those shown before it, one built in the same moment, one built after it."""
+    app = PhasewatchApp(waiting_project, clock=frozen_clock, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.updates_applied > 0)
+        refreshes: list[int] = []
+        full_refresh = app.refresh_css
+
+        def counted(animate: bool = True) -> None:
+            refreshes.append(1)
+            full_refresh(animate)
+
+        app.refresh_css = counted  # type: ignore[method-assign]
+        for key in "2121313":
+            await press(pilot, key, DATA_KEYS[key])
+        assert refreshes == []
+        dark = app.screen.styles.background
+
+        app.action_toggle_theme()
+        app.action_show("timeline")  # built in the same moment as the theme change
+        await wait_until(pilot, lambda: where(app) == "timeline")
+        await pilot.pause()
+        light = app.screen.styles.background
+        assert light != dark and refreshes
+        for key in "123456":  # shown before the change (1, 2, 3), built after it (5, 6)
+            await press(pilot, key, DATA_KEYS[key])
+            await pilot.pause()
+            assert app.screen.styles.background == light, DATA_KEYS[key]

@@ -194,6 +194,9 @@ class PhasewatchApp(App[int]):
         self._posted_at = 0.0  # time.monotonic() of the last update posted
         self._freeze_startup = freeze_startup
         self._notes: list[str] = []
+        #: Textual's CSS generation (``_css_update_count``) the stylesheet last ran at; see
+        #: :meth:`refresh_css`. None until the first refresh (the first screen's, at start-up).
+        self._css_styled_at: int | None = None
         self.theme = DARK
         #: The data screens built so far (see DATA_SCREENS); the overview is built at once.
         self.data_screens: dict[str, UpdateScreen] = {}
@@ -239,6 +242,7 @@ class PhasewatchApp(App[int]):
         thread (doing it alongside would slow the first frame down: one GIL)."""
         if self.startup_seconds is None:
             self.startup_seconds = time.perf_counter() - self._t0
+            self._styled_now(self.screen)
         self._start_first_read()
 
     def _start_first_read(self) -> None:
@@ -387,6 +391,7 @@ class PhasewatchApp(App[int]):
         screen = self.data_screens.get(name)
         if screen is None:
             screen = screen_class(name)(name=name)
+            self._styled_now(screen)  # (its widgets are styled when they mount)
             self.data_screens[name] = screen
             self.install_screen(screen, name)
             if self.last_update is not None:
@@ -427,6 +432,20 @@ class PhasewatchApp(App[int]):
     def _own_write(self, path: Path, stamp: FileStamp | None) -> None:
         if self.watcher is not None:
             self.watcher.expect_own_write(path, stamp)
+
+    def refresh_css(self, animate: bool = True) -> None:
+        super().refresh_css(animate)
+        self._css_styled_at = self._css_update_count
+
+    def _styled_now(self, screen: Screen[Any]) -> None:
+        """Tell Textual that ``screen`` is styled with the stylesheet of the last CSS refresh
+        (a screen just built, or the first one once it is painted). Else Textual refreshes the
+        whole app's CSS (reparse, restyle every node: ~40 ms, the slowest key of a storm) when a
+        new screen is first shown, again on its second visit and on the first screen's second
+        visit, as it must for a screen the theme changed under. A theme change since that
+        refresh (a newer generation) is still refreshed when the screen is shown."""
+        if self._css_styled_at is not None:
+            screen._css_update_count = self._css_styled_at
 
     def action_toggle_theme(self) -> None:
         self.theme = LIGHT if self.theme == DARK else DARK
