@@ -244,3 +244,31 @@ async def test_screens_wear_a_new_theme_and_a_first_visit_refreshes_no_css(
             await press(pilot, key, DATA_KEYS[key])
             await pilot.pause()
             assert app.screen.styles.background == light, DATA_KEYS[key]
+
+
+async def test_a_screen_is_restyled_whole_on_resume_only_once_it_has_been_away(
+    waiting_project: Path,
+) -> None:
+    """A data screen's first show styles its widgets as they mount; Textual's restyle of the
+    whole screen at resume is left out then (it did it twice), and kept from the next show on
+    (whatever changed while the screen was away)."""
+    app = PhasewatchApp(waiting_project, clock=frozen_clock, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.updates_applied > 0)
+        restyled: list[object] = []
+        update_styles = app.update_styles
+
+        def counted(node, animate: bool = True) -> None:  # type: ignore[no-untyped-def]
+            restyled.append(node)
+            update_styles(node, animate=animate)
+
+        app.update_styles = counted  # type: ignore[method-assign]
+        for key in "23456":
+            await press(pilot, key, DATA_KEYS[key])
+            await pilot.pause()
+            assert app.screen not in restyled, DATA_KEYS[key]
+        for key in "23456":
+            restyled.clear()
+            await press(pilot, key, DATA_KEYS[key])
+            await pilot.pause()
+            assert app.screen in restyled, DATA_KEYS[key]

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from phasewatch.widgets.footer import KeyFooter
 from phasewatch.widgets.status_bar import StatusBar
+from textual import events
 from textual.app import ComposeResult
 from textual.css.query import NoMatches
 from textual.screen import Screen
@@ -57,6 +58,7 @@ class UpdateScreen(Screen[None]):
         self._pending: SessionUpdate | None = None
         self.last_update: SessionUpdate | None = None
         self.applied = 0  # updates applied (tests)
+        self._never_suspended = True  # (see _on_screen_resume)
 
     # -- the contract -------------------------------------------------------------------
 
@@ -129,6 +131,17 @@ class UpdateScreen(Screen[None]):
         pending, self._pending = self._pending, None
         if pending is not None:
             self._apply(pending)
+
+    def _on_screen_resume(self, event: events.ScreenResume) -> None:
+        """(Runs before Textual's own handler.) On its first show the screen's widgets are
+        styled as they mount: Textual would restyle every one of them at each of the two
+        resumes of a first show as well (a third of the hook screen's first show, three
+        quarters of the TDD screen's). Once it has been away, resumes restyle, as Textual's do."""
+        if self._never_suspended:
+            event.refresh_styles = False
+
+    def _on_screen_suspend(self) -> None:
+        self._never_suspended = False
 
     def on_screen_resume(self) -> None:
         self.tick(self.now())
