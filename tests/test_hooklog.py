@@ -718,7 +718,21 @@ _TRICKY = [
     '{"ts":null,"hook":"a","event":"allow","phase":null,"agent":null,"reason":"}',
     '{"ts":null,"hook":"a\\u0007b","event":"allow","phase":null,"agent":null,"reason":null}',
 ]
-_block_line = st.one_of(_any_line, st.sampled_from(_TRICKY))
+# the validator's reasons as the owner logs them: grouped by their bytes (up to 48) or read
+# alone (longer), in any case, with and without a word boundary before the V
+_GUARD_REASONS = [
+    "V7: state_version 1 < disk 2", "V7: state_version 12 < disk 14", "v7:state_version 3<disk 5",
+    "V8: phase_index 1 < disk 2", "V7: incoming has no state_version, disk has 12",
+    "V8: supervised redo phase_status '06-implementation' completed -> in_progress",
+    "V7: state_version 123456789012 < disk 123456789014 (stale subagent write)",
+    "xV7: state_version 1 < disk 2", "note 7: nothing", "8:", "V7: state_version x < disk y",
+]
+_guard_line = st.builds(
+    lambda i, event, reason: line(i, event=event, reason=reason),
+    st.integers(0, 10**6), st.sampled_from(["allow", "block", "error", "warn"]),
+    st.sampled_from(_GUARD_REASONS),
+)
+_block_line = st.one_of(_any_line, st.sampled_from(_TRICKY), _guard_line)
 
 
 @settings(max_examples=300, deadline=None)

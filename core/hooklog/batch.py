@@ -425,6 +425,17 @@ def _few(
     return values, codes, fast
 
 
+def distinct_texts(data: bytes, span: np.ndarray) -> tuple[list[Any], np.ndarray, np.ndarray]:
+    """The texts at ``span`` (rows of (start, end) in ``data``, ASCII, none null) grouped as
+    :func:`_few` groups a field: (the distinct texts, ``values[0]`` unused; a code per row into
+    them; the rows grouped). A row not grouped (longer than :data:`_WIDE`, or its hash shared
+    with another text) is to be read alone."""
+    values, (codes,), grouped = _few(
+        np.frombuffer(data + _PAD, np.uint8), [span], np.ones(len(span), np.bool_), data
+    )
+    return values, codes, grouped
+
+
 _LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [2**64 - 1], np.uint64)
 _MIX = np.array(
     [0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93,

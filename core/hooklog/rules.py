@@ -19,7 +19,7 @@ import numpy as np
 from ..findings import Finding, Severity, make, rule
 from ..protocol import HOOK_EVENTS
 from ..text import shorten
-from .batch import TS_NONE, Batch, tally_pairs, us_time
+from .batch import TS_NONE, Batch, distinct_texts, tally_pairs, us_time
 from .parse import KEYS, HookRecord
 
 SEED = "FORMATS 1 hook-activity.log"
@@ -214,10 +214,14 @@ class HookAudit:
         rows = rows[(kind[rows] != _NONE) & (kind[rows] != _ALLOWED_KIND)]
         found = np.zeros(len(rows), np.int8)
         raw = batch.reason_span[rows, 0] >= 0  # read from the bytes: ASCII, their own text
-        if raw.any():
+        if raw.any():  # each distinct reason classified once, then every row by its code
             span = batch.reason_span[rows[raw]]
-            parts = map(batch.data.__getitem__, map(slice, span[:, 0].tolist(), span[:, 1].tolist()))
-            found[raw] = np.fromiter(map(_guard, parts), np.int8, int(raw.sum()))
+            values, codes, grouped = distinct_texts(batch.data, span)
+            kinds = np.fromiter(map(_guard, values), np.int8, len(values))
+            part = kinds[codes]
+            for k in np.flatnonzero(~grouped).tolist():  # too long, or a shared hash: alone
+                part[k] = _guard(batch.data[int(span[k, 0]) : int(span[k, 1])])
+            found[raw] = part
         for k in np.flatnonzero(~raw).tolist():
             found[k] = _guard(batch.reason(int(rows[k])))
         self._stale.add(batch, rows[found == _STALE], batch.record)
@@ -393,13 +397,14 @@ def _guard_candidates(batch: Batch) -> np.ndarray:
     them (within the reason's span), by their record for the others."""
     found: list[np.ndarray] = []
     if batch.data:
-        data = batch.data
-        at = np.sort(np.concatenate([_pairs_at(data, k) for k in (0, 1)]))  # both alignments
         starts = batch.offset - batch.base
-        rows = np.searchsorted(starts, at, "right") - 1
-        span = batch.reason_span[rows]
-        rows = rows[(span[:, 0] <= at) & (at + 2 <= span[:, 1])]  # ascending
-        found.append(rows[np.concatenate(([True], rows[1:] != rows[:-1]))] if len(rows) else rows)
+        hit = np.zeros(len(starts), np.bool_)
+        for shift in (0, 1):  # both alignments (each ascending)
+            at = _pairs_at(batch.data, shift)
+            rows = np.searchsorted(starts, at, "right") - 1
+            span = batch.reason_span[rows]
+            hit[rows[(span[:, 0] <= at) & (at + 2 <= span[:, 1])]] = True
+        found.append(np.flatnonzero(hit))
     extra = [i for i, r in batch.extra.items() if r.reason and ("7:" in r.reason or "8:" in r.reason)]
     if extra:
         found.append(np.array(extra, np.int64))
