@@ -407,6 +407,9 @@ def _naive(records: list[HookRecord], f: dict) -> list[int]:
                 {"text": "not json"},  # matches invalid lines only
                 {"text": "réason"},  # non-ASCII: every reason is a candidate
                 {"text": '\u00e9 "q'},  # escaped in the raw bytes
+                {"text": "gate"},  # in a hook name: found from the columns
+                {"text": "reason"},  # a key's name as well: only a value counts
+                {"text": "null"},  # a null value's bytes, not its text
             ]
         ),
         min_size=1,

@@ -496,9 +496,10 @@ class HookStore:
             self._cache.clear()
             self.generation += 1
 
-    def fill(self, batch: Batch, *, gen: int = 0) -> None:
+    def fill(self, batch: Batch, *, gen: int = 0, shaped: np.ndarray | None = None) -> None:
         """Add the rows of ``batch`` (file order), read from file generation ``gen``, or with
-        ``gen`` 0 from bytes copied into the store (``batch.data``)."""
+        ``gen`` 0 from bytes copied into the store (``batch.data``). ``shaped``: the rows that
+        keep their record but whose bytes are the owner's exact shape all the same."""
         if not len(batch):
             return
         with self._lock:
@@ -510,7 +511,7 @@ class HookStore:
             else:
                 where = batch.offset
             start = self._match_pending(batch.offset, gen)
-            self._store_rows(start, batch, where, gen)
+            self._store_rows(start, batch, where, gen, shaped)
 
     def _match_pending(self, offsets: np.ndarray, gen: int) -> int:
         """Where the records go: over the pending rows at the same offsets, else after all
@@ -527,7 +528,9 @@ class HookStore:
             self.drop_pending()
         return start
 
-    def _store_rows(self, start: int, batch: Batch, where: np.ndarray, gen: int) -> None:
+    def _store_rows(
+        self, start: int, batch: Batch, where: np.ndarray, gen: int, shaped: np.ndarray | None
+    ) -> None:
         n = len(batch)
         stop = start + n
         lengths = np.minimum(batch.length, 2**32 - 1)
@@ -546,6 +549,8 @@ class HookStore:
         if batch.data:  # a row read from the bytes (no record of its own): the owner's shape
             owner = np.ones(n, np.uint8)
             owner[np.fromiter(batch.extra, np.int64, len(batch.extra))] = 0
+            if shaped is not None:
+                owner |= shaped
             shape += owner & shape
         self._plain[start:stop] = shape.tobytes()
         for name, column in self._columns.items():
@@ -585,7 +590,11 @@ class HookStore:
         data = b"\n".join(lines)
         plain = np.fromiter(map(is_plain, lines), np.bool_, len(lines))
         batch = Batch.of(fixed, lengths, plain, data=data, base=base)
-        self.fill(batch, gen=0)
+        # a valid record of text fields is written in the owner's exact shape: a text filter
+        # confirms a hit in its reason from the bytes (else each candidate row is parsed again)
+        shaped = np.fromiter((r.valid and all(isinstance(v, str | None) for v in r[: len(KEYS)])
+                              for r in fixed), np.bool_, len(fixed))
+        self.fill(batch, gen=0, shaped=shaped)
 
     # ------------------------------------------------------------------ filters
     def mask(
