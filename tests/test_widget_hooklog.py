@@ -509,19 +509,28 @@ def test_find_all_matches_find_in_the_lower_cased_bytes(data, needle):
     assert _find_all(data, needle).tolist() == want
 
 
-def test_text_filter_reads_rows_from_the_file_and_from_the_copy(tmp_path) -> None:
-    """Rows of one store kept two ways (read back from the file, or from the store's copy of
-    lines no longer in it): each is scanned from where it is kept."""
+def _file_store(tmp_path, reasons: list[str], max_read: int | None = None):  # type: ignore[no-untyped-def]
+    """A log file of owner lines with these reasons (JSON values): an empty store on it, the
+    file's generation in the store, and the file's lines read as batches."""
     from phasewatch.core.hooklog import HookLogTailer
-    from phasewatch.core.hooklog.store import HookFilter, HookStore
+    from phasewatch.core.hooklog.store import HookStore
 
-    lines = [_LINE.format(i=i % 10, hook="gate-blocker", event="allow", reason=f'"ok }} done {i}"')
-             for i in range(12)]
+    lines = [_LINE.format(i=i % 10, hook="gate-blocker", event="allow", reason=r)
+             for i, r in enumerate(reasons)]
     path = tmp_path / "log"
     path.write_bytes("".join(x + "\n" for x in lines).encode())
     store = HookStore(path)
     gen = store.file_generation((path.stat().st_dev, path.stat().st_ino))
-    batches = HookLogTailer(path, max_read=256).read_all().batches
+    tailer = HookLogTailer(path) if max_read is None else HookLogTailer(path, max_read=max_read)
+    return store, gen, tailer.read_all().batches
+
+
+def test_text_filter_reads_rows_from_the_file_and_from_the_copy(tmp_path) -> None:
+    """Rows of one store kept two ways (read back from the file, or from the store's copy of
+    lines no longer in it): each is scanned from where it is kept."""
+    from phasewatch.core.hooklog.store import HookFilter
+
+    store, gen, batches = _file_store(tmp_path, [f'"ok }} done {i}"' for i in range(12)], 256)
     assert len(batches) == 12
     for k, batch in enumerate(batches):
         store.fill(batch, gen=0 if k % 2 else gen)
@@ -536,17 +545,11 @@ def test_a_text_scan_stops_at_its_next_part_once_a_newer_filter_is_wanted(tmp_pa
     from unittest.mock import patch
 
     import pytest
-    from phasewatch.core.hooklog import HookLogTailer
     from phasewatch.core.hooklog import store as store_module
-    from phasewatch.core.hooklog.store import HookFilter, HookStore, Moot
+    from phasewatch.core.hooklog.store import HookFilter, Moot
 
-    lines = [_LINE.format(i=i % 10, hook="gate-blocker", event="allow", reason=f'"ok done {i}"')
-             for i in range(200)]
-    path = tmp_path / "log"
-    path.write_bytes("".join(x + "\n" for x in lines).encode())
-    store = HookStore(path)
-    gen = store.file_generation((path.stat().st_dev, path.stat().st_ino))
-    for batch in HookLogTailer(path).read_all().batches:
+    store, gen, batches = _file_store(tmp_path, [f'"ok done {i}"' for i in range(200)])
+    for batch in batches:
         store.fill(batch, gen=gen)
     f = HookFilter(text="done 1")
     asked: list[int] = []
