@@ -134,9 +134,9 @@ class UpdateScreen(Screen[None]):
 
     def _on_screen_resume(self, event: events.ScreenResume) -> None:
         """(Runs before Textual's own handler.) On its first show the screen's widgets are
-        styled as they mount: Textual would restyle every one of them at each of the two
-        resumes of a first show as well (a third of the hook screen's first show, three
-        quarters of the TDD screen's). Once it has been away, resumes restyle, as Textual's do."""
+        styled as they mount: Textual would restyle every one of them again at each of the two
+        resumes of a first show. Once the screen has been away, its resumes restyle it whole,
+        as Textual's do (whatever changed meanwhile)."""
         if self._never_suspended:
             event.refresh_styles = False
 
