@@ -637,12 +637,17 @@ async def test_a_storm_of_writes_is_gathered_into_fewer_updates(
 
 @pytest.mark.parametrize("freeze", [True, False])
 async def test_start_up_objects_leave_the_collector_once_the_first_data_shows(
-    tmp_path: Path, freeze: bool
+    tmp_path: Path, freeze: bool, monkeypatch
 ) -> None:
     """``freeze_startup`` (the command line's setting): after the first data frame the objects
-    made so far are frozen (full collections no longer scan them); off by default."""
+    made so far are frozen (full collections no longer scan them); off by default. Either way
+    the heap pages the start-up freed are then given back, once, after the freeze."""
     import gc
 
+    import phasewatch.core.memory as memory
+
+    trims: list[int] = []
+    monkeypatch.setattr(memory, "release_memory", lambda: trims.append(gc.get_freeze_count()))
     write_state(tmp_path / ".isdlc" / "state.json", F.feature_state())
     gc.unfreeze()
     try:
@@ -654,6 +659,9 @@ async def test_start_up_objects_leave_the_collector_once_the_first_data_shows(
             else:
                 await pilot.pause(0.5)
                 assert gc.get_freeze_count() == 0
+            await wait_until(pilot, lambda: trims)
+            await pilot.pause(0.2)
+            assert len(trims) == 1 and (trims[0] > 0) == freeze
     finally:
         gc.unfreeze()
 
