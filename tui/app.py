@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from phasewatch.core.memory import share_arenas
+from phasewatch.core import memory
 from phasewatch.core.text import clean
 from textual import on, work
 from textual.app import App, SystemCommand
@@ -201,7 +201,7 @@ class PhasewatchApp(App[int]):
         #: The data screens built so far (see DATA_SCREENS); the overview is built at once.
         self.data_screens: dict[str, UpdateScreen] = {}
         self.data_screen("overview")
-        share_arenas()  # before the reader threads start: see core/memory.py
+        memory.share_arenas()  # before the reader threads start: see core/memory.py
         self._session_options = session_options or {}
         #: The first read, started once the first frame is on screen (:meth:`on_ready`).
         self._first_read: Future[FirstRead] = Future()
@@ -281,8 +281,9 @@ class PhasewatchApp(App[int]):
         """ONE async worker: watch, refresh in a thread (sequentially), post the update.
 
         The first read is started in a thread once the first frame is on screen
-        (:meth:`_start_first_read`); it is shown at once. The watcher's initial batch then re-reads everything with the OS watch in place,
-        so nothing written between that first read and the watch is missed."""
+        (:meth:`_start_first_read`); it is shown at once. The watcher's initial batch then
+        re-reads everything with the OS watch in place, so nothing written between that first
+        read and the watch is missed."""
         session, first, defaults = await asyncio.wrap_future(self._first_read)
         if defaults is not None:  # no config file: the defaults, made with the first read
             self._use_config(defaults)
@@ -440,10 +441,10 @@ class PhasewatchApp(App[int]):
     def _styled_now(self, screen: Screen[Any]) -> None:
         """Tell Textual that ``screen`` is styled with the stylesheet of the last CSS refresh
         (a screen just built, or the first one once it is painted). Else Textual refreshes the
-        whole app's CSS (reparse, restyle every node: ~40 ms, the slowest key of a storm) when a
-        new screen is first shown, again on its second visit and on the first screen's second
-        visit, as it must for a screen the theme changed under. A theme change since that
-        refresh (a newer generation) is still refreshed when the screen is shown."""
+        whole app's CSS (reparse, restyle every node) when a new screen is first shown, again on
+        its second visit and on the first screen's second visit, as it must for a screen the
+        theme changed under. A theme change since that refresh (a newer generation) is still
+        refreshed when the screen is shown."""
         if self._css_styled_at is not None:
             screen._css_update_count = self._css_styled_at
 
@@ -567,10 +568,9 @@ def _after_first_data(freeze: bool) -> None:
 
     def run() -> None:
         from phasewatch.core import decide  # noqa: F401
-        from phasewatch.core.memory import release_memory
 
         if freeze:
             gc.freeze()
-        release_memory()
+        memory.release_memory()
 
     threading.Thread(target=run, name="phasewatch-warm-up", daemon=True).start()
