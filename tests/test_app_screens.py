@@ -740,5 +740,7 @@ async def test_without_a_ready_the_first_read_still_starts(tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause(0.3)
         assert not app._read_started and app.updates_applied == 0
-        await wait_until(pilot, lambda: app.updates_applied > 0)
-        assert F.feature_state()["project"]["name"] in screen_text(app)
+        # (the update lands before the repaint that shows it: wait for the picture itself)
+        name = F.feature_state()["project"]["name"]
+        await wait_until(pilot, lambda: name in screen_text(app))
+        assert app._read_started and app.updates_applied > 0
