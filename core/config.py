@@ -72,7 +72,7 @@ class Config(_Section):
     default_screen: Screen = "overview"
     notifications: Notifications = Field(default_factory=Notifications.model_construct)
     autopilot: Autopilot = Field(default_factory=Autopilot.model_construct)
-    rules: dict[str, Override] = Field(default_factory=dict)
+    rules: dict[str, Override] = {}
     agents: Agents = Field(default_factory=Agents.model_construct)
 
     @classmethod

@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from .findings import Finding, Severity, make, rule
 from .text import shorten
@@ -24,6 +24,9 @@ R_SCHEMA_TYPE = rule(
 )
 
 
+# Empty lists and dicts are plain defaults: pydantic copies an unhashable default for each
+# instance, and a ``default_factory=list`` costs an ``inspect.signature`` of the builtin (parsed
+# from its text signature) per field when the schema is built: 4 ms of a ``check``.
 class _Tolerant(BaseModel):
     model_config = ConfigDict(extra="allow", strict=True, frozen=False, defer_build=True)
 
@@ -58,7 +61,7 @@ class TestIteration(_Tolerant):
     last_test_result: str | None = None
     status: str | None = None
     escalation_reason: str | None = None
-    history: list[TestIterationEntry] = Field(default_factory=list)
+    history: list[TestIterationEntry] = []
 
 
 class InteractiveElicitation(_Tolerant):
@@ -75,8 +78,8 @@ class IterationRequirements(_Tolerant):
 class GateValidation(_Tolerant):
     status: str | None = None
     blocked_at: str | None = None
-    blocking_requirements: list[Any] = Field(default_factory=list)
-    details: list[Any] = Field(default_factory=list)
+    blocking_requirements: list[Any] = []
+    details: list[Any] = []
 
 
 class PhaseRecord(_Tolerant):
@@ -85,7 +88,7 @@ class PhaseRecord(_Tolerant):
     completed: str | None = None
     completed_at: str | None = None  # one writer uses this instead of `completed`
     gate_passed: Any = None
-    artifacts: list[Any] = Field(default_factory=list)
+    artifacts: list[Any] = []
     summary: str | None = None
     retry_count: int | None = None
     timing: Timing | None = None
@@ -104,7 +107,7 @@ class SupervisedReview(_Tolerant):
     paused_at: str | None = None
     resumed_at: str | None = None
     redo_count: int | None = None
-    redo_guidance_history: list[Any] = Field(default_factory=list)
+    redo_guidance_history: list[Any] = []
 
 
 class ReviewHistoryEntry(_Tolerant):
@@ -124,18 +127,18 @@ class ActiveWorkflow(_Tolerant):
     description: str | None = None
     slug: str | None = None
     artifact_folder: str | None = None
-    phases: list[str] = Field(default_factory=list)
+    phases: list[str] = []
     current_phase: str | None = None
     current_phase_index: int | None = None
-    phase_status: dict[str, str] = Field(default_factory=dict)
+    phase_status: dict[str, str] = {}
     started_at: str | None = None
-    flags: dict[str, Any] = Field(default_factory=dict)
+    flags: dict[str, Any] = {}
     budget_status: str | None = None
-    sizing: dict[str, Any] = Field(default_factory=dict)
+    sizing: dict[str, Any] = {}
     supervised_review: SupervisedReview | None = None
-    review_history: list[ReviewHistoryEntry] = Field(default_factory=list)
+    review_history: list[ReviewHistoryEntry] = []
     recovery_action: RecoveryAction | None = None
-    hook_block_retries: dict[str, int] = Field(default_factory=dict)
+    hook_block_retries: dict[str, int] = {}
 
 
 class Escalation(_Tolerant):
@@ -163,10 +166,10 @@ class HistoryEntry(_Tolerant):
     completed_at: str | None = None
     cancelled_at: str | None = None
     cancellation_reason: str | None = None
-    phases: list[str] = Field(default_factory=list)
+    phases: list[str] = []
     phase_snapshots: list[dict[str, Any]] | None = None
     metrics: dict[str, Any] | None = None
-    review_history: list[ReviewHistoryEntry] = Field(default_factory=list)
+    review_history: list[ReviewHistoryEntry] = []
 
 
 class ProjectInfo(_Tolerant):
@@ -181,10 +184,10 @@ class State(_Tolerant):
     project: ProjectInfo | None = None
     current_phase: str | None = None
     active_agent: str | None = None
-    phases: dict[str, PhaseRecord] = Field(default_factory=dict)
+    phases: dict[str, PhaseRecord] = {}
     active_workflow: ActiveWorkflow | None = None
-    workflow_history: list[HistoryEntry] = Field(default_factory=list)
-    pending_escalations: list[Escalation] = Field(default_factory=list)
+    workflow_history: list[HistoryEntry] = []
+    pending_escalations: list[Escalation] = []
     supervised_mode: SupervisedMode | None = None
 
 
