@@ -14,3 +14,10 @@ def default_path(environ: dict[str, str] | None = None) -> Path:
     env = os.environ if environ is None else environ
     base = env.get("XDG_CONFIG_HOME") or str(Path(env.get("HOME", "~")).expanduser() / ".config")
     return Path(base) / "phasewatch" / "config.toml"
+
+
+def config_to_read(path: Path | None, environ: dict[str, str] | None = None) -> bool:
+    """Whether there is a config file to read: ``path`` (named on the command line), else one at
+    :func:`default_path` (a dangling symlink counts: reading it says what is wrong). Without
+    one the defaults apply, and they change nothing."""
+    return path is not None or os.path.lexists(default_path(environ))

@@ -1,5 +1,5 @@
 """``python -m phasewatch``: the same command line as the ``phasewatch`` script."""
 
-from phasewatch.tui.cli import main
+from phasewatch.tui.cli import run
 
-raise SystemExit(main())
+raise SystemExit(run())

@@ -224,6 +224,58 @@ def test_check_runs_without_textual_as_a_process(tmp_path):
     assert proc.returncode == 0 and textual == "[]", proc.stderr
 
 
+#: The ``phasewatch`` process's entry, then what it left behind: its exit code, whether pydantic
+#: looked for plugins (its loader imports ``importlib.metadata``), whether the heap was frozen,
+#: whether the config module was imported.
+PROCESS = (
+    "import gc, sys; from phasewatch.tui.cli import run; code = run(); print(code,"
+    " 'importlib.metadata' in sys.modules, gc.get_freeze_count() > 0,"
+    " 'phasewatch.core.config' in sys.modules)"
+)
+
+
+def process_run(*argv: str, **env: str) -> dict[str, str]:
+    environ = {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"}
+    proc = subprocess.run(
+        [sys.executable, "-c", PROCESS, *argv], env={**environ, **env},
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    names = ("code", "plugin search", "frozen", "config read")
+    return dict(zip(names, proc.stdout.split()[-4:], strict=True))
+
+
+def test_the_command_asks_pydantic_for_no_plugins_unless_the_user_set_its_switch(tmp_path):
+    """Pydantic's plugin search imports ``importlib.metadata`` to find none; the command tells
+    it there are none, unless ``PYDANTIC_DISABLE_PLUGINS`` is set (even empty: pydantic then
+    loads every plugin but the ones it names)."""
+    root = str(project(tmp_path, factories.feature_state()))
+    assert process_run("check", root)["plugin search"] == "False"
+    assert process_run("check", root, PYDANTIC_DISABLE_PLUGINS="")["plugin search"] == "True"
+
+
+def test_only_a_check_leaves_its_heap_to_the_exit(tmp_path):
+    """After a ``check`` the collector skips the heap on the way out (nothing written to
+    lose); after any other command the exit tidies up as usual."""
+    config = tmp_path / "config.toml"
+    config.write_text('theme = "nord"\n')
+    assert process_run("config", "--show", "--config", str(config))["frozen"] == "False"
+    root = str(project(tmp_path, factories.feature_state()))
+    assert process_run("check", root)["frozen"] == "True"
+
+
+def test_check_reads_a_config_only_when_there_is_one(tmp_path):
+    """No file at the default place: the defaults, which change nothing, are not even made."""
+    root = project(tmp_path, factories.feature_state())
+    home = tmp_path / "xdg"
+    assert process_run("check", str(root), XDG_CONFIG_HOME=str(home)) == {
+        "code": "0", "plugin search": "False", "frozen": "True", "config read": "False",
+    }  # fmt: skip
+    (home / "phasewatch").mkdir(parents=True)
+    (home / "phasewatch" / "config.toml").write_text('[rules]\nSYNC-AGENT = "off"\n')
+    assert process_run("check", str(root), XDG_CONFIG_HOME=str(home))["config read"] == "True"
+
+
 # ---------------------------------------------------------------------------- hostile names
 
 #: A directory name that, printed raw, sets the clipboard (OSC 52), the title and clears the
