@@ -8,9 +8,10 @@ from itertools import pairwise
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from phasewatch.core.hooklog import HookRecord, parse_line
+from phasewatch.widgets.chooser import Chooser
 from phasewatch.widgets.hooklog_view import HookLogScreenBody, HookLogView, HookStats
 from textual.app import App, ComposeResult
-from textual.widgets import Input, Select, Static
+from textual.widgets import Input, Static
 
 HOOKS = ["gate-blocker", "iteration-corridor", "constitution-validator", "phase-loop-controller"]
 EVENTS = ["allow", "block", "warn", "same-phase-bypass", "timeout_warning"]
@@ -143,7 +144,7 @@ async def test_filter_bar_drives_the_view():
         body = app.query_one(HookLogScreenBody)
         body.append(batch(400))
         await pilot.pause()
-        select = app.query_one("#hooklog-event", Select)
+        select = app.query_one("#hooklog-event", Chooser)
         select.value = "block"
         await pilot.pause()
         view = body.view
@@ -290,7 +291,7 @@ async def test_hostile_reason_renders_literally_and_runs_nothing():
             await pilot.click(HookLogView, offset=(60, y))
         await pilot.pause()
         assert not quit_called
-        # the Select options and stats show the hostile hook names literally too
+        # the stats show the hostile hook names literally too (the filter lists: test_widget_chooser)
         assert "hook[@click=app.quit]x[/]" in str(app.query_one(HookStats).render())
         assert app.is_running
 

@@ -38,9 +38,10 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
-from textual.widgets import Input, Select, Static
+from textual.widgets import Input, Static
 
 from ._style import show_in, theme_styles
+from .chooser import ANY, Chooser
 
 BLOCK_EVENTS = frozenset({"block", "error"})
 WARN_EVENTS = frozenset({"warn", "timeout_warning", "format-validation-warning"})
@@ -625,11 +626,8 @@ class HookStats(Static):
         self.update(text)
 
 
-_ANY = Select.NULL
-
-
 class _NullValue:
-    """Select value standing for a JSON null (``(none)``)."""
+    """Filter value standing for a JSON null (``(none)``)."""
 
     def __repr__(self) -> str:
         return "(none)"
@@ -649,7 +647,7 @@ class HookLogScreenBody(Vertical):
         height: 1fr;
         & > #hooklog-bar { height: auto; }
         & > #hooklog-bar > Input { width: 1fr; min-width: 16; }
-        & > #hooklog-bar > Select { width: 22; }
+        & > #hooklog-bar > Chooser { width: 22; }
         & > #hooklog-status { height: 1; padding: 0 1; background: $panel; color: $text-muted; }
     }
     """
@@ -678,9 +676,9 @@ class HookLogScreenBody(Vertical):
     def compose(self) -> ComposeResult:
         with Horizontal(id="hooklog-bar"):
             yield Input(placeholder="search reason / hook / agent / phase", id="hooklog-search")
-            yield Select[Any]([], prompt="hook: any", id="hooklog-hook")
-            yield Select[Any]([], prompt="event: any", id="hooklog-event")
-            yield Select[Any]([], prompt="phase: any", id="hooklog-phase")
+            yield Chooser(prompt="hook: any", id="hooklog-hook")
+            yield Chooser(prompt="event: any", id="hooklog-event")
+            yield Chooser(prompt="phase: any", id="hooklog-phase")
         yield self._view
         yield Static("", id="hooklog-status", markup=False)
         yield HookStats(id="hooklog-stats")
@@ -711,8 +709,8 @@ class HookLogScreenBody(Vertical):
 
     # --------------------------------------------------------------- filters
     def _select_value(self, select_id: str) -> frozenset[str | None] | None:
-        value = self.query_one(f"#{select_id}", Select).value
-        if value is _ANY:
+        value = self.query_one(f"#{select_id}", Chooser).value
+        if value is ANY:
             return None
         return frozenset({None if value is NULL_VALUE else value})
 
@@ -731,8 +729,8 @@ class HookLogScreenBody(Vertical):
     def _search_changed(self) -> None:
         self._apply_filter()
 
-    @on(Select.Changed)
-    def _select_changed(self, event: Select.Changed) -> None:
+    @on(Chooser.Changed)
+    def _select_changed(self, event: Chooser.Changed) -> None:
         event.stop()
         self._apply_filter()
 
@@ -748,16 +746,16 @@ class HookLogScreenBody(Vertical):
         self.query_one("#hooklog-search", Input).focus()
 
     def action_blocks_only(self) -> None:
-        select = self.query_one("#hooklog-event", Select)
+        select = self.query_one("#hooklog-event", Chooser)
         if "block" in self.view.distinct("event"):
-            select.value = _ANY if select.value == "block" else "block"
+            select.value = ANY if select.value == "block" else "block"
 
     def action_clear_filters(self) -> None:
         self._syncing += 1
         try:
             self.query_one("#hooklog-search", Input).value = ""
             for sid in ("hooklog-hook", "hooklog-event", "hooklog-phase"):
-                self.query_one(f"#{sid}", Select).clear()
+                self.query_one(f"#{sid}", Chooser).clear()
         finally:
             self._syncing -= 1
         self._apply_filter()
@@ -795,7 +793,7 @@ class HookLogScreenBody(Vertical):
         if self._known.get(select_id) == key:
             return
         self._known[select_id] = key
-        select = self.query_one(f"#{select_id}", Select)
+        select = self.query_one(f"#{select_id}", Chooser)
         current = select.value
         options = [
             (
@@ -807,7 +805,7 @@ class HookLogScreenBody(Vertical):
         self._syncing += 1
         try:
             select.set_options(options)
-            if current is not _ANY and any(value == current for _, value in options):
+            if current is not ANY and any(value == current for _, value in options):
                 select.value = current
         finally:
             self._syncing -= 1
