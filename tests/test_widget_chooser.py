@@ -19,13 +19,15 @@ def options(*values: str) -> list[tuple[Text, Any]]:
 
 
 class ChooserApp(App[None]):
+    CSS = "Screen { background: $background; }"  # an app's own rule, as phasewatch's app.tcss
+
     def __init__(self) -> None:
         super().__init__()
         self.changes: list[Any] = []
         self.quit_called = False
 
     def compose(self) -> ComposeResult:
-        yield Input(id="before")
+        yield Input(placeholder="the screen below", id="before")
         yield Chooser(options("allow", "block", HOSTILE), prompt="event: any", id="events")
 
     def on_chooser_changed(self, event: Chooser.Changed) -> None:
@@ -84,6 +86,7 @@ async def test_labels_are_text_never_markup():
         await pilot.click(Chooser)
         await wait_until(pilot, lambda: isinstance(app.focused, OptionList))
         assert screen_text(app).count(HOSTILE) == 2  # the box and the open list
+        assert "the screen below" in screen_text(app)  # the list opens over the screen, not alone
         await pilot.press("escape")
         await pilot.pause()
         assert not app.quit_called

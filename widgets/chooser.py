@@ -153,7 +153,6 @@ class _ChooserList(ModalScreen[tuple[Any] | None]):
 
     DEFAULT_CSS = """
     _ChooserList {
-        background: transparent;
         align: left top;
         & > OptionList {
             border: tall $border;
@@ -182,6 +181,7 @@ class _ChooserList(ModalScreen[tuple[Any] | None]):
         yield OptionList(*self._options)
 
     def on_mount(self) -> None:
+        self.styles.background = "transparent"  # (over an app's own Screen rule) the screen shows
         options = self.query_one(OptionList)
         options.styles.offset = (self._under.x, self._under.bottom)
         options.styles.min_width = self._under.width
