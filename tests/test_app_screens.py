@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -664,6 +665,65 @@ async def test_start_up_objects_leave_the_collector_once_the_first_data_shows(
             assert len(trims) == 1 and (trims[0] > 0) == freeze
     finally:
         gc.unfreeze()
+
+
+@pytest.mark.parametrize("freeze", [True, False])
+async def test_a_due_full_collection_runs_once_a_key_is_answered(
+    tmp_path: Path, freeze: bool, monkeypatch
+) -> None:
+    """With ``freeze_startup`` a full collection that is due runs once a key's answer is on
+    screen, so the next key does not wait behind it: not during a data screen's first show, at
+    most once a second, not when none is due. Without it the collector is left alone."""
+    import gc
+
+    import phasewatch.core.memory as memory
+    import phasewatch.tui.app as app_module
+
+    collected: list[float] = []
+    due = [(0, 0, 10)]  # gc.get_count(): ten young collections since the last full one
+    monkeypatch.setattr(gc, "freeze", lambda: None)  # (the test process's heap stays collectable)
+    monkeypatch.setattr(memory, "release_memory", lambda: None)
+
+    def collect(generation: int = 2) -> int:  # a full collection as the callbacks see it
+        info = {"generation": generation, "collected": 0, "uncollectable": 0}
+        for phase in ("start", "stop"):
+            for callback in list(gc.callbacks):
+                callback(phase, info)
+        collected.append(time.monotonic())
+        return 0
+
+    monkeypatch.setattr(gc, "collect", collect)
+    monkeypatch.setattr(gc, "get_count", lambda: due[0])
+    write_state(tmp_path / ".isdlc" / "state.json", F.feature_state())
+    gc.disable()  # no automatic full collection moves the once-a-second clock
+    try:
+        app = make_app(tmp_path, freeze_startup=freeze)
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: app.first_data_seconds is not None)
+            await pilot.press("3")  # the timeline's first show
+            await pilot.pause(app_module.FIRST_SHOW_S - 0.1)
+            assert collected == []
+            await pilot.pause(0.2)
+            await pilot.press("1")  # back to the overview: a quick answer
+            if freeze:
+                await wait_until(pilot, lambda: len(collected) == 1)
+            else:
+                await pilot.pause(0.6)
+                assert collected == []
+            await pilot.press("3")  # within the second: no second collection
+            await pilot.pause(0.6)
+            assert len(collected) == (1 if freeze else 0)
+            due[0] = (0, 0, 2)  # none due
+            await pilot.pause(0.5)
+            await pilot.press("1")
+            await pilot.pause(0.6)
+            assert len(collected) == (1 if freeze else 0)
+            due[0] = (0, 0, 10)
+            await pilot.press("3")
+            if freeze:
+                await wait_until(pilot, lambda: len(collected) == 2)
+    finally:
+        gc.enable()
 
 
 async def test_before_the_first_read_every_screen_says_it_is_reading(tmp_path, monkeypatch):

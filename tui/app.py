@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from phasewatch.core import memory
 from phasewatch.core.text import clean
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.message import Message
@@ -79,6 +79,10 @@ DARK, LIGHT = "textual-dark", "textual-light"
 #: after mounting if no Ready came (a driver that never reports one must not leave the screens
 #: "Reading" for ever).
 READ_AT_THE_LATEST_S = 1.0
+#: After a key press, when its answer is most likely on screen (a screen switch in tmux: median
+#: ~80 ms); what waits for the collector then waits for the next idle refresh too.
+KEY_ANSWERED_S = 0.12
+FIRST_SHOW_S = 0.5  # a data screen's first show (0.1-0.2 s under a storm), with a margin
 
 
 def screen_class(name: str) -> type[UpdateScreen]:
@@ -123,8 +127,10 @@ class PhasewatchApp(App[int]):
     ``freeze_startup`` (the command line sets it): once the first data is on screen, the objects
     made so far (modules, classes, the screens built) leave the cyclic garbage collector's reach
     (``gc.freeze``). A full collection scanned them all: ~60-80 ms, a few times a minute under a
-    write storm, each one a stall a key press could wait behind (19 ms after the freeze). Off by
-    default: a process that starts many apps (the tests) would keep each one's start-up garbage.
+    write storm, each one a stall a key press could wait behind (19 ms after the freeze). Then
+    the full collections are moved to just after a key's answer is painted (see
+    :meth:`_collect_after_key`). Off by default: a process that starts many apps (the tests)
+    would keep each one's start-up garbage.
     """
 
     CSS_PATH = "app.tcss"
@@ -193,6 +199,8 @@ class PhasewatchApp(App[int]):
         self._stop = asyncio.Event()
         self._posted_at = 0.0  # time.monotonic() of the last update posted
         self._freeze_startup = freeze_startup
+        self._full_collected_at = 0.0  # (monotonic) the last full collection's end
+        self._screen_built_at = 0.0  # (monotonic) the last data screen built (its first show)
         self._notes: list[str] = []
         #: Textual's CSS generation (``_css_update_count``) the stylesheet last ran at; see
         #: :meth:`refresh_css`. None until the first refresh (the first screen's, at start-up).
@@ -214,6 +222,8 @@ class PhasewatchApp(App[int]):
 
     def on_mount(self) -> None:
         self.set_interval(1.0, self._tick, name="clock")
+        if self._freeze_startup:
+            gc.callbacks.append(self._note_collection)
         self.set_timer(READ_AT_THE_LATEST_S, self._start_first_read, name="first read")
         if self.config is not None:  # a config file was read: its theme for the first frame
             self._apply_config(self.config)
@@ -257,6 +267,8 @@ class PhasewatchApp(App[int]):
 
     async def on_unmount(self) -> None:
         self._stop.set()
+        if self._note_collection in gc.callbacks:
+            gc.callbacks.remove(self._note_collection)
         stop = getattr(self.demo, "stop", None)
         if callable(stop):
             stop()
@@ -392,6 +404,7 @@ class PhasewatchApp(App[int]):
         screen = self.data_screens.get(name)
         if screen is None:
             screen = screen_class(name)(name=name)
+            self._screen_built_at = time.monotonic()
             self._styled_now(screen)  # (its widgets are styled when they mount)
             self.data_screens[name] = screen
             self.install_screen(screen, name)
@@ -433,6 +446,39 @@ class PhasewatchApp(App[int]):
     def _own_write(self, path: Path, stamp: FileStamp | None) -> None:
         if self.watcher is not None:
             self.watcher.expect_own_write(path, stamp)
+
+    # ------------------------------------------------------------------ the collector
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and self._freeze_startup:
+            self.set_timer(KEY_ANSWERED_S, self._after_key, name="collect")
+        await super().on_event(event)
+
+    def _note_collection(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "stop" and info["generation"] == 2:
+            self._full_collected_at = time.monotonic()
+
+    def _after_key(self) -> None:
+        self.call_after_refresh(self._collect_after_key)
+
+    def _collect_after_key(self) -> None:
+        """A full collection is a stall (30-100 ms under a write storm, every second or so: the
+        repaints' Textual strips are cycles only the collector frees) and a key press waiting
+        behind one is the stall a user feels. So, once a key's answer is painted (this timer,
+        then the next idle refresh), a full collection that is coming anyway (over half of the
+        young collections it waits for have run) is run now, at most once a second: the next
+        key finds it done. Not within FIRST_SHOW_S of a data screen's build: its first show
+        lasts longer than the timer and is painted in parts (the next key collects). Storm in
+        tmux, 60 keys, 3 interleaved runs each: every key but the first 0.10-0.12 s at worst,
+        against 0.13-0.22 s; the first key (the hook screen's first show, 0.15-0.25 s either
+        way) can still meet a collection the collector started on its own."""
+        now = time.monotonic()
+        if (
+            now - self._full_collected_at >= 1.0
+            and now - self._screen_built_at >= FIRST_SHOW_S
+            and gc.get_count()[2] * 2 >= gc.get_threshold()[2]
+        ):
+            gc.collect()
 
     def refresh_css(self, animate: bool = True) -> None:
         super().refresh_css(animate)
