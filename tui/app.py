@@ -29,6 +29,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
 from .console import (
@@ -83,6 +84,7 @@ READ_AT_THE_LATEST_S = 1.0
 #: ~80 ms); what waits for the collector then waits for the next idle refresh too.
 KEY_ANSWERED_S = 0.12
 FIRST_SHOW_S = 0.5  # a data screen's first show (0.1-0.2 s under a storm), with a margin
+FULL_COLLECTION_GAP_S = 1.0  # at most one full collection after keys per this many seconds
 
 
 def screen_class(name: str) -> type[UpdateScreen]:
@@ -201,6 +203,7 @@ class PhasewatchApp(App[int]):
         self._freeze_startup = freeze_startup
         self._full_collected_at = 0.0  # (monotonic) the last full collection's end
         self._screen_built_at = 0.0  # (monotonic) the last data screen built (its first show)
+        self._key_timer: Timer | None = None  # (see on_event)
         self._notes: list[str] = []
         #: Textual's CSS generation (``_css_update_count``) the stylesheet last ran at; see
         #: :meth:`refresh_css`. None until the first refresh (the first screen's, at start-up).
@@ -450,8 +453,9 @@ class PhasewatchApp(App[int]):
     # ------------------------------------------------------------------ the collector
 
     async def on_event(self, event: events.Event) -> None:
-        if isinstance(event, events.Key) and self._freeze_startup:
-            self.set_timer(KEY_ANSWERED_S, self._after_key, name="collect")
+        # (a key the focused widget leaves comes back up to the app: one timer at a time)
+        if isinstance(event, events.Key) and self._freeze_startup and not self._key_timer:
+            self._key_timer = self.set_timer(KEY_ANSWERED_S, self._after_key, name="collect")
         await super().on_event(event)
 
     def _note_collection(self, phase: str, info: dict[str, int]) -> None:
@@ -459,6 +463,7 @@ class PhasewatchApp(App[int]):
             self._full_collected_at = time.monotonic()
 
     def _after_key(self) -> None:
+        self._key_timer = None
         self.call_after_refresh(self._collect_after_key)
 
     def _collect_after_key(self) -> None:
@@ -466,7 +471,7 @@ class PhasewatchApp(App[int]):
         repaints' Textual strips are cycles only the collector frees) and a key press waiting
         behind one is the stall a user feels. So, once a key's answer is painted (this timer,
         then the next idle refresh), a full collection that is coming anyway (over half of the
-        young collections it waits for have run) is run now, at most once a second: the next
+        young collections it waits for have run) is run now, at most once a second (FULL_COLLECTION_GAP_S): the next
         key finds it done. Not within FIRST_SHOW_S of a data screen's build: its first show
         lasts longer than the timer and is painted in parts (the next key collects). Storm in
         tmux, 60 keys, 3 interleaved runs each: every key but the first 0.10-0.12 s at worst,
@@ -474,7 +479,7 @@ class PhasewatchApp(App[int]):
         way) can still meet a collection the collector started on its own."""
         now = time.monotonic()
         if (
-            now - self._full_collected_at >= 1.0
+            now - self._full_collected_at >= FULL_COLLECTION_GAP_S
             and now - self._screen_built_at >= FIRST_SHOW_S
             and gc.get_count()[2] * 2 >= gc.get_threshold()[2]
         ):
