@@ -472,11 +472,12 @@ class PhasewatchApp(App[int]):
         behind one is the stall a user feels. So, once a key's answer is painted (this timer,
         then the next idle refresh), a full collection that is coming anyway (over half of the
         young collections it waits for have run) is run now, at most once a second
-        (FULL_COLLECTION_GAP_S): the next key finds it done. Not within FIRST_SHOW_S of a data screen's build: its first show
-        lasts longer than the timer and is painted in parts (the next key collects). Storm in
-        tmux, 60 keys, 3 interleaved runs each: every key but the first 0.10-0.12 s at worst,
-        against 0.13-0.22 s; the first key (the hook screen's first show, 0.15-0.25 s either
-        way) can still meet a collection the collector started on its own."""
+        (FULL_COLLECTION_GAP_S): the next key finds it done. Not within FIRST_SHOW_S of a data
+        screen's build: its first show lasts longer than the timer and is painted in parts (the
+        next key collects). Storm in tmux, 60 keys, 3 interleaved runs each: every key but the
+        first 0.10-0.12 s at worst, against 0.13-0.22 s; the first key (the hook screen's first
+        show, 0.15-0.25 s either way) can still meet a collection the collector started on its
+        own."""
         now = time.monotonic()
         if (
             now - self._full_collected_at >= FULL_COLLECTION_GAP_S

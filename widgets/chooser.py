@@ -92,12 +92,9 @@ class Chooser(Widget, can_focus=True):
         self.prompt = prompt
         self._options: list[tuple[Text, Any]] = list(options)
 
-    @property
-    def options(self) -> Sequence[tuple[Text, Any]]:
-        return self._options
-
     def set_options(self, options: Iterable[tuple[Text, Any]]) -> None:
-        """New options; a value no longer among them becomes :data:`ANY` (as ``Select``)."""
+        """New options: a value still among them is kept, one no longer among them becomes
+        :data:`ANY` (a ``Select`` would go blank either way)."""
         self._options = list(options)
         if self.value is not ANY and not any(v == self.value for _, v in self._options):
             self.value = ANY
@@ -199,4 +196,3 @@ class _ChooserList(ModalScreen[tuple[Any] | None]):
     def _on_click(self, event: events.Click) -> None:
         if event.widget is self:  # outside the list
             self.dismiss(None)
-

@@ -794,7 +794,6 @@ class HookLogScreenBody(Vertical):
             return
         self._known[select_id] = key
         select = self.query_one(f"#{select_id}", Chooser)
-        current = select.value
         options = [
             (
                 Text("(none)", style="italic") if v is None else Text(v),
@@ -804,8 +803,6 @@ class HookLogScreenBody(Vertical):
         ]
         self._syncing += 1
         try:
-            select.set_options(options)
-            if current is not ANY and any(value == current for _, value in options):
-                select.value = current
+            select.set_options(options)  # (a chosen value still offered stays chosen)
         finally:
             self._syncing -= 1
