@@ -2,57 +2,49 @@
 
 The writer's own look-again (``SETTLE_SECONDS`` after the rename) catches an owner that read the
 file just before our rename and wrote right after it. An owner whose read-modify-write is slower
-(a hook that reads, thinks for 300 ms, then writes the copy it read) can still put the old
-content back later, and without the owner's cooperation nothing can stop it. What phasewatch can
-do is notice it and say so: :func:`watch` keeps looking at the file for a few seconds after the
-decision and judges the first content that is not ours:
+(a controller that read the state before delegating to a sub-agent and writes its copy back when
+the sub-agent returns) can still put the old content back later, and without the owner's
+cooperation nothing can stop it. What phasewatch can do is notice it and say so: :func:`watch`
+keeps looking at the file for a few seconds after the decision and judges every content that is
+not ours:
 
-* ``held``: the owner's write still carries the decision (it read ours, then wrote);
-* ``reverted``: every field the decision changed is back to what it was before the decision:
-  the owner wrote a copy read before ours (a stale write), and the decision is gone;
+* ``reverted``: a later content no longer holds the decision (it is reported at once, and
+  stays reported: a decision undone once must be decided again);
+* ``held``: the owner wrote during the window and every content seen still held it;
 * ``unchanged``: nobody wrote within the window; the file still holds our bytes.
 
-The judgement is generic, by field paths (:mod:`core.diff`, the one JSON differ): the paths our
-write changed (``state_version`` aside), and the objects holding them, against the changes
-between the document we decided on and the later one. A later document that changes none of
-them is the old one written back. The holding objects count because an owner that moved on may
-reuse one: after a review pause (``supervised_review.status``/``paused_at``) and its resume, the
-next phase's gate is a new ``supervised_review`` whose status is again ``gate_presented``; its
-other fields (``phase``) tell it from the old one, which a stale copy would restore whole.
-Plan approval is judged by the stop hook's own approval test instead.
+"Holds" is the decision's own test (:func:`core.decide.claims.holds`): its own fields, whatever
+else a later write changed. A write that bumps ``state_version`` and rewrites
+``active_workflow`` from a copy read before the decision is a revert all the same.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from .diff import ROOT, changed_paths
 from .files.read import read_regular
 
 Verdict = Literal["unchanged", "held", "reverted"]
 #: How long the dashboard watches after a decision it applied (the CLI: ``--confirm-seconds``).
 DEFAULT_SECONDS = 5.0
 POLL_SECONDS = 0.01
-IGNORED = frozenset({"state_version"})
-_LAST = re.compile(r'(?:\[\d+\]|\["(?:[^"\\]|\\.)*"\]|\.[^.\[]+)$')
 
 
 @dataclass(frozen=True, slots=True)
 class Footprint:
-    """What one applied decision left in its file, enough to judge a later content."""
+    """What one applied decision left in its file: our bytes as renamed into place (or the
+    content that held it when we last looked) and the decision's claim
+    (:mod:`core.decide.claims`)."""
 
     kind: Literal["state", "approval"]
-    written: bytes  # our bytes, as renamed into place
-    before: Any = None  # state: the document the decision was made on
-    paths: tuple[str, ...] = ()  # state: the paths our write changed, and their objects
-    approval: bytes | None = None  # approval: the marker value we wrote (``b" <stamp>"``)
+    written: bytes
+    claim: dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,40 +58,13 @@ class Confirmation:
         return self.verdict == "reverted"
 
 
-def state_footprint(before: bytes, written: bytes) -> Footprint:
-    """The footprint of a state decision from the bytes it replaced and the bytes it wrote."""
-    old = json.loads(before)
-    paths = [p for p in changed_paths(old, json.loads(written)) if p not in IGNORED]
-    holders = [h for h in map(parent, paths) if h is not None]
-    return Footprint("state", written, before=old, paths=tuple(dict.fromkeys(paths + holders)))
-
-
-def _find_approval(text: bytes) -> tuple[int, bytes] | None:
-    """The plugin hook's approval test (its package is imported on first use: the review
-    console imports this module for the first frame, the plan reader is not needed there)."""
-    from .tdd.approval import find_approval
-
-    return find_approval(text)
-
-
-def approval_footprint(written: bytes) -> Footprint:
-    found = _find_approval(written)
-    return Footprint("approval", written, approval=None if found is None else found[1])
-
-
-def parent(path: str) -> str | None:
-    """The path of the object or list holding ``path``; None for a top-level key (the
-    document itself changes with every write: ``state_version``)."""
-    m = _LAST.search(path)
-    if m is None or m.start() == 0 or path[: m.start()] == ROOT:
+def _version(raw: bytes) -> int | None:
+    try:
+        doc = json.loads(raw)
+    except ValueError:
         return None
-    return path[: m.start()]
-
-
-def overlaps(a: str, b: str) -> bool:
-    """True when one path is the other or lies inside it (``x.y`` and ``x.y[2].z``)."""
-    short, long = (a, b) if len(a) <= len(b) else (b, a)
-    return long.startswith(short) and (len(long) == len(short) or long[len(short)] in ".[")
+    version = doc.get("state_version") if isinstance(doc, dict) else None
+    return version if isinstance(version, int) and not isinstance(version, bool) else None
 
 
 def judge(footprint: Footprint, current: bytes) -> tuple[Verdict, int | None] | None:
@@ -107,19 +72,23 @@ def judge(footprint: Footprint, current: bytes) -> tuple[Verdict, int | None] | 
     the content cannot be judged (not JSON: a write in progress; the watch reads again)."""
     if current == footprint.written:
         return "unchanged", None
-    if footprint.kind == "approval":  # the hook's own test on the new bytes
-        found = _find_approval(current)
-        kept = found is not None and found[1] == footprint.approval
-        return ("held" if kept else "reverted"), None
-    try:
-        doc = json.loads(current)
-    except ValueError:
+    from .decide.claims import holds_bytes  # the decision kinds live there (it imports us)
+
+    kept = holds_bytes(footprint.claim, current)
+    if kept is None:
         return None
-    version = doc.get("state_version") if isinstance(doc, dict) else None
-    version = version if isinstance(version, int) and not isinstance(version, bool) else None
-    theirs = [p for p in changed_paths(footprint.before, doc) if p not in IGNORED]
-    kept = any(overlaps(ours, other) for ours in footprint.paths for other in theirs)
+    version = _version(current) if footprint.kind == "state" else None
     return ("held" if kept else "reverted"), version
+
+
+def still_holds(path: str | os.PathLike[str], footprint: Footprint) -> bool:
+    """Does the file hold the decision now? (A file that cannot be read or judged: no.)"""
+    try:
+        raw, _st = read_regular(Path(path), follow_symlinks=False)
+    except OSError:
+        return False
+    verdict = judge(footprint, raw)
+    return verdict is not None and verdict[0] != "reverted"
 
 
 def watch(
@@ -132,10 +101,13 @@ def watch(
     clock: Callable[[], float] = time.monotonic,
     sleep: Callable[[float], None] = time.sleep,
 ) -> Confirmation:
-    """Look at ``path`` every ``poll`` seconds for ``seconds`` and judge the first content that
-    is not ours; never raises (an unreadable or vanished file is read again until the end)."""
+    """Look at ``path`` every ``poll`` seconds for ``seconds`` and judge every content that is
+    not ours: the first that no longer holds the decision ends the watch (``reverted``); else
+    ``held`` when the owner wrote meanwhile, ``unchanged`` when nobody did. Never raises (an
+    unreadable or vanished file is read again until the end)."""
     start = clock()
     seen: tuple[int, int, int, int] | None = None
+    held: Confirmation | None = None
     while True:
         elapsed = clock() - start
         try:
@@ -146,10 +118,12 @@ def watch(
                 verdict = judge(footprint, raw)
                 if verdict is not None:
                     seen = stamp
-                    if verdict[0] != "unchanged":
-                        return Confirmation(verdict[0], elapsed, verdict[1])
+                    if verdict[0] == "reverted":
+                        return Confirmation("reverted", elapsed, verdict[1])
+                    if verdict[0] == "held":
+                        held = Confirmation("held", elapsed, verdict[1])
         except OSError:  # a ReadRefused too
             pass  # vanished, replaced by something unreadable, mid-rename: look again
         if elapsed >= seconds or stop():
-            return Confirmation("unchanged", elapsed)
+            return held or Confirmation("unchanged", elapsed)
         sleep(poll)

@@ -12,8 +12,8 @@ programs own":
    directory, keeping the file's mode (and owner where possible) and its formatting;
 5. look again: an owner write that landed on the replaced inode is put back at once (our
    decision withdrawn); ``SETTLE_SECONDS`` after the rename the file is read again, and if the
-   bytes are not ours each action's *receipt* tells whether the new content still carries the
-   decision (the owner read ours and wrote after it: ``applied``) or not (``race``);
+   bytes are not ours each action's *claim* (:mod:`.claims`) tells whether the new content
+   still carries the decision (the owner read ours and wrote after it: ``applied``) or not (``race``);
 6. append one line per attempt (refusals too) to the journal.
 
 Outcomes and exit codes: ``applied`` 0; ``refused-conflict`` 3 (nothing written); ``race`` 3
@@ -57,7 +57,13 @@ processes that are gone (or that are older than ten minutes), so a crash leaves 
 The journal is ``<root>/.isdlc/phasewatch-decisions.jsonl`` (``<root>/.phasewatch-decisions.jsonl``
 when the project has no ``.isdlc/``, so journaling never makes a TDD-only project look like an
 iSDLC one): one compact JSON object per line with ``ts, who, via, action, target, params,
-version_before, version_after, outcome, message``.
+version_before, version_after, outcome, message``; an ``applied`` (and ``intent``) line adds
+``claim``, what the file must hold for the decision to be in it (:mod:`.claims`).
+
+"Kept" and "already applied" are the file's word, not the journal's: :func:`.claims.holds`, one
+test per decision kind on the decision's own fields, judges the file after a race, during the
+confirm window and on a second press of the same decision (which says "already applied" only
+while the file holds it, and otherwise refuses, saying the decision was undone).
 
 The package, one module per part: :mod:`.outcomes` (outcomes, exit codes, the result),
 :mod:`.codec` (the literal-keeping JSON parser and ``JSON.stringify`` writer, shared with the
@@ -66,6 +72,7 @@ go), :mod:`.journal`, :mod:`.summary`, :mod:`.writer` (the one compare-and-swap 
 one module per decision kind: :mod:`.review`, :mod:`.escalation`, :mod:`.approval`.
 """
 
+from . import claims
 from .approval import approval_insertion, approved_text, decide_approval, tdd_summary
 from .codec import (
     DocumentError,
@@ -136,6 +143,7 @@ __all__ = [
     "apply_update",
     "approval_insertion",
     "approved_text",
+    "claims",
     "clean_stale_temps",
     "confirm",
     "decide_approval",

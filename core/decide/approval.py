@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import protocol
-from ..confirm import approval_footprint
+from ..confirm import Footprint
 from ..files.lock import writer_lock
 from ..files.read import ReadRefused, read_regular
 from ..files.write import (
@@ -18,6 +18,7 @@ from ..files.write import (
 from ..tdd.approval import approval_line
 from ..text import clean, shorten
 from . import files
+from .claims import approval_footprint, holds_bytes
 from .files import (
     _WRITE_LOCK,
     _atomic_replace,
@@ -130,32 +131,29 @@ def decide_approval(
                     result.outcome, result.message = _discard_lock(lock)
                 else:
                     _check_writable(root, progress, journal_file)
-                    result.outcome, result.message, written = _approve(
+                    result.outcome, result.message, result.footprint = _approve(
                         progress, lock, expect_sha256
                     )
-                    if written is not None:
-                        result.footprint = approval_footprint(written)
         except WriteRefused as exc:
             result.outcome, result.message = INVALID, exc.reason
         except Exception as exc:
             result.outcome, result.message = failure(root, progress, exc)
         result.state_summary = tdd_summary(progress, _read_bytes_or_none(progress), lock)
-        result.journal_error = _journal(
-            root,
-            journal_file,
-            {
-                "ts": protocol.now_iso(),
-                "who": who or default_who(),
-                "via": via,
-                "action": action,
-                "target": result.target,
-                "params": params,
-                "version_before": None,
-                "version_after": None,
-                "outcome": result.outcome,
-                "message": result.message,
-            },
-        )
+        line = {
+            "ts": protocol.now_iso(),
+            "who": who or default_who(),
+            "via": via,
+            "action": action,
+            "target": result.target,
+            "params": params,
+            "version_before": None,
+            "version_after": None,
+            "outcome": result.outcome,
+            "message": result.message,
+        }
+        if result.footprint is not None:
+            line["claim"] = result.footprint.claim
+        result.journal_error = _journal(root, journal_file, line)
     if result.journal_error:
         result.message += f" [{result.journal_error}]"
     return result
@@ -173,9 +171,9 @@ def _discard_lock(lock: Path) -> tuple[Outcome, str]:
 
 def _approve(
     progress: Path, lock: Path, expect_sha256: str | None
-) -> tuple[Outcome, str, bytes | None]:
-    """Insert the marker; the outcome, its message and the bytes written when they are the
-    file's content now (so a later revert can be watched for)."""
+) -> tuple[Outcome, str, Footprint | None]:
+    """Insert the marker; the outcome, its message and, when the file holds the marker now,
+    the footprint a later revert is watched with."""
     clean_stale_temps(progress)
     try:
         data, st = read_regular(progress, follow_symlinks=False)
@@ -185,10 +183,14 @@ def _approve(
         return INVALID, f"{progress.name}: {exc.reason}; nothing written", None
     digest = hashlib.sha256(data).hexdigest()
     if expect_sha256 and digest != expect_sha256.lower():
-        return CONFLICT, (
-            f"{progress.name} changed since you looked (its sha256 is now {digest}); nothing "
-            "written. Look again."
-        ), None
+        return (
+            CONFLICT,
+            (
+                f"{progress.name} changed since you looked (its sha256 is now {digest}); nothing "
+                "written. Look again."
+            ),
+            None,
+        )
     existing = approved_text(data)
     if existing is not None:
         return INVALID, f"already approved ({shorten(existing, 80)}); nothing written", None
@@ -201,9 +203,10 @@ def _approve(
     if outcome.status == "changed":
         return CONFLICT, f"{progress.name}: {outcome.detail}. Nothing written; look again.", None
     message = f"approved at {stamp} (marker inserted {where})"
-    written: bytes | None = new
+    footprint = approval_footprint(new)
+    assert footprint is not None  # the marker was inserted where the hook's test finds it
     if outcome.status != "ok":
-        kept = (approved_text(outcome.current or b"") or "").endswith(stamp)
+        kept = holds_bytes(footprint.claim, outcome.current or b"") is True
         if outcome.status != "overwritten" or not kept:
             state = "the marker is in the file" if kept else "the marker is NOT in the file"
             return (
@@ -212,7 +215,7 @@ def _approve(
                 None,
             )
         message += " (the file was written again since, with the marker kept)"
-        written = None
+        footprint = Footprint("approval", outcome.current or b"", footprint.claim)
     if lock.exists() or lock.is_symlink():
         try:
             os.unlink(lock)
@@ -220,4 +223,4 @@ def _approve(
             message += f"; {lock.name} removed"
         except OSError as exc:
             message += f"; {lock.name} could NOT be removed ({exc.strerror or exc})"
-    return APPLIED, message, written
+    return APPLIED, message, footprint

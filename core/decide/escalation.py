@@ -10,9 +10,10 @@ from typing import Any, Unpack
 
 from .. import protocol
 from ..archive import archived, js_truthy
+from .claims import escalation_claim
 from .codec import plain
 from .outcomes import ESCALATION_ACTIONS, MAX_WORKFLOW_HISTORY, DecisionResult
-from .summary import _obj, _version_of, escalation_view
+from .summary import _identity, _obj, _version_of, escalation_view
 from .writer import Change, Mutation, Options, _invalid, _label, decide
 
 
@@ -106,11 +107,6 @@ class _Pending:
     def workflow(self) -> Any:
         return self.doc.get("active_workflow")
 
-    def gone(self, d: Mapping[str, Any]) -> bool:
-        """The receipt part every answer shares: none of the answered escalations pending."""
-        now_pending = d.get("pending_escalations")
-        return not isinstance(now_pending, list) or all(e not in now_pending for e in self.cleared)
-
 
 def _retry_phase(pending: _Pending) -> str:
     """Reset the phase's record as ``workflow-retry.cjs`` does; the note for the message."""
@@ -138,9 +134,7 @@ def _retry(pending: _Pending, _reason: str | None) -> Change:
     pending.doc["pending_escalations"] = []
     return Change(
         f"retry: {pending.label} will re-run ({len(pending.cleared)} escalation(s) cleared{note})",
-        lambda d: (
-            _obj(d.get("active_workflow")).get("recovery_action") == recovery and pending.gone(d)
-        ),
+        escalation_claim("retry", pending.cleared, phase=pending.phase, at=pending.now),
     )
 
 
@@ -149,7 +143,7 @@ def _skip(pending: _Pending, _reason: str | None) -> Change:
     return Change(
         f"skip: {len(pending.cleared)} escalation(s) overridden and cleared; "
         f"{pending.label} continues",
-        pending.gone,
+        escalation_claim("skip", pending.cleared),
     )
 
 
@@ -165,23 +159,16 @@ def _cancel(pending: _Pending, reason: str | None) -> Change:
         history = doc["workflow_history"] = []
     if not isinstance(history, list):
         raise _invalid("workflow_history is not a list; not touched")
+    workflow = _identity(doc)
     history.append(_cancelled_entry(doc, aw, now, text))
     if len(history) > MAX_WORKFLOW_HISTORY:
         del history[: len(history) - MAX_WORKFLOW_HISTORY]
     doc["active_workflow"] = None
     doc["pending_escalations"] = []
-
-    def in_history(d: Mapping[str, Any]) -> bool:
-        kept = d.get("workflow_history")
-        return isinstance(kept, list) and any(
-            _obj(e).get("cancelled_at") == now and _obj(e).get("cancellation_reason") == text
-            for e in kept
-        )
-
     return Change(
         f"cancel: workflow cancelled at {pending.label} and archived "
         f"({len(pending.cleared)} escalation(s) cleared)",
-        in_history,
+        escalation_claim("cancel", pending.cleared, at=now, reason=text, workflow=workflow),
     )
 
 

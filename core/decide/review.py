@@ -9,8 +9,9 @@ from typing import Any, Unpack
 
 from .. import protocol
 from ..protocol import MAX_REDOS
+from .claims import review_claim
 from .outcomes import REVIEW_ACTIONS, DecisionResult
-from .summary import _obj, review_view
+from .summary import review_view
 from .writer import Change, Mutation, Options, _invalid, _label, decide
 
 
@@ -34,20 +35,6 @@ def _history(aw: dict[str, Any], key: str) -> list[Any]:
     if not isinstance(hist, list):
         raise _invalid(f"active_workflow.{key} is not a list; not touched")
     return hist
-
-
-def _aw_list(doc: Mapping[str, Any], key: str) -> list[Any]:
-    value = _obj(doc.get("active_workflow")).get(key)
-    return value if isinstance(value, list) else []
-
-
-def _sr(doc: Mapping[str, Any]) -> dict[str, Any]:
-    return _obj(_obj(doc.get("active_workflow")).get("supervised_review"))
-
-
-def _appended(key: str, index: int, entry: dict[str, Any]) -> Callable[[Mapping[str, Any]], bool]:
-    """Receipt: ``active_workflow.<key>[index]`` is still our entry (the list only grows)."""
-    return lambda d: _aw_list(d, key)[index : index + 1] == [entry]
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +70,7 @@ def _continue(gate: _Gate, _guidance: str | None) -> Change:
     del gate.aw["supervised_review"]
     return Change(
         f"continue: {gate.label} accepted; the workflow proceeds",
-        _appended("review_history", len(history) - 1, entry),
+        review_claim("continue", gate.phase, gate.now),
     )
 
 
@@ -94,10 +81,7 @@ def _review(gate: _Gate, _guidance: str | None) -> Change:
     gate.sr["paused_at"] = now
     return Change(
         f"review: {gate.label} paused for review (the gate stays blocked)",
-        lambda d: (
-            _sr(d).get("paused_at") == now
-            or any(_obj(e).get("paused_at") == now for e in _aw_list(d, "review_history"))
-        ),
+        review_claim("review", gate.phase, now),
     )
 
 
@@ -115,7 +99,7 @@ def _resume(gate: _Gate, _guidance: str | None) -> Change:
     del gate.aw["supervised_review"]
     return Change(
         f"resume: review of {gate.label} recorded; the workflow proceeds",
-        _appended("review_history", len(history) - 1, entry),
+        review_claim("resume", gate.phase, gate.now),
     )
 
 
@@ -130,16 +114,18 @@ def _redo_count(sr: Mapping[str, Any], label: str) -> int:
 
 
 def _rerun(gate: _Gate) -> list[str]:
-    """Both phase status locations back to ``in_progress``; the paths touched."""
+    """Both phase status locations back to ``in_progress``; which were set (``phases``,
+    ``phase_status``)."""
     touched = []
-    record = _obj(gate.doc.get("phases")).get(gate.phase)
+    phases = gate.doc.get("phases")
+    record = phases.get(gate.phase) if isinstance(phases, dict) else None
     if isinstance(record, dict):
         record["status"] = "in_progress"
-        touched.append(f"phases.{gate.label}.status")
+        touched.append("phases")
     summary = gate.aw.get("phase_status")
     if isinstance(summary, dict):
         summary[gate.phase] = "in_progress"
-        touched.append(f"phase_status.{gate.label}")
+        touched.append("phase_status")
     if not touched:
         raise _invalid(f"{gate.label} has neither a phases record nor a phase_status entry")
     return touched
@@ -160,20 +146,13 @@ def _redo(gate: _Gate, guidance: str | None) -> Change:
     guidance_list.append(text)
     gate.sr["status"] = "redo_pending"
     touched = _rerun(gate)
-
-    def receipt(d: Mapping[str, Any]) -> bool:
-        kept = _sr(d).get("redo_guidance_history")
-        if isinstance(kept, list) and kept[count : count + 1] == [text]:
-            return True
-        return any(  # the phase re-ran and the controller recorded the redo
-            _obj(e).get("action") == "redo" and _obj(e).get("guidance") == text
-            for e in _aw_list(d, "review_history")
-        )
-
+    where = {"phases": f"phases.{gate.label}.status", "phase_status": f"phase_status.{gate.label}"}
     return Change(
         f"redo {count + 1}/{MAX_REDOS}: {gate.label} goes back to in_progress "
-        f"({', '.join(touched)}; index unchanged)",
-        receipt,
+        f"({', '.join(where[t] for t in touched)}; index unchanged)",
+        review_claim(
+            "redo", gate.phase, gate.now, count=count + 1, guidance=text, statuses=touched
+        ),
     )
 
 

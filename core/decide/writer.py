@@ -11,13 +11,13 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 from .. import protocol
-from ..confirm import state_footprint
 from ..files.lock import writer_lock
 from ..files.read import ReadRefused, read_regular
 from ..files.write import (
     WriteRefused,
 )
 from ..text import clean, shorten
+from .claims import Claim, holds, state_footprint
 from .codec import (
     DocumentError,
     detect_style,
@@ -52,11 +52,11 @@ from .summary import _version_of, describe_summary, fingerprint, next_version, s
 
 @dataclass(slots=True)
 class Change:
-    """What a mutation did: its message, and a receipt that tells whether a later version of
-    the document still carries the decision (used when another writer wrote right after us)."""
+    """What a mutation did: its message, and the decision's claim (:mod:`.claims`): what a
+    later version of the document must still hold for the decision to be in it."""
 
     message: str
-    receipt: Callable[[Mapping[str, Any]], bool] | None = None
+    claim: Claim | None = None
 
 
 Mutation = Callable[[dict[str, Any]], "str | Change"]
@@ -200,6 +200,7 @@ class _Attempt:
     entry: dict[str, Any]
     result: DecisionResult
     reformatted: bool = False
+    claim: Claim | None = None
 
 
 def write(request: Request) -> DecisionResult:
@@ -248,6 +249,7 @@ def _replace(request: Request, attempt: _Attempt) -> None:
     attempt.reformatted = dumps(doc, style) != text
     change = request.mutate(doc)
     change = Change(change) if isinstance(change, str) else change
+    attempt.claim = change.claim
     doc["state_version"] = next_version(disk_version)
     new = dumps(doc, style).encode("utf-8")
 
@@ -255,6 +257,8 @@ def _replace(request: Request, attempt: _Attempt) -> None:
         line = {"ts": protocol.now_iso(), **attempt.entry, "params": plain(dict(request.params))}
         line.update(version_before=result.version_before, version_after=doc["state_version"])
         line.update(outcome="intent", message="renaming")
+        if change.claim is not None:
+            line["claim"] = change.claim
         # not fsynced: it must survive a kill -9 (the page cache does), and it sits between the
         # read and the rename, where every millisecond is a chance for the owner to write
         _journal(attempt.root, attempt.journal, line, False)
@@ -272,7 +276,8 @@ def _replace(request: Request, attempt: _Attempt) -> None:
             doc["state_version"],
             message,
         )
-        result.footprint = state_footprint(raw, new)
+        if change.claim is not None:
+            result.footprint = state_footprint(new, change.claim)
     else:
         _judge_race(result, outcome, change, new, doc["state_version"], message, path)
 
@@ -293,7 +298,7 @@ def _compare(
         problems.append("the fields this decision depends on changed")
     if not problems:
         return
-    own = _own_write(attempt.journal, attempt.entry, request.params, expected, disk_version)
+    own = _own_write(attempt.journal, attempt.entry, request.params, expected, doc)
     if own:
         attempt.result.version_after = disk_version
         raise _Refusal(APPLIED, own)
@@ -316,7 +321,7 @@ def _judge_race(
     """Someone else wrote around our replace: does the file still carry the decision?"""
     current = reread(outcome.current)
     kept = current is not None and (
-        outcome.current == new or (change.receipt is not None and change.receipt(current))
+        outcome.current == new or (change.claim is not None and holds(change.claim, current))
     )
     if current is not None:
         result.state_summary = state_summary(current)
@@ -324,6 +329,8 @@ def _judge_race(
     result.version_after = ours if kept else None
     if outcome.status == "overwritten" and kept:
         result.outcome = APPLIED
+        if change.claim is not None and outcome.current is not None:
+            result.footprint = state_footprint(outcome.current, change.claim)
         result.message = (
             f"{message} (another writer has written since, state_version {now_v}, "
             "and kept the decision)"
@@ -345,19 +352,18 @@ def _journal_outcome(request: Request, attempt: _Attempt) -> None:
         params["already_applied"] = True
     if attempt.reformatted and result.outcome == APPLIED:
         params["reformatted"] = True
-    result.journal_error = _journal(
-        attempt.root,
-        attempt.journal,
-        {
-            "ts": protocol.now_iso(),
-            **attempt.entry,
-            "params": plain(params),
-            "version_before": result.version_before,
-            "version_after": result.version_after,
-            "outcome": result.outcome,
-            "message": result.message,
-        },
-    )
+    line = {
+        "ts": protocol.now_iso(),
+        **attempt.entry,
+        "params": plain(params),
+        "version_before": result.version_before,
+        "version_after": result.version_after,
+        "outcome": result.outcome,
+        "message": result.message,
+    }
+    if result.footprint is not None:  # what the file must hold for it to be "applied" later
+        line["claim"] = result.footprint.claim
+    result.journal_error = _journal(attempt.root, attempt.journal, line)
 
 
 def _own_write(
@@ -365,13 +371,15 @@ def _own_write(
     entry: Mapping[str, Any],
     params: Mapping[str, Any] | None,
     expect_version: int | None,
-    disk_version: int | None,
+    doc: Mapping[str, Any],
 ) -> str | None:
-    """A second press of the same decision, after our own write of it, is not a conflict: when
-    the journal's newest outcome for this file is our ``applied`` of the same action and
-    parameters, from the version the caller saw to the version on disk now, say so."""
-    if expect_version is None or disk_version != next_version(expect_version):
-        return None  # our own write moved the version by exactly one step; the journal is not read
+    """A second press of the same decision on the same look is not a conflict when the file
+    still holds our earlier write of it: the journal's newest outcome for this file is our
+    ``applied`` of the same action and parameters from the version the caller saw, and its
+    claim (:func:`.claims.holds`) is true of the file now. The journal is the record, the
+    file the proof: when the file no longer holds it, the refusal says so."""
+    if expect_version is None:
+        return None
     newest = next(
         (
             e
@@ -382,19 +390,29 @@ def _own_write(
         ),
         None,
     )
-    if newest is None:
-        return None
+    if newest is None or not isinstance(newest.get("claim"), dict):
+        return None  # no claim (a journal from before claims): nothing to test the file with
     logged = {k: v for k, v in (newest.get("params") or {}).items() if k != "reformatted"}
     if (newest.get("action"), logged) != (entry["action"], plain(dict(params or {}))):
         return None
-    if (newest.get("version_before"), newest.get("version_after")) != (
-        expect_version,
-        disk_version,
-    ):
+    if newest.get("version_before") != expect_version:
         return None
+    now = _version_of(doc.get("state_version"))
+    try:
+        kept = holds(newest["claim"], doc)
+    except (KeyError, TypeError, ValueError):  # a claim this version cannot read
+        return None
+    if not kept:
+        raise _Refusal(
+            CONFLICT,
+            f"your earlier {entry['action']} (state_version {newest.get('version_after')}) is "
+            f"NOT in the file any more: a later write (state_version {now}) undid it. Nothing "
+            "written; look again and decide again.",
+        )
+    since = "" if now == newest.get("version_after") else f", kept by later writes: now {now}"
     return (
         f"already applied: this {entry['action']} is in the file (your earlier write, "
-        f"state_version {disk_version}); nothing written again"
+        f"state_version {newest.get('version_after')}{since}); nothing written again"
     )
 
 
