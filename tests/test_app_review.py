@@ -805,3 +805,31 @@ async def test_a_decision_the_owner_writes_over_later_is_reported_reverted(tmp_p
         ("review review", "applied"),
         ("review review", "reverted"),
     ]
+
+
+async def test_a_second_press_after_an_unwatched_revert_decides_again(tmp_path: Path) -> None:
+    """Issue 25: the console's memory of an applied decision is a record, not proof. The owner
+    undid the pause after the watch (here: no watch at all) by writing its old copy with the
+    version bumped by hand (41 + 1: the version our write had); pressing again must not say
+    'already applied': the writer is asked, and it says the decision is not in the file."""
+    path = tmp_path / STATE
+    write_state(path, F.build_state())
+    before = json.loads(path.read_bytes())
+    app = make_app(tmp_path, watch=False)  # the panel keeps showing the version it decided on
+    app.review.confirm_seconds = 0
+    toasts, _bells = record_calls(app)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_gate(pilot, app, "06-implementation")
+        await pilot.press("r")
+        await wait_until(pilot, lambda: bool(app.review.results))
+        assert app.review.results[-1].ok
+        stale = dict(before, state_version=before["state_version"] + 1)
+        path.write_text(json.dumps(stale, indent=2))  # the owner's old copy, bumped by hand
+        await pilot.press("r")
+        await wait_until(pilot, lambda: len(app.review.results) == 2)
+        assert not any("already applied" in t["message"] for t in toasts)
+        assert "NOT in the file" in app.review.results[-1].message
+    assert [(e["action"], e["outcome"]) for e in journal(tmp_path)] == [
+        ("review review", "applied"),
+        ("review review", "refused-conflict"),
+    ]

@@ -35,7 +35,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from phasewatch.core.confirm import DEFAULT_SECONDS
+from phasewatch.core.confirm import DEFAULT_SECONDS, still_holds
 from phasewatch.core.notify import Event, Notifier
 from phasewatch.core.text import clean
 from textual.app import App, SystemCommand
@@ -394,19 +394,17 @@ class ReviewConsole:
 
     def submit(self, decision: Decision, asker: MessagePump) -> None:
         """Run ``decision`` in a thread worker, unless read-only mode refuses it or it repeats a
-        decision on the same look (in flight, or already applied: our own write)."""
+        decision on the same look (in flight, or already applied: our own write, which the
+        worker first looks for in the file)."""
         if self.refuse_read_only(decision.shown):
             return
         if decision.seen in self._in_flight:
             self.app.notify(f"{decision.shown}: already being written.", markup=False, timeout=3)
             return
         applied = self._applied.get(decision.seen)
-        if applied is not None:
-            self._repeat(decision, applied)
-            return
         self._in_flight.add(decision.seen)
         self.app.run_worker(
-            partial(self._write, decision, asker),
+            partial(self._write, decision, asker, applied),
             thread=True,
             group="decide",
             name=f"decide {decision.label}",
@@ -424,8 +422,23 @@ class ReviewConsole:
             )
         self.app.notify(message, markup=False, timeout=5)
 
-    def _write(self, decision: Decision, asker: MessagePump) -> None:
-        """Worker thread: write, stamp our own file, report back as a message."""
+    def _repeated(self, decision: Decision, applied: decide.DecisionResult) -> None:
+        """App thread: the same look pressed again, and the file still holds what we wrote."""
+        self._in_flight.discard(decision.seen)
+        self._repeat(decision, applied)
+
+    def _write(
+        self, decision: Decision, asker: MessagePump, applied: decide.DecisionResult | None
+    ) -> None:
+        """Worker thread: write, stamp our own file, report back as a message. A decision
+        already applied on this look is not written again while the file still holds it
+        (:func:`core.confirm.still_holds`, the decision's own test); once the file no longer
+        holds it, the press goes to the writer like any other (which says so)."""
+        if applied is not None:
+            footprint, own = applied.footprint, decision.own_path
+            if footprint is None or own is None or still_holds(own, footprint):
+                self.app.call_from_thread(self._repeated, decision, applied)
+                return
         try:
             result = decision.call()
         except Exception as exc:  # core.decide reports I/O errors itself; this is a bug guard
@@ -450,7 +463,10 @@ class ReviewConsole:
                 self.own_write(decision.own_path, done.stamp)
                 self._watch_for_revert(decision, result)
             self.app.notify(
-                clean(result.message), title=clean(f"{decision.shown}: applied"), markup=False, timeout=5
+                clean(result.message),
+                title=clean(f"{decision.shown}: applied"),
+                markup=False,
+                timeout=5,
             )
             return
         self.app.notify(
