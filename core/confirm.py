@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from .files.read import read_regular
+from .files.read import RECENT_NS, read_regular
 
 Verdict = Literal["unchanged", "held", "reverted"]
 #: How long the dashboard watches after a decision it applied (the CLI: ``--confirm-seconds``).
@@ -107,6 +107,7 @@ def watch(
     unreadable or vanished file is read again until the end)."""
     start = clock()
     seen: tuple[int, int, int, int] | None = None
+    last = footprint.written  # the content judged last (not parsed again)
     held: Confirmation | None = None
     while True:
         elapsed = clock() - start
@@ -115,13 +116,17 @@ def watch(
             stamp = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
             if stamp != seen:
                 raw, _st = read_regular(Path(path), follow_symlinks=False)
-                verdict = judge(footprint, raw)
-                if verdict is not None:
-                    seen = stamp
-                    if verdict[0] == "reverted":
-                        return Confirmation("reverted", elapsed, verdict[1])
-                    if verdict[0] == "held":
-                        held = Confirmation("held", elapsed, verdict[1])
+                verdict = None if raw == last else judge(footprint, raw)
+                if raw == last or verdict is not None:  # judged (not a write in progress)
+                    last = raw
+                    # file times move in coarse ticks and an in-place rewrite of the same size
+                    # keeps inode and size: a stamp this recent may be shared by the next write
+                    settled = time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) >= RECENT_NS
+                    seen = stamp if settled else None
+                if verdict is not None and verdict[0] == "reverted":
+                    return Confirmation("reverted", elapsed, verdict[1])
+                if verdict is not None and verdict[0] == "held":
+                    held = Confirmation("held", elapsed, verdict[1])
         except OSError:  # a ReadRefused too
             pass  # vanished, replaced by something unreadable, mid-rename: look again
         if elapsed >= seconds or stop():

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -214,3 +216,61 @@ def test_the_journal_records_what_the_decision_claims(applied) -> None:
     [line] = decide.read_journal(decide.journal_path(path.parent.parent))
     assert line["claim"] == result.footprint.claim
     assert decide.claims.holds(line["claim"], after)
+
+
+def test_a_pause_followed_by_a_redo_still_holds(tmp_path: Path) -> None:
+    """Redo from a paused gate keeps our ``paused_at`` (status redo_pending): the pause was
+    decided on, not undone; the stale copy without it is still a revert."""
+    path = write_state(tmp_path, feature_state())
+    before = load(path)
+    paused = decide.decide_review(path, "review", seen=before)
+    redo = decide.decide_review(path, "redo", guidance="again", seen=load(path))
+    assert redo.outcome == "applied"
+    assert decide.claims.holds(paused.footprint.claim, load(path))
+    assert not decide.claims.holds(paused.footprint.claim, before)
+
+
+def test_the_watch_reads_again_a_file_changed_within_the_clock_tick(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """File times move in coarse ticks and an in-place rewrite keeps the inode: two writes of
+    the same size within one tick look alike to stat. A fresh-looking stamp is not trusted."""
+    import time as _time
+
+    from phasewatch.core import confirm
+
+    path = write_state(tmp_path, feature_state())
+    before = load(path)
+    result = decide.decide_review(path, "continue", seen=before)
+    after = load(path)
+    kept, stale = controller_write(after, after), controller_write(before, after)
+    short, long = sorted((kept, stale), key=lambda d: len(stringify(d)))
+    short["zz"] = ""
+    short["zz"] = "x" * (len(stringify(long)) - len(stringify(short)))
+    assert len(stringify(kept)) == len(stringify(stale))  # an in-place rewrite, same size
+    real_stat = os.stat
+    frozen = _time.time_ns()
+
+    class Stamp:  # what stat says of both writes: the same times (inode and size are)
+        def __init__(self, st: Any) -> None:
+            self.st = st
+            self.st_mtime_ns = self.st_ctime_ns = frozen
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.st, name)
+
+    def stat(p: Any, **kw: Any) -> Any:
+        return Stamp(real_stat(p, **kw))
+
+    monkeypatch.setattr(confirm, "os", SimpleNamespace(stat=stat))  # the watch's stat only
+    calls: list[int] = []
+
+    def sleep(_s: float) -> None:
+        calls.append(1)
+        if len(calls) == 2:
+            path.write_bytes(stringify(kept))
+        if len(calls) == 4:
+            path.write_bytes(stringify(stale))
+
+    verdict = watch(path, result.footprint, seconds=60, sleep=sleep, stop=lambda: len(calls) > 8)
+    assert verdict.verdict == "reverted"

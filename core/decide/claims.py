@@ -13,9 +13,9 @@ bumps ``state_version``, still undid it):
 
 * ``review continue``: our ``review_history`` entry is there and no gate for that phase is
   presented (``supervised_review`` absent or about another phase);
-* ``review review``: the gate is paused by us (``status`` reviewing, our ``paused_at``), or
-  its pause was recorded in ``review_history`` (resumed), or a later entry for the phase was
-  recorded there (the gate was decided since);
+* ``review review``: the gate is paused by us (our ``paused_at``, ``status`` reviewing, or
+  redo_pending after a redo from the pause), or its pause was recorded in ``review_history``
+  (resumed), or a later entry for the phase was recorded there (the gate was decided since);
 * ``review resume``: our ``review_history`` entry is there and the gate is not still
   ``reviewing``;
 * ``review redo``: the controller re-ran the phase and recorded our redo in ``review_history``,
@@ -113,8 +113,8 @@ def _continue(doc: Mapping[str, Any], claim: Claim) -> bool:
 
 def _review(doc: Mapping[str, Any], claim: Claim) -> bool:
     gate, at = _gate_on(doc, claim), claim["at"]
-    if gate is not None and gate.get("paused_at") == at and gate.get("status") == "reviewing":
-        return True
+    if gate is not None and gate.get("paused_at") == at:
+        return gate.get("status") in ("reviewing", "redo_pending")  # paused, or redone from it
     return any(  # resumed (the pause recorded), or the gate was decided since
         e.get("phase") == claim["phase"]
         and (e.get("paused_at") == at or _later(e.get("timestamp"), at))
