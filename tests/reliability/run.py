@@ -3,14 +3,18 @@
 Prints, per case: cases tried, crashes, hangs, data lost, misreports; exits 1 on any of the last
 four. ``RELIABILITY_SCALE=small`` runs a CI-sized pass. Not part of pytest: it measures.
 
-* ``owner-race``: an owner emulation (read, modify, truncate+write, no lock, random gaps) races
-  the writer's decisions. *Data lost*: an owner write missing from the file and not reported by
-  a race outcome; a decision reported kept (``version_after`` set) missing from the file.
-  *Misreport*: a decision reported not kept that is in the file.
-* ``slow-owner``: an owner whose read-modify-write takes up to 200 ms (it read before our write
-  and writes its old copy after the writer's own look-again) against decisions watched with
-  ``confirm`` for a second. *Data lost*: a decision reported ``applied`` that is not in the final
-  file (a revert nobody was told of). *Misreport*: one reported ``reverted`` that is in it.
+* ``owner-race`` and ``slow-owner``: the owner as the framework writes (``owner.py``: the
+  Phase-Loop Controller writing back ``active_workflow`` and ``pending_escalations`` from a copy
+  it read before thinking, with ``writeState``'s truncating write or the atomic one, and where
+  node and an iSDLC checkout are present (``ISDLC_CHECKOUT``, default ``/tmp/isdlc-head``) the
+  framework's own ``writeState``; skipped with the reason printed otherwise). ``owner-race``:
+  it thinks up to 4 ms, decisions are watched 0.25 s; ``slow-owner``: up to 200 ms, watched
+  1 s. Decisions of every kind (continue, review, resume, redo, retry, skip), judged in the
+  final file with the decisions' own test (``core.decide.claims.holds``). *Raced*: an owner
+  write fell in the decision's window; *reverted*: reported reverted (or a race not in the
+  file); *misreport*: reported kept and not in the final file (unless the owner read before
+  the decision and wrote after its window: a *late revert*, the documented gap), or reported
+  reverted and in it; *data lost*: an owner write missing and not reported by a race.
 * ``two-writers``: two phasewatch processes bump counters; any lost bump is data lost.
 * ``links``: state/journal/temp/lock/progress linked outside, a FIFO at each; anything written
   outside is data lost, an ``applied`` through a link a misreport, a blocked call a hang.
@@ -41,6 +45,7 @@ import os
 import pty
 import random
 import select
+import shutil
 import signal
 import struct
 import subprocess
@@ -53,32 +58,12 @@ from pathlib import Path
 from phasewatch.core import decide, protocol
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests/, for the writer program
+import owner  # tests/reliability/owner.py, beside this file
 import torn_writer
 from phasewatch.core.sources import read_json
 
 SMALL = os.environ.get("RELIABILITY_SCALE") == "small"
 HERE = Path(__file__).resolve().parent
-
-OWNER = r"""
-import json, random, sys, time
-path, count, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-random.seed(seed)
-done = 0
-while done < count:
-    time.sleep(random.uniform(0, 0.004))
-    try:
-        with open(path, encoding="utf-8") as fh:
-            state = json.loads(fh.read())
-    except ValueError:
-        continue
-    state["counters"]["owner_writes"] += 1
-    aw = state["active_workflow"]
-    aw.setdefault("supervised_review", {"phase": "06", "status": "gate_presented"})
-    state["state_version"] += 1
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write(json.dumps(state, indent=2))
-    done += 1
-"""
 
 
 def _state() -> dict:
@@ -99,98 +84,136 @@ def _project(tmp: Path, program: str) -> tuple[Path, Path]:
     return path, script
 
 
-def owner_race(tmp: Path) -> dict[str, int]:
-    owner_writes = 300 if SMALL else 1200
-    path, script = _project(tmp, OWNER)
-    owner = subprocess.Popen([sys.executable, str(script), str(path), str(owner_writes), "3"])
-    tried = kept = reported_races = crashes = 0
-    while owner.poll() is None:
+#: The owner variants (``owner.py``): how it writes, and how long it thinks between reading its
+#: copy and writing it back. The ``node`` ones run the framework's own ``writeState``.
+FAST_VARIANTS = ("truncating-fast", "atomic-fast", "node-fast", "node-atomic-fast")
+SLOW_VARIANTS = ("truncating-slow", "atomic-slow", "node-slow")
+ISDLC_CHECKOUT = Path(os.environ.get("ISDLC_CHECKOUT", "/tmp/isdlc-head"))
+
+
+def _node_missing() -> str | None:
+    """Why the framework's own writeState cannot run here (None: it can)."""
+    if shutil.which("node") is None:
+        return "node is not installed"
+    if not (ISDLC_CHECKOUT / owner.HOOKS_LIB).is_file():
+        return f"no iSDLC checkout at {ISDLC_CHECKOUT} (set ISDLC_CHECKOUT)"
+    return None
+
+
+def _choose(doc: dict, rng: random.Random, n: int) -> tuple[str, str, dict] | None:
+    """A decision a person could take on ``doc``: (kind, action, keywords), or None."""
+    aw = doc.get("active_workflow") or {}
+    gate = aw.get("supervised_review") or {}
+    if doc.get("pending_escalations") and rng.random() < 0.5:
+        return "escalation", rng.choice(("retry", "skip")), {}
+    redo = ("redo", {"guidance": f"redo #{n}: tighten the tests"})
+    redo_ok = (gate.get("redo_count") or 0) < protocol.MAX_REDOS
+    if gate.get("status") == "gate_presented":
+        pick = rng.random()
+        if pick < 0.25 and redo_ok:
+            return "review", *redo
+        return "review", "continue" if pick < 0.7 else "review", {}
+    if gate.get("status") == "reviewing":
+        return ("review", *redo) if redo_ok and rng.random() < 0.3 else ("review", "resume", {})
+    return None
+
+
+#: Claims a later decision cannot make true again: a revert of one of these that the final
+#: file holds was no revert (for the others, the next skip or retry re-clears the same
+#: escalations, and a review pause is held by any later entry for its phase).
+STAMPED = ("review continue", "review resume", "review redo")
+
+
+def _race_owner(tmp: Path, variant: str, writes: int, window: float) -> dict[str, int]:
+    """Decisions of every kind, each watched for ``window`` s, against one owner variant."""
+    (tmp / ".isdlc").mkdir(parents=True)
+    path = tmp / ".isdlc" / "state.json"
+    path.write_bytes(owner.stringify(owner.initial_state()))
+    log = tmp / "owner-times.json"
+    env = {**os.environ, "ISDLC_CHECKOUT": str(ISDLC_CHECKOUT)}
+    proc = subprocess.Popen([sys.executable, owner.__file__, str(path), variant, str(writes),
+                             "5", str(log)], env=env)  # fmt: skip
+    rng = random.Random(7)
+    decisions: list[tuple[decide.DecisionResult, float, float]] = []  # result, applied, end
+    crashes = 0
+    while proc.poll() is None:
         try:
-            seen = json.loads(path.read_text())
+            seen = json.loads(path.read_bytes())
         except ValueError:
             continue
-        if "supervised_review" not in seen["active_workflow"]:
+        choice = _choose(seen, rng, len(decisions))
+        if choice is None:
+            time.sleep(0.002)
             continue
+        kind, action, kw = choice
+        call = decide.decide_review if kind == "review" else decide.decide_escalation
         try:
-            result = decide.decide_review(path, "continue", seen=seen, who="reliability")
-        except Exception:  # a crash is what this counts
+            result = call(path, action, seen=seen, who="reliability", **kw)
+            applied_at = time.monotonic()
+            decide.confirm(path, result, window)
+        except Exception as exc:  # a crash is what this counts
             crashes += 1
+            print(f"  {variant}: {type(exc).__name__}: {exc}")
             continue
-        tried += 1
-        kept += result.version_after is not None and result.outcome == "applied"
-        reported_races += result.outcome == "race"
-    owner.wait(timeout=120)
-    final = json.loads(path.read_text())
-    history = len(final["active_workflow"]["review_history"])
-    lost_owner = owner_writes - final["counters"]["owner_writes"]
-    # an owner write lost counts as data lost unless a race outcome reported it
-    lost = max(0, lost_owner - reported_races) + max(0, kept - history)
-    misreports = max(0, history - kept - reported_races)
-    return {"cases": tried, "crashes": crashes, "hangs": 0, "data lost": lost,
-            "misreports": misreports, "owner writes": owner_writes,
-            "owner writes lost (reported)": lost_owner, "decisions kept": kept}  # fmt: skip
+        decisions.append((result, applied_at, time.monotonic()))
+    proc.wait(timeout=60)
+    crashes += proc.returncode != 0
+    final = json.loads(path.read_bytes())
+    owner_times = json.loads(log.read_text()) if log.exists() else []
+    counts = {"decisions": 0, "raced": 0, "reverted": 0, "late reverts": 0, "misreported": 0}
+    for result, applied_at, end in decisions:
+        if result.outcome == "race":  # the writer's own look-again saw the owner write
+            counts["decisions"] += 1
+            counts["raced"] += 1
+            counts["reverted"] += result.version_after is None  # said: not in the file
+            continue
+        if result.footprint is None:
+            continue  # refused: nothing was decided
+        counts["decisions"] += 1
+        verdict = result.confirmation.verdict if result.confirmation else None
+        counts["raced"] += verdict in ("held", "reverted")
+        claim = result.footprint.claim
+        in_file = decide.claims.holds(claim, final)
+        if result.outcome == "reverted":
+            counts["reverted"] += 1
+            counts["misreported"] += in_file and claim["decision"] in STAMPED
+        elif not in_file:  # reported kept, not in the file: late (owner slower than the watch)?
+            late = any(read < applied_at and written > end for read, written in owner_times)
+            counts["late reverts" if late else "misreported"] += 1
+            if not late:
+                print(f"  {variant}: kept but not in the file: {result.action} {claim}")
+    lost_owner = writes - final["counters"]["owner_writes"]
+    races = sum(r.outcome == "race" for r, _a, _e in decisions)
+    return {"cases": counts["decisions"], "crashes": crashes, "hangs": 0,
+            "data lost": max(0, lost_owner - races), "misreports": counts["misreported"],
+            "raced": counts["raced"], "reverted": counts["reverted"],
+            "late reverts": counts["late reverts"], "owner writes": writes}  # fmt: skip
 
 
-SLOW_OWNER = r"""
-import json, random, sys, time
-path, count, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-random.seed(seed)
-done = 0
-while done < count:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            state = json.loads(fh.read())
-    except ValueError:
-        time.sleep(0.001)
-        continue
-    time.sleep(random.uniform(0, 0.2))  # a hook thinking between its read and its write
-    state["counters"]["owner_writes"] += 1
-    aw = state["active_workflow"]
-    aw.setdefault("supervised_review", {"phase": "06", "status": "gate_presented"})
-    state["state_version"] += 1
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write(json.dumps(state, indent=2))
-    done += 1
-"""
+def _over_variants(tmp: Path, variants: tuple[str, ...], writes: int, window: float) -> dict:
+    missing = _node_missing()
+    total: dict[str, int] = {}
+    for variant in variants:
+        if variant.startswith("node") and missing:
+            print(f"  {variant}: skipped ({missing})")
+            continue
+        started = time.monotonic()
+        counts = _race_owner(tmp / variant, variant, writes, window)
+        shown = ", ".join(f"{k} {v}" for k, v in counts.items() if k not in ("hangs",))
+        print(f"  {variant:17} {shown} ({time.monotonic() - started:.1f}s)")
+        for key, value in counts.items():
+            total[key] = total.get(key, 0) + value
+    return total
+
+
+def owner_race(tmp: Path) -> dict[str, int]:
+    """The controller thinking up to 4 ms (every write variant); decisions watched 0.25 s."""
+    return _over_variants(tmp, FAST_VARIANTS, 300 if SMALL else 1200, 0.25)
 
 
 def slow_owner(tmp: Path) -> dict[str, int]:
-    owner_writes = 40 if SMALL else 400
-    path, script = _project(tmp, SLOW_OWNER)
-    owner = subprocess.Popen([sys.executable, str(script), str(path), str(owner_writes), "5"])
-    outcomes: list[tuple[str, str]] = []  # (the decision's timestamp, its final outcome)
-    crashes = 0
-    real_now = protocol.now_iso
-    try:
-        while owner.poll() is None:
-            try:
-                seen = json.loads(path.read_text())
-            except ValueError:
-                continue
-            if "supervised_review" not in seen["active_workflow"]:
-                time.sleep(0.002)
-                continue
-            stamp = f"{real_now()}#{len(outcomes)}"  # each decision's entry, told apart
-            protocol.now_iso = lambda stamp=stamp: stamp
-            try:
-                result = decide.decide_review(path, "continue", seen=seen, who="reliability")
-                decide.confirm(path, result, 1.0)
-            except Exception:  # a crash is what this counts
-                crashes += 1
-                continue
-            outcomes.append((stamp, result.outcome))
-    finally:
-        protocol.now_iso = real_now
-    owner.wait(timeout=120)
-    final = json.loads(path.read_text())["active_workflow"]["review_history"]
-    present = {entry.get("timestamp") for entry in final}
-    applied = [stamp for stamp, outcome in outcomes if outcome == "applied"]
-    reverted = [stamp for stamp, outcome in outcomes if outcome == "reverted"]
-    return {"cases": len(outcomes), "crashes": crashes, "hangs": 0,
-            "data lost": sum(s not in present for s in applied),
-            "misreports": sum(s in present for s in reverted),
-            "applied and held": sum(s in present for s in applied),
-            "reported reverted": len(reverted)}  # fmt: skip
+    """The controller thinking up to 200 ms; decisions watched 1 s."""
+    return _over_variants(tmp, SLOW_VARIANTS, 40 if SMALL else 200, 1.0)
 
 
 WRITER = r"""
@@ -244,8 +267,6 @@ def links(tmp: Path) -> dict[str, int]:
         misreports += name == "state.json" and result.outcome == "applied"
     return {"cases": cases, "crashes": 0, "hangs": hangs, "data lost": lost,
             "misreports": misreports}  # fmt: skip
-
-
 
 
 def torn_reads(tmp: Path) -> dict[str, int]:
@@ -402,7 +423,8 @@ def terminal(tmp: Path) -> dict[str, int]:
     exe = [sys.executable, "-m", "phasewatch"]
     runs = {
         "dashboard": _in_a_terminal(
-            [*exe, str(root)], [b"\x1b", *(k.encode() for k in "123456wea1"), b"q"],
+            [*exe, str(root)],
+            [b"\x1b", *(k.encode() for k in "123456wea1"), b"q"],
             6 if SMALL else 12,
         ),
         "check (terminal)": _in_a_terminal([*exe, "check", str(root)], [], 0),
