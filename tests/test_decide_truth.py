@@ -228,6 +228,12 @@ def test_a_pause_followed_by_a_redo_still_holds(tmp_path: Path) -> None:
     assert redo.outcome == "applied"
     assert decide.claims.holds(paused.footprint.claim, load(path))
     assert not decide.claims.holds(paused.footprint.claim, before)
+    rerun = load(path)  # the controller re-ran the phase: gate presented again, redo recorded
+    rerun["active_workflow"]["supervised_review"]["status"] = "gate_presented"
+    rerun["active_workflow"]["review_history"].append(
+        {"phase": "06-implementation", "action": "redo", "guidance": "again", "timestamp": "~"}
+    )
+    assert decide.claims.holds(paused.footprint.claim, rerun)
 
 
 def test_the_watch_reads_again_a_file_changed_within_the_clock_tick(
