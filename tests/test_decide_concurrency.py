@@ -24,7 +24,8 @@ pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX process semant
 # The owner, the way FORMATS describes it: read state.json, change something, writeState()
 # (read the version on disk, store disk + 1, truncate and write JSON.stringify(state, null, 2)).
 # It also presents the next review gate whenever none is pending, as the controller does after
-# a phase completes. One refinement keeps the *owner's* own window small and honest: if the
+# a phase completes (each gate about its own phase: the same phase's gate presented again after
+# a continue would undo it). One refinement keeps the *owner's* own window small and honest: if the
 # version on disk moved between its read and its write, it redoes the change (the V7 rule: a
 # write based on a stale read is refused). Without it the owner would silently overwrite
 # anybody, and no writer on earth could prevent that.
@@ -49,7 +50,8 @@ while len(written) < count:
     state["counters"]["owner_writes"] += 1
     aw = state["active_workflow"]
     if "supervised_review" not in aw:
-        aw["supervised_review"] = {"phase": "06-implementation", "status": "gate_presented",
+        aw["supervised_review"] = {"phase": f"06-implementation-{len(written)}",
+                                   "status": "gate_presented",
                                    "paused_at": None, "resumed_at": None, "redo_count": 0,
                                    "redo_guidance_history": []}
     if read()["state_version"] != version:
