@@ -245,6 +245,20 @@ def test_cancel_archives_the_workflow(tmp_path: Path) -> None:
     check_applied(path, want, result)
 
 
+def test_cancel_leaves_the_branch_abandoned(tmp_path: Path) -> None:
+    """The orchestrator's "Branch on Cancellation": git_branch.status = "abandoned"."""
+    state = feature_state(gate=None, escalations=1)
+    state["active_workflow"]["git_branch"] = {"name": "feature/REQ-0031-x", "status": "active"}
+    path = write_state(tmp_path, state)
+    decide.decide_escalation(path, "cancel", reason="wrong scope", expect_version=41)
+    entry = json.loads(path.read_text())["workflow_history"][-1]
+    assert entry["git_branch"] == {
+        "name": "feature/REQ-0031-x",
+        "status": "abandoned",
+        "abandoned_at": NOW,
+    }
+
+
 def test_cancel_prunes_history_to_50(tmp_path: Path) -> None:
     state = feature_state(gate=None, escalations=1)
     state["workflow_history"] = [{"slug": f"w{i}", "status": "completed"} for i in range(50)]
