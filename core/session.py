@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .diff import capped_paths
 from .findings import Finding, Severity, is_transition, sort_findings
@@ -37,6 +37,9 @@ from .memory import release_memory
 from .snapshot import Snapshot, observe
 from .sources import FileStamp, Project, StateReader, StateSource, discover
 from .timeline import TimelineEntry as ViewEntry
+
+if TYPE_CHECKING:
+    from .config import Config
 
 TIMELINE_CAP = 2000
 RAW_CAP = 200
@@ -307,14 +310,18 @@ class ProjectSession:
         hook_read_bytes: int = HOOK_READ_BYTES,
         hook_part_seconds: float = HOOK_PART_SECONDS,
         env: dict[str, str] | None = None,
+        config: Config | None = None,
     ) -> None:
         self._path = path
         self._env = env
+        #: The user's config, applied here once to every finding the session hands out (a rule
+        #: that is off is gone from every screen, count and notification); None: the defaults.
+        self.config = config
         self.clock: Clock = clock or _utc_now
         self.timeline_cap = timeline_cap
         self.raw_cap = raw_cap
         self._lock = threading.RLock()
-        self.project: Project = discover(path, env)
+        self.project: Project = self._configured_project(discover(path, env))
         self.root = self.project.root
         self._tracks: dict[str, _StateTrack] = {}
         self._sync_tracks()
@@ -501,8 +508,20 @@ class ProjectSession:
             t.source.path in changed and not t.source.path.exists() for t in self._tracks.values()
         )
 
+    def _configured(self, findings: Iterable[Finding]) -> list[Finding]:
+        """``findings`` as the user configured them (:func:`core.config.apply_config`)."""
+        if self.config is None:
+            return list(findings)
+        from .config import apply_config
+
+        return apply_config(findings, self.config)
+
+    def _configured_project(self, project: Project) -> Project:
+        project.findings = self._configured(project.findings)
+        return project
+
     def _rediscover(self) -> bool:
-        fresh = discover(self._path, self._env)
+        fresh = self._configured_project(discover(self._path, self._env))
         before = [(s.project_id, s.path, s.name) for s in self.project.states]
         after = [(s.project_id, s.path, s.name) for s in fresh.states]
         changed = (
@@ -533,6 +552,7 @@ class ProjectSession:
     def _observe(self, track: _StateTrack, now: datetime, *, own: bool) -> Observation | None:
         previous = track.snapshot
         snap = observe(track.reader, previous, track.source.project_id)
+        snap.findings = self._configured(snap.findings)
         result = snap.read
         status = result.status if result is not None else "missing"
         if status == "ok":
@@ -678,7 +698,9 @@ class ProjectSession:
         if key != self._hook_audit_key:
             self._hook_audit_key = key
             rel = self.project.rel(self.project.hook_log)
-            self._hook_findings = self._hook_audit.findings(rel, current_phase=current)
+            self._hook_findings = self._configured(
+                self._hook_audit.findings(rel, current_phase=current)
+            )
             self._hook_stats = self._hook_counts.as_dict()
             self._hook_total = self._hook_audit.records
 
@@ -728,7 +750,7 @@ class ProjectSession:
         except Exception as exc:  # keep the dashboard alive on a parser bug
             errors.append(f"TDD plan: {type(exc).__name__}: {exc}")
             return False
-        self._tdd_plan, self._tdd_findings = plan, list(findings)
+        self._tdd_plan, self._tdd_findings = plan, self._configured(findings)
         path = self.project.tdd_progress
         rel = self.project.rel(path)
         status = "ok" if plan is not None else ("missing" if not path.exists() else "unreadable")
@@ -762,8 +784,11 @@ class ProjectSession:
         except Exception as exc:
             errors.append(f"plugin registry: {type(exc).__name__}: {exc}")
             return False
+        for rec in registry.plugins:
+            rec.findings = self._configured(rec.findings)
+        registry.findings = self._configured(registry.findings)
         self._registry = registry
-        self._plugin_findings = list(getattr(registry, "findings", []) or [])
+        self._plugin_findings = list(registry.findings)
         rel = p.rel(p.plugins_md)
         status = "ok" if p.plugins_md.exists() else "missing"
         prev = self._other_status.get(rel)

@@ -265,7 +265,7 @@ class PhasewatchApp(App[int]):
             return
         self._read_started = True
         _read_in_background(
-            self._first_read, self.path, self.clock, self._session_options, self.config is None
+            self._first_read, self.path, self.clock, self._session_options, self.config
         )
 
     async def on_unmount(self) -> None:
@@ -589,11 +589,12 @@ def _read_in_background(
     path: str | Path | None,
     clock: Clock,
     options: dict[str, Any],
-    defaults: bool,
+    config: Config | None,
 ) -> None:
     """Import the core, discover the project and read it once, in a daemon thread, into
     ``future`` (never raises here: a failure is re-raised in the watcher worker, which reports
-    it). ``defaults``: also make the config defaults (no config file was read). The module the
+    it). ``config``: the one read before the app, which the session applies to every finding;
+    None: no config file was read, so make the defaults (they change nothing). The module the
     first update needs for the review console is imported here too, off the UI thread (the
     writer, ~50 ms, once the data is on screen: :func:`_after_first_data`)."""
 
@@ -603,9 +604,9 @@ def _read_in_background(
             from phasewatch.core.config import Config
             from phasewatch.core.session import ProjectSession
 
-            session = ProjectSession(path, clock=clock, **options)
-            config = Config.defaults() if defaults else None
-            future.set_result((session, session.refresh(None), config))
+            session = ProjectSession(path, clock=clock, config=config, **options)
+            defaults = Config.defaults() if config is None else None
+            future.set_result((session, session.refresh(None), defaults))
         except BaseException as exc:
             future.set_exception(exc)
 

@@ -184,9 +184,14 @@ def cmd_check(argv: list[str]) -> int:
         else:
             print(msg, file=sys.stderr)
         return 2
+    config = None
+    if config_to_read(args.config):  # (the defaults change nothing: pydantic's Config unbuilt)
+        config = _check_config(args.config)
+        if config is None:
+            return 2
     from phasewatch.core.report import audit_project
 
-    report = audit_project(args.path)
+    report = audit_project(args.path, config=config)
     if not report.project.systems:
         msg = (
             f"phasewatch check: no workflow files under {clean(str(report.project.root))} "
@@ -199,13 +204,6 @@ def cmd_check(argv: list[str]) -> int:
         else:
             print(msg, file=sys.stderr)
         return 2
-    if config_to_read(args.config):  # (the defaults change nothing: pydantic's Config unbuilt)
-        config = _check_config(args.config)
-        if config is None:
-            return 2
-        from phasewatch.core.config import apply_config
-
-        report.findings = apply_config(report.findings, config)
     if args.format in ("sarif", "github"):
         _print_ci_format(report, args.format)
     elif args.json:
