@@ -17,8 +17,9 @@ from .text import shorten
 
 R_SCHEMA_TYPE = rule(
     "SCHEMA-TYPE",
-    Severity.WARNING,
-    "A field has the wrong type; it is ignored by phasewatch (and likely misread by hooks).",
+    Severity.INFO,
+    "A field has an unexpected type; phasewatch ignores it (validate-state.cjs rejects only "
+    "the types FIELD-SHAPE and FIELD-VERSION name).",
     seed="FORMATS 1 (field types)",
     fix="Correct the value's type in the writer that produced it.",
 )

@@ -259,7 +259,6 @@ def view_entry(entry: Observation) -> ViewEntry:
     )
 
 
-
 def attention(snap: Snapshot | None) -> tuple[bool, int]:
     """(a review gate is waiting, number of pending escalations) for one snapshot."""
     if snap is None:
@@ -440,7 +439,10 @@ class ProjectSession:
                 self._tdd_rev += 1
         if full or any(self._is_plugin_path(c) for c in changed):
             before = (self._registry, self._plugin_findings)
-            if self._load_plugins(now, errors) and (self._registry, self._plugin_findings) != before:
+            if (
+                self._load_plugins(now, errors)
+                and (self._registry, self._plugin_findings) != before
+            ):
                 self._plugins_rev += 1
 
         files, dirs = self.watch_targets()
@@ -684,7 +686,9 @@ class ProjectSession:
         except OSError:
             return
         starts, end = line_starts(path, start)
-        self.hooks.add_pending(starts, end, first_line, self.hooks.file_generation((st.st_dev, st.st_ino)))
+        self.hooks.add_pending(
+            starts, end, first_line, self.hooks.file_generation((st.st_dev, st.st_ino))
+        )
         self._hook_indexed = max(start, end)
 
     def _audit_hooks(self) -> None:

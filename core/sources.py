@@ -270,6 +270,9 @@ class ReadResult:
     error: str | None = None
     stamp: FileStamp | None = None
     attempts: int = 1
+    #: The document as its owner reads it, where cleaning changed ``data`` (else None): the
+    #: framework's own checks judge this one (core.audit.mirror), the screens show ``data``.
+    exact: dict[str, Any] | None = None
 
     @property
     def ok(self) -> bool:
@@ -330,7 +333,7 @@ def read_json(path: Path, *, retries: int = 3, delay: float = 0.015) -> ReadResu
                 return last
         else:
             stamp = FileStamp(st.st_size, st.st_mtime_ns, st.st_ino)
-            result = _parsed(path, raw, stamp, attempts)
+            result = parse_document(path, raw, stamp, attempts)
             if result.status not in ("torn", "invalid"):  # a torn read can look invalid too
                 return result
             last = result
@@ -340,24 +343,37 @@ def read_json(path: Path, *, retries: int = 3, delay: float = 0.015) -> ReadResu
         time.sleep(delay)
 
 
-def _parsed(path: Path, raw: bytes, stamp: FileStamp, attempts: int) -> ReadResult:
+def parse_document(
+    path: Path, raw: bytes, stamp: FileStamp | None = None, attempts: int = 1
+) -> ReadResult:
+    """The bytes of a JSON object file parsed as :func:`read_json` parses them (no retry)."""
     try:
         data = _parse(raw)
     except json.JSONDecodeError as exc:
         text = raw.decode("utf-8", errors="replace")
         status: ReadStatus = "torn" if _looks_torn(text, exc) else "invalid"
-        where = "empty file" if not text.strip() else f"{exc.msg} at line {exc.lineno} column {exc.colno}"
+        where = (
+            "empty file"
+            if not text.strip()
+            else f"{exc.msg} at line {exc.lineno} column {exc.colno}"
+        )
         return ReadResult(path, status, error=where, stamp=stamp, attempts=attempts)
     except (RecursionError, ValueError) as exc:
         reason = str(exc) if isinstance(exc, ValueError) and str(exc) else type(exc).__name__
         return ReadResult(path, "invalid", error=reason, stamp=stamp, attempts=attempts)
     if not isinstance(data, dict):
         return ReadResult(
-            path, "not_object", error=f"top level is {type(data).__name__}", stamp=stamp,
+            path,
+            "not_object",
+            error=f"top level is {type(data).__name__}",
+            stamp=stamp,
             attempts=attempts,
         )
-    data = data if json_is_clean(raw) else clean_json(data)  # one pass only when one is needed
-    return ReadResult(path, "ok", data=data, stamp=stamp, attempts=attempts)
+    if json_is_clean(raw):  # the common case: no cleaning pass at all
+        return ReadResult(path, "ok", data=data, stamp=stamp, attempts=attempts)
+    cleaned = clean_json(data)
+    exact = None if cleaned == data else data
+    return ReadResult(path, "ok", data=cleaned, stamp=stamp, attempts=attempts, exact=exact)
 
 
 def read_bytes(path: Path, *, max_bytes: int = 8 * 1024 * 1024) -> tuple[bytes | None, str | None]:

@@ -315,7 +315,7 @@ TRANSITION_CASES: list[Case] = [
     ),
     C(
         "TR-PHASES-CHANGED",
-        "a completed phase removed (warning)",
+        "a completed phase removed (info: the framework's guards accept it)",
         edit(
             lambda s: bump(
                 setpath(
@@ -327,7 +327,7 @@ TRANSITION_CASES: list[Case] = [
         ),
         edit(F.complete),
         "active_workflow.phases",
-        Severity.WARNING,
+        Severity.INFO,
     ),
     # review gate
     C(

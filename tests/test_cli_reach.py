@@ -13,9 +13,11 @@ from tests import factories
 
 
 def divergent(tmp_path):
+    """V9-A (a warning) and a phase_status value validate-state.cjs rejects (an error)."""
     state = factories.feature_state()
     key = state["active_workflow"]["current_phase"]
     state["phases"][key]["status"] = "pending"
+    state["active_workflow"]["phase_status"][key] = "done"
     (tmp_path / ".isdlc").mkdir()
     (tmp_path / ".isdlc" / "state.json").write_text(json.dumps(state, indent=2))
     return tmp_path
@@ -58,15 +60,16 @@ def test_a_bad_config_is_exit_2_with_the_key_named(tmp_path, capsys):
 
 def test_config_show_prints_the_effective_config(tmp_path, capsys):
     config = tmp_path / "c.toml"
-    config.write_text('[notifications]\ndesktop = false\n')
+    config.write_text("[notifications]\ndesktop = false\n")
     assert main(["config", "--show", "--config", str(config)]) == 0
     out = capsys.readouterr().out
     assert "[notifications]" in out and "desktop = false" in out
 
 
 def test_version():
-    proc = subprocess.run([sys.executable, "-m", "phasewatch", "--version"],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "phasewatch", "--version"], capture_output=True, text=True
+    )
     assert proc.returncode == 0 and proc.stdout.startswith("phasewatch ")
 
 

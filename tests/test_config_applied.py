@@ -95,7 +95,7 @@ def test_a_rule_that_is_off_is_gone_from_every_screen_and_from_check(tmp_path: P
     assert len(off) == len(systems), shown  # one rule of every system fires without the config
 
     config = Config.model_validate({"rules": dict.fromkeys(off, "off")})
-    shown_off, session = _run(tmp_path / "off", config)
+    shown_off, _ = _run(tmp_path / "off", config)
     assert shown_off and not shown_off & off, shown_off & off
     assert shown - off <= shown_off  # only those rules went
 

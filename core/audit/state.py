@@ -15,7 +15,6 @@ from __future__ import annotations
 from .fields import (
     check_aliases,
     check_enums,
-    check_evidence,
     check_statuses,
     check_summaries,
     check_version,
@@ -55,7 +54,6 @@ SNAPSHOT_CHECKS = (
     check_workflow_fields,
     check_summaries,
     check_enums,
-    check_evidence,
     check_escalations,
     check_escalation_entries,
     check_escalation_duplicates,

@@ -318,9 +318,9 @@ class IsdlcRun:
             "phases": list(self.phases),
             "current_phase": first,
             "current_phase_index": 0,
-            "phase_status": {
-                k: ("in_progress" if i == 0 else "pending") for i, k in enumerate(self.phases)
-            },
+            # the orchestrator's MODE init-only (the Phase-Loop Controller's): every phase
+            # pending; STEP 3c-prime activates the first (docs/framework-facts.md, "Init")
+            "phase_status": dict.fromkeys(self.phases, "pending"),
             "artifact_folder": folder,
             "started_at": now,
             "flags": {"light": False, "supervised": sim.review_mode is not None},
