@@ -87,6 +87,27 @@ _AGENTS_BY_PREFIX = {
     "16": {"quality-loop-engineer", "quality-assurance-engineer"},
 }
 
+# The phase keys the framework's installer writes as pending skeleton records when it sets a
+# project up (src/core/installer generateState; docs/framework-facts.md, "The installer"). No
+# workflow runs them; they stay until a workflow's init or the completion enforcer resets phases.
+INSTALLER_PHASE_KEYS = frozenset(
+    {
+        "01-requirements",
+        "02-architecture",
+        "03-design",
+        "04-test-strategy",
+        "05-implementation",
+        "06-testing",
+        "07-code-review",
+        "08-validation",
+        "09-cicd",
+        "10-local-testing",
+        "11-test-deploy",
+        "12-production",
+        "13-operations",
+    }
+)
+
 ESCALATION_TYPES = {
     "gate_blocked": "gate-blocker",
     "corridor_blocked": "iteration-corridor",

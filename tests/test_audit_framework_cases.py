@@ -217,3 +217,17 @@ def test_is_transition_is_the_rule_scope() -> None:
     assert not is_transition(finding("SYNC-STATUS"))
     unknown = Finding("TR-NOT-A-RULE", Severity.INFO, SRC, "$", None, None, "m", "h")
     assert not is_transition(unknown)
+
+
+def test_the_installers_skeleton_is_one_quiet_note() -> None:
+    """The framework's installer (src/core/installer generateState) leaves pending records
+    under its own phase keys and no state_version: one info note, nothing loud."""
+    from phasewatch.core.protocol import INSTALLER_PHASE_KEYS
+
+    doc = F.project_state()
+    doc.pop("state_version", None)
+    doc["current_phase"] = "01-requirements"
+    doc["phases"] = {k: F.skeleton() for k in sorted(INSTALLER_PHASE_KEYS)}
+    assert loud(doc) == []
+    notes = [f for f in run(doc) if f.rule_id == "ALIAS-UNKNOWN"]
+    assert [f.path for f in notes] == ["phases"] and "installer" in notes[0].message

@@ -12,6 +12,7 @@ from typing import Any
 from ..checks import Emitter
 from ..models import State
 from ..protocol import (
+    INSTALLER_PHASE_KEYS,
     PHASE_ALIASES,
     PHASE_STATUSES,
     WORKFLOW_TYPES,
@@ -228,9 +229,33 @@ def _legacy(em: Emitter, path: str, key: str) -> None:
         )
 
 
+def _installer_skeleton(state: State) -> set[str]:
+    """The installer's skeleton records still in ``phases`` (pending, never started)."""
+    return {
+        key
+        for key, rec in state.phases.items()
+        if key in INSTALLER_PHASE_KEYS
+        and key not in KNOWN_PHASE_KEYS
+        and rec.status in (None, "pending")
+        and rec.started is None
+    }
+
+
 def check_aliases(em: Emitter, state: State, raw: dict[str, Any]) -> None:
     aw = state.active_workflow
-    maps: list[tuple[str, list[str]]] = [("phases", list(state.phases))]
+    skeleton = _installer_skeleton(state)
+    if skeleton:
+        em.add(
+            R.ALIAS_UNKNOWN,
+            "phases",
+            f"phases holds {len(skeleton)} pending skeleton records under the installer's own "
+            f"phase keys ({', '.join(sorted(skeleton))}): the framework's installer writes them "
+            "when it sets the project up, no workflow runs them, and a workflow's init or the "
+            "completion enforcer clears them. Nothing to do.",
+            expected=None,
+            actual=sorted(skeleton),
+        )
+    maps: list[tuple[str, list[str]]] = [("phases", [k for k in state.phases if k not in skeleton])]
     if aw is not None:
         maps.append(("active_workflow.phase_status", list(aw.phase_status)))
     for base, keys in maps:
