@@ -126,8 +126,10 @@ def test_strict_verdict_line_matches_the_exit_code(tmp_path, capsys):
     state["current_phase"] = state["active_workflow"]["phases"][0]  # SYNC-CURRENT (warning)
     project(tmp_path, state)
     code, out, _ = run(capsys, str(tmp_path))
-    assert code == 0 and out.rstrip().endswith("-> clean"), out
+    assert code == 0 and out.rstrip().endswith("-> no errors"), out  # not "clean": a warning
     assert "1 warning " in out  # singular
+    code, out, _ = run(capsys, str(tmp_path), "-q")
+    assert out.splitlines() == [out.strip()] and out.rstrip().endswith("-> no errors"), out
     code, out, _ = run(capsys, str(tmp_path), "--strict")
     assert code == 1
     assert out.rstrip().endswith("-> warnings fail under --strict"), out

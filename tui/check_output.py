@@ -108,12 +108,13 @@ def print_report(
                 console.print(Line(f"{LABEL[severity]} ({len(group)})", STYLE[severity]))
                 for finding in group:
                     _print_finding(console, finding)
-    console.print()
+        console.print()
     console.print(verdict_line(report, strict))
 
 
 def verdict_line(report: Report, strict: bool = False) -> Line:
-    """``1 error  2 warnings  0 infos  -> findings`` (``--strict``: warnings fail too)."""
+    """``1 error  2 warnings  0 infos  -> findings`` (``--strict``: warnings fail too); "clean"
+    only when nothing but information is left, "no errors" when warnings remain."""
     counts = report.summary
     tail = Line()
     for sev in Severity:
@@ -122,6 +123,8 @@ def verdict_line(report: Report, strict: bool = False) -> Line:
         tail.append("  ")
     code = report.exit_code(strict)
     verdict = {0: "clean", 1: "findings", 2: "cannot read"}[code]
+    if code == 0 and counts[str(Severity.WARNING)]:
+        verdict = "no errors"
     if code == 1 and strict and not counts[str(Severity.ERROR)]:
         verdict = "warnings fail under --strict"
     tail.append(f"-> {verdict}", style="bold")
