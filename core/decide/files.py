@@ -22,6 +22,7 @@ from ..files.write import (
     inside,
     open_regular,
 )
+from ..sources import project_id_problem
 from ..text import clean
 from .codec import reread
 from .outcomes import ERROR, INVALID, SETTLE_SECONDS, STALE_TEMP_SECONDS, Outcome
@@ -242,8 +243,25 @@ def _project_root(path: Path) -> Path:
 
 
 
+def _check_project_file(root: Path, path: Path) -> None:
+    """Under ``.isdlc/projects`` only ``<id>/state.json`` is a decision's target, ``<id>`` one
+    directory name (:func:`~core.sources.project_id_problem`)."""
+    parts = path.relative_to(root).parts if path.is_relative_to(root) else ()
+    if parts[:2] != (".isdlc", "projects"):
+        return
+    problem = project_id_problem(parts[2]) if len(parts) == 4 else None
+    if len(parts) != 4 or parts[3] != "state.json" or problem is not None:
+        shown = clean(_rel(root, path))
+        raise WriteRefused(
+            problem
+            or f"{shown} is not a monorepo project's state file "
+            "(.isdlc/projects/<id>/state.json); nothing written"
+        )
+
+
 def _check_writable(root: Path, path: Path, journal: Path) -> None:
     """Refuse a target (or journal) that is a link, not a regular file, or outside the root."""
+    _check_project_file(root, path)
     check_target(root, path, may_be_missing=True)
     if not inside(root, journal):
         raise WriteRefused(f"{journal.name}: resolves outside the project; nothing written")
