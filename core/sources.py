@@ -120,6 +120,9 @@ class Project:
     monorepo: bool = False
     default_project: str | None = None
     findings: list[Finding] = field(default_factory=list)
+    #: ``.isdlc`` could not be searched when discovered (mode 000 for us): nothing in it was
+    #: listed, so discovery must run again once anything changes.
+    unsearchable: bool = False
 
     @property
     def isdlc_dir(self) -> Path:
@@ -225,6 +228,7 @@ def discover(
             )
         )
         project.states.append(StateSource("", isdlc / "state.json", root.name))
+        project.unsearchable = True
         return project
     mono_file = isdlc / "monorepo.json"
     if mono_file.exists():
