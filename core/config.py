@@ -1,7 +1,9 @@
 """The user's configuration: ``$XDG_CONFIG_HOME/phasewatch/config.toml`` (or ``--config``).
 
 Read with :mod:`tomllib`, validated by a pydantic model that forbids unknown keys, so a typo is an
-error naming the key and the file instead of a setting silently ignored. A missing default file
+error naming the key and the file instead of a setting silently ignored; a ``[rules]`` id that
+names no rule, a file over ``MAX_CONFIG_BYTES`` (never cut) and values nested deeper than
+``MAX_DEPTH`` are refused the same way. A missing default file
 is the defaults; a missing file named with ``--config`` is an error.
 
 ```toml
@@ -29,6 +31,7 @@ extra = ["my-custom-agent"]     # agent names to accept besides the framework's
 from __future__ import annotations
 
 import json
+import os
 import tomllib
 from collections.abc import Iterable
 from dataclasses import replace
@@ -38,13 +41,16 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .config_file import default_path
+from .files.read import ReadRefused, read_regular
 from .findings import Finding, Severity
-from .sources import read_text
-from .text import clean
+from .text import clean, decode, shorten
 
 Screen = Literal["overview", "hooks", "timeline", "history", "tdd", "plugins"]
 Override = Literal["off", "error", "warning", "info"]
 MAX_CONFIG_BYTES = 1024 * 1024
+#: Tables and arrays nest at most this deep (the schema's deepest value, ``[agents] extra``, is
+#: 2): a deeper file is refused with a message, never a RecursionError.
+MAX_DEPTH = 4
 
 
 class _Section(BaseModel):
@@ -90,19 +96,63 @@ def load(path: Path | None = None, environ: dict[str, str] | None = None) -> tup
     default location, where a missing file means the defaults."""
     explicit = path is not None
     where = path if path is not None else default_path(environ)
-    text, error = read_text(where, max_bytes=MAX_CONFIG_BYTES)
-    if text is None:
-        if not explicit and not where.exists():
+    try:  # whole or not at all: a file over the cap is refused, never cut
+        text = decode(read_regular(where, cap=MAX_CONFIG_BYTES)[0])
+    except ReadRefused as exc:
+        if not explicit and exc.kind == "missing" and not os.path.lexists(where):
             return Config.defaults(), where
-        raise ConfigError(f"{_name(where)}: cannot read it ({clean(error or 'unknown error')})")
+        raise ConfigError(f"{_name(where)}: cannot read it ({clean(exc.reason)})") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{_name(where)}: not valid TOML: {clean(str(exc))}") from None
+        raise ConfigError(
+            f"{_name(where)}: not valid TOML: {shorten(clean(str(exc)), 200)}"
+        ) from None
+    except RecursionError:  # tomllib parses nested arrays and inline tables recursively
+        data = None
+    if data is None or _depth(data) > MAX_DEPTH:
+        raise ConfigError(
+            f"{_name(where)}: values nested more than {MAX_DEPTH} levels deep; a phasewatch "
+            "config is at most a table of lists of strings"
+        )
     try:
-        return Config.model_validate(data), where
+        config = Config.model_validate(data)
     except ValidationError as exc:
         raise ConfigError(f"{_name(where)}: {_problems(exc)}") from None
+    unknown = _unknown_rules(config.rules)
+    if unknown:
+        raise ConfigError(
+            f"{_name(where)}: rules: no rule named {', '.join(unknown)} (`phasewatch check "
+            "--rules` lists them); the override would change nothing"
+        )
+    return config, where
+
+
+def _depth(value: object) -> int:
+    """How deep tables and arrays nest in ``value`` (a scalar: 0), without recursion."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        item, level = stack.pop()
+        children = (
+            item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        )
+        if children is None:
+            continue
+        deepest = max(deepest, level + 1)
+        if deepest > MAX_DEPTH:
+            return deepest
+        stack.extend((child, level + 1) for child in children)
+    return deepest
+
+
+def _unknown_rules(rules: dict[str, Override]) -> list[str]:
+    """The ids in ``[rules]`` that name no rule (cleaned, quoted), in the file's order."""
+    if not rules:
+        return []
+    from .findings import all_rules  # imports every rule module: only when there are overrides
+
+    known = {r.id for r in all_rules()}
+    return [shorten(clean(repr(rule_id)), 60) for rule_id in rules if rule_id not in known]
 
 
 def _name(path: Path) -> str:
@@ -113,7 +163,7 @@ def _problems(exc: ValidationError) -> str:
     parts = []
     for err in exc.errors():
         where = ".".join(str(p) for p in err["loc"]) or "(top level)"
-        parts.append(f"{clean(where)}: {clean(err['msg'])}")
+        parts.append(f"{shorten(clean(where), 80)}: {shorten(clean(err['msg']), 120)}")
     return "; ".join(parts)
 
 
@@ -138,8 +188,10 @@ def apply_config(findings: Iterable[Finding], config: Config) -> list[Finding]:
 
 def show(config: Config, where: Path) -> str:
     """``phasewatch config --show``: the effective config as TOML, with where it came from."""
-    lines = [f"# effective configuration (file: {_name(where)}"
-             f"{'' if where.exists() else ', not present: defaults'})"]
+    lines = [
+        f"# effective configuration (file: {_name(where)}"
+        f"{'' if where.exists() else ', not present: defaults'})"
+    ]
     top = config.model_dump()
     for key in ("theme", "default_screen"):
         if top[key] is not None:

@@ -189,6 +189,9 @@ class SessionUpdate:
     watch_files: frozenset[Path] = frozenset()
     watch_dirs: frozenset[Path] = frozenset()
     targets_changed: bool = False  # this refresh changed them (for the worker)
+    #: Watched files this refresh could not look up (``.isdlc`` unsearchable): the watcher
+    #: forgets their stamps, so it reports them once they can be looked up again.
+    unseen: frozenset[Path] = frozenset()
     errors: list[str] = field(default_factory=list)  # the last loader failures (kept short)
     initial: bool = False  # the session's first refresh
 
@@ -481,6 +484,9 @@ class ProjectSession:
             watch_files=files,
             watch_dirs=dirs,
             targets_changed=targets_changed,
+            unseen=frozenset(f for f in files if p.isdlc_dir in f.parents)
+            if p.unsearchable
+            else frozenset(),
             errors=list(self._errors),
             initial=initial,
         )
@@ -498,6 +504,8 @@ class ProjectSession:
     # ------------------------------------------------------------------ discovery
 
     def _needs_discovery(self, changed: set[Path]) -> bool:
+        if self.project.unsearchable and changed:  # it may be searchable again: look
+            return True
         known = self._known_paths()
         isdlc = self.project.isdlc_dir
         for path in changed:
@@ -505,9 +513,11 @@ class ProjectSession:
                 if self._is_plugin_path(path) and path != self.project.plugins_dir:
                     continue  # a plugin file: the registry reload covers it
                 return True
-        # a state file that vanished may mean a project was removed
+        # a state file that vanished (or cannot be looked up any more: os.path.exists says
+        # False where Path.exists raises) may mean a project was removed
         return any(
-            t.source.path in changed and not t.source.path.exists() for t in self._tracks.values()
+            t.source.path in changed and not os.path.exists(t.source.path)
+            for t in self._tracks.values()
         )
 
     def _configured(self, findings: Iterable[Finding]) -> list[Finding]:

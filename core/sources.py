@@ -18,7 +18,7 @@ import msgspec
 
 from .files.read import MAX_BYTES, ReadRefused, read_regular
 from .findings import Finding, Severity, make, rule
-from .text import clean_json, decode, json_is_clean
+from .text import clean, clean_json, decode, json_is_clean, shorten
 
 MAX_JSON_BYTES = MAX_BYTES  # a real state.json is KBs; larger is a finding, not a parse
 
@@ -74,14 +74,34 @@ R_NOT_OBJECT = rule(
 R_MONOREPO = rule(
     "READ-MONOREPO",
     Severity.WARNING,
-    ".isdlc/monorepo.json is present but unusable; projects were found by directory instead.",
+    ".isdlc/monorepo.json is present but unusable, or names a project id that is not a single "
+    "directory name (refused); projects were found by directory instead.",
     seed="FORMATS 1 Where (monorepo)",
-    fix="Fix monorepo.json: it needs a `projects` object of {id: {name, path, ...}}.",
+    fix="Fix monorepo.json: it needs a `projects` object of {id: {name, path, ...}}, each id "
+    "a single directory name under .isdlc/projects.",
     scope="read",
 )
 
 
 # ---------------------------------------------------------------------------- discovery
+
+
+def project_id_problem(project_id: str) -> str | None:
+    """Why ``project_id`` cannot name a monorepo project, or None when it can: an id names the
+    directory ``.isdlc/projects/<id>``, so it must be one path component (not empty, not ``.``
+    or ``..``, no separator, not absolute). The id is named, cleaned, in the reason."""
+    separators = {"/", "\\", os.sep, os.altsep or "/"}
+    if (
+        project_id in ("", ".", "..")
+        or any(s in project_id for s in separators)
+        or "\0" in project_id
+    ):
+        shown = shorten(clean(repr(project_id)), 80)
+        return (
+            f"project id {shown} is not a single directory name (empty, '.', '..', a path "
+            "separator or an absolute path): refused, it could name a place outside the project"
+        )
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +120,9 @@ class Project:
     monorepo: bool = False
     default_project: str | None = None
     findings: list[Finding] = field(default_factory=list)
+    #: ``.isdlc`` could not be searched when discovered (mode 000 for us): nothing in it was
+    #: listed, so discovery must run again once anything changes.
+    unsearchable: bool = False
 
     @property
     def isdlc_dir(self) -> Path:
@@ -205,6 +228,7 @@ def discover(
             )
         )
         project.states.append(StateSource("", isdlc / "state.json", root.name))
+        project.unsearchable = True
         return project
     mono_file = isdlc / "monorepo.json"
     if mono_file.exists():
@@ -214,10 +238,15 @@ def discover(
         projects = result.data.get("projects") if result.data else None
         if isinstance(projects, dict):
             for pid, info in projects.items():
+                problem = project_id_problem(str(pid))
+                if problem is not None:  # never a path outside .isdlc/projects
+                    project.findings.append(_bad_id(project.rel(mono_file), problem))
+                    continue
                 name = info.get("name") if isinstance(info, dict) else None
                 ids[str(pid)] = str(name) if name else str(pid)
             default = result.data.get("default_project") if result.data else None
-            project.default_project = default if isinstance(default, str) else None
+            if isinstance(default, str) and project_id_problem(default) is None:
+                project.default_project = default
         else:
             project.findings.append(
                 make(
@@ -240,6 +269,17 @@ def discover(
     if root_state.exists() or (isdlc.is_dir() and not project.states):
         project.states.insert(0, StateSource("", root_state, root.name))
     return project
+
+
+def _bad_id(source: str, problem: str) -> Finding:
+    return make(
+        R_MONOREPO,
+        source=source,
+        path="projects",
+        expected="project ids that are single directory names",
+        actual="refused id",
+        message=f"monorepo.json: {problem}",
+    )
 
 
 # ---------------------------------------------------------------------------- safe reading

@@ -179,6 +179,16 @@ class Watcher:
         loop; new changes that arrive meanwhile join the same batch."""
         self._put("more", paths)
 
+    def forget(self, paths: Iterable[Path]) -> None:
+        """Forget what was seen of ``paths`` (targets only): the next reconciliation reports
+        each one that can be looked up then. For files the consumer could not read although
+        their stamps had not changed (a directory on the way briefly unsearchable), so that the
+        directory's recovery is noticed however quickly it came (thread-safe)."""
+        with self._lock:
+            for path in paths:
+                if path in self._known:
+                    self._known[Path(path)] = None
+
     def expect_own_write(self, path: Path, stamp_after: FileStamp | None) -> None:
         """Announce that the app itself just wrote ``path`` leaving ``stamp_after`` on disk:
         the next change of ``path`` with that stamp is tagged as ours in :attr:`WatchBatch.own`."""

@@ -99,6 +99,8 @@ def test_show_prints_toml_that_reads_back_to_the_same_config(tmp_path):
     text = show(config, where)
     assert text.startswith("# effective configuration")
     assert Config.model_validate(tomllib.loads(text)) == config
+
+
 def test_a_fifo_config_is_refused_without_hanging(tmp_path):
     import os
 
@@ -106,8 +108,6 @@ def test_a_fifo_config_is_refused_without_hanging(tmp_path):
     os.mkfifo(fifo)
     with pytest.raises(ConfigError):
         load(fifo)
-
-
 
 
 def test_the_demo_takes_its_autopilot_from_the_config(tmp_path, monkeypatch):
@@ -151,3 +151,63 @@ def test_the_dashboard_reads_a_config_only_when_there_is_one(tmp_path, monkeypat
     (tmp_path / "phasewatch" / "config.toml").write_text("them = 1\n")
     assert _dashboard([], monkeypatch, tmp_path) is False
     assert "them" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ refused, never cut or ignored
+
+
+def _too_large(path: Path) -> None:
+    """Valid TOML over the cap whose last setting lies past it: a cut read loses it silently."""
+    from phasewatch.core.config import MAX_CONFIG_BYTES
+
+    path.write_text("# padding\n" * (MAX_CONFIG_BYTES // 10 + 1) + 'theme = "textual-light"\n')
+
+
+def _too_deep(path: Path) -> None:
+    path.write_text("[agents]\nextra = " + "[" * 5000 + "]" * 5000 + "\n")
+
+
+def _unknown_rule(path: Path) -> None:
+    path.write_text('[rules]\nSYNC-AGENT = "off"\nSYNC-AGENTT = "off"\n')  # a typo
+
+
+def _nested_deep_but_parsable(path: Path) -> None:
+    path.write_text("[agents]\nextra = " + "[" * 60 + '"a"' + "]" * 60 + "\n")
+
+
+@pytest.mark.parametrize(
+    ("write", "needle"),
+    [
+        (_too_large, "larger than"),
+        (_too_deep, "nested"),
+        (_nested_deep_but_parsable, "nested"),
+        (_unknown_rule, "SYNC-AGENTT"),
+    ],
+)
+def test_a_config_that_cannot_be_used_whole_is_refused(tmp_path, write, needle):
+    path = tmp_path / "c.toml"
+    write(path)
+    with pytest.raises(ConfigError) as err:
+        load(path)
+    assert needle in str(err.value) and str(path) in str(err.value)
+    assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("write", [_too_large, _too_deep, _unknown_rule])
+@pytest.mark.parametrize("command", ["check", "config"])
+def test_the_command_line_exits_2_with_one_clear_line(tmp_path, capsys, write, command):
+    from phasewatch.tui import cli
+
+    (tmp_path / ".isdlc").mkdir()
+    (tmp_path / ".isdlc" / "state.json").write_text('{"state_version": 1}')
+    path = tmp_path / "c.toml"
+    write(path)
+    argv = (
+        ["check", str(tmp_path), "--config", str(path)]
+        if command == "check"
+        else ["config", "--show", "--config", str(path)]
+    )
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"phasewatch {command}: ") and err.count("\n") == 1
+    assert "Traceback" not in err

@@ -13,11 +13,12 @@ worker, watchfiles on the parent directories + a 2 s reconciliation pass) yields
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import threading
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import Future
+from concurrent.futures import Future, InvalidStateError
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -332,6 +333,8 @@ class PhasewatchApp(App[int]):
             update = await asyncio.to_thread(session.refresh, changed, own=batch.own)
             if update.targets_changed:
                 watcher.set_targets(update.watch_files, update.watch_dirs)
+            if update.unseen:  # unsearchable now: its recovery is reported, however quick
+                watcher.forget(update.unseen)
             self._post(update)
             if update.hook_pending:  # a large log is read in parts, between other changes
                 watcher.again([session.project.hook_log])
@@ -606,9 +609,14 @@ def _read_in_background(
 
             session = ProjectSession(path, clock=clock, config=config, **options)
             defaults = Config.defaults() if config is None else None
-            future.set_result((session, session.refresh(None), defaults))
+            settle(future.set_result, (session, session.refresh(None), defaults))
         except BaseException as exc:
-            future.set_exception(exc)
+            settle(future.set_exception, exc)
+
+    def settle(how: Callable[[Any], None], value: Any) -> None:
+        # the app quit before the read ended: the worker awaiting it cancelled the future
+        with contextlib.suppress(InvalidStateError):
+            how(value)
 
     threading.Thread(target=run, name="phasewatch-first-read", daemon=True).start()
 

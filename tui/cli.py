@@ -269,8 +269,15 @@ def rules_markdown(rules, *, references: bool = True) -> str:
 def cmd_dashboard(argv: list[str]) -> int:
     args = _dashboard_parser().parse_args(argv)
     if args.path is not None and not os.path.isdir(args.path):
-        print(f"phasewatch: {args.path}: no such directory", file=sys.stderr)
+        print(f"phasewatch: {clean(args.path)}: no such directory", file=sys.stderr)
         return 2
+    if args.project is not None:
+        from phasewatch.core.sources import project_id_problem
+
+        problem = project_id_problem(args.project)
+        if problem is not None:
+            print(f"phasewatch: --project: {problem}", file=sys.stderr)
+            return 2
     config = _dashboard_config(args)
     if config is False:
         return 2

@@ -14,7 +14,12 @@ programs own":
    decision withdrawn); ``SETTLE_SECONDS`` after the rename the file is read again, and if the
    bytes are not ours each action's *receipt* tells whether the new content still carries the
    decision (the owner read ours and wrote after it: ``applied``) or not (``race``);
-6. append one line per attempt (refusals too) to the journal.
+6. append one line per attempt (refusals too) to the journal, which is opened first, with an
+   ``intent`` line before the rename: a decision the journal cannot record is not made.
+
+Every file is reached through its directory, opened once from the project root without
+following a link (``core.files.write.open_dir``); a file the user may not write is never
+replaced, and a replacement keeps the file's owner, group and mode or is not made.
 
 Outcomes and exit codes: ``applied`` 0; ``refused-conflict`` 3 (nothing written); ``race`` 3
 (someone wrote around our replace: ``version_after`` is set when the decision is in the file
