@@ -160,6 +160,23 @@ async def test_filter_bar_drives_the_view():
         assert f"{view.shown:,} of 400" in status and "filtered" in status
 
 
+async def test_escape_leaves_the_search_box_then_clears_the_filters():
+    app = BodyApp()
+    async with app.run_test(size=(120, 36)) as pilot:
+        body = app.query_one(HookLogScreenBody)
+        body.append(batch(50))
+        body.view.focus()
+        await pilot.press("slash")
+        search = app.query_one("#hooklog-search", Input)
+        assert search.has_focus
+        await pilot.press(*"reason 1")
+        await pilot.press("escape")
+        assert not search.has_focus and body.view.has_focus
+        assert search.value == "reason 1"  # the filter stays
+        await pilot.press("escape")
+        assert search.value == ""
+
+
 async def test_a_text_filter_over_a_large_log_lands_from_its_thread():
     """Past BACKGROUND_ROWS the text filter runs in a thread: keys typed meanwhile make the
     earlier results moot, and the status line says the filter when it lands."""
