@@ -486,11 +486,17 @@ def test_unapproved_but_untouched_plan_is_fine():
     assert audit_tdd(p, "f") == []
 
 
-def test_lock_after_approval():
-    p = parse_progress(plan_text(sl(1)))
-    p.lock_exists = True
-    f = by_id(audit_tdd(p, "f"), "TDD-LOCK-AFTER-APPROVAL")
-    assert f.path == "header.Approved" and f.severity == "warning"
+def test_lock_after_approval_is_info_with_the_plugins_history():
+    """The plugin dropped .tdd-plan-locked in 1.11.0: beside an accepted marker it is a
+    leftover, never an error or a warning, even while the approved slices progress."""
+    for slices in ((sl(1),), (sl(1, "done"), sl(2, "in-progress", red="done"))):
+        p = parse_progress(plan_text(*slices))
+        p.lock_exists = True
+        findings = audit_tdd(p, "f")
+        f = by_id(findings, "TDD-LOCK-AFTER-APPROVAL")
+        assert f.path == "header.Approved" and f.severity == "info"
+        assert "1.11.0" in f.message
+        assert [x for x in findings if x.severity != "info"] == []
     p.lock_exists = False
     assert "TDD-LOCK-AFTER-APPROVAL" not in ids(audit_tdd(p, "f"))
 
