@@ -276,6 +276,8 @@ def miscount_reasons(plan: TddPlan) -> list[str]:
 
 
 def check_hook_count(em: Emitter, plan: TddPlan) -> None:
+    if plan.cut_at is not None:
+        return  # the slices are cut at the read cap, the hook's counts are not: nothing to compare
     hook, remaining = plan.hook, true_remaining(plan)
     if max(0, hook.remaining) == remaining:
         return
