@@ -63,7 +63,9 @@ def check_timeline_format(em: Emitter, c: Ctx) -> None:
             )
 
 
-def _out_of_order(timeline: list[PluginTimelineEntry]) -> list[tuple[PluginTimelineEntry, PluginTimelineEntry]]:
+def _out_of_order(
+    timeline: list[PluginTimelineEntry],
+) -> list[tuple[PluginTimelineEntry, PluginTimelineEntry]]:
     """(entry, the latest earlier entry it precedes) for every entry dated too early."""
     out = []
     latest: PluginTimelineEntry | None = None

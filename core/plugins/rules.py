@@ -133,6 +133,24 @@ R_NOTES_BULLET = _plg(
     "FORMATS 3 (NOTES.md bullet bug)",
     "Write `**Status:** ...` at the start of the line, without the `- ` bullet.",
 )
+R_NOTES_STATUS_FORM = _plg(
+    "PLG-NOTES-STATUS-FORM",
+    Severity.WARNING,
+    "A NOTES.md status line the system's own check and updater cannot use (another shape, or "
+    "more than one).",
+    "plugin-workflow references/state-management.md (updatePluginStatus, "
+    "validateRegistryConsistency); docs/tdd-and-plugins.md",
+    "Write exactly one `- **Current Status:** <status>` line (the system's template form).",
+)
+R_TABLE_COLUMNS = _plg(
+    "PLG-TABLE-COLUMNS",
+    Severity.WARNING,
+    "The registry table does not start `| Plugin Name | Status |`: the system reads both by "
+    "position.",
+    "plugin-workflow references/state-management.md (awk -F'|' '{print $3}'); "
+    "docs/tdd-and-plugins.md",
+    "Put the plugin name in the first column and the status in the second.",
+)
 R_CH_FRONTMATTER = _plg(
     "PLG-CH-FRONTMATTER",
     Severity.ERROR,
