@@ -228,7 +228,7 @@ def check_stale_keys(em: Emitter, state: State, raw: dict[str, Any]) -> None:
             awpath("current_phase"),
             f"active_workflow.current_phase {q(aw.current_phase)} is not one of the workflow's "
             f"phases {q(aw.phases, 120)}.",
-            expected=list(aw.phases),
+            expected=aw.phases,
             actual=aw.current_phase,
         )
     for key in state.phases:
@@ -238,7 +238,7 @@ def check_stale_keys(em: Emitter, state: State, raw: dict[str, Any]) -> None:
                 ppath(key),
                 f"phases[{key}] exists but the {q(aw.type)} workflow does not run {q(key)} "
                 "(stale entry from an earlier workflow?).",
-                expected=list(aw.phases),
+                expected=aw.phases,
                 actual=key,
             )
     for key in aw.phase_status:
@@ -247,7 +247,7 @@ def check_stale_keys(em: Emitter, state: State, raw: dict[str, Any]) -> None:
                 R.BOUNDS_STALE_PHASE,
                 awpath("phase_status", key),
                 f"phase_status[{key}] exists but the workflow does not run {q(key)}.",
-                expected=list(aw.phases),
+                expected=aw.phases,
                 actual=key,
             )
 
