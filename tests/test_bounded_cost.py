@@ -129,3 +129,92 @@ def test_the_registry_checks_do_linear_work_in_the_number_of_rows(tmp_path):
     load(20)()
     small, large = calls(load(500)), calls(load(2000))
     assert large / small < 5, (small, large)
+
+
+# ---------------------------------------------------------------------------- hook log memory
+
+
+def junk_line(i: int) -> bytes:
+    """Lines nobody should write, each different: invalid text (non-ASCII, so its kept copy
+    would cost 4 bytes a character), deep nesting, and valid lines whose few-valued fields are
+    long and new every time."""
+    kind = i % 4
+    if kind == 0:
+        return ("{ → " + f"{i}" * 300).encode()
+    if kind == 1:
+        return b"[" * 200 + b"]" * 200
+    if kind == 2:
+        return b"\xff\xfe" * 2000 + str(i).encode()
+    name = f"{i:x}" * 20
+    return json.dumps(
+        {"ts": None, "hook": "h" + name, "event": "block", "phase": "p" + name,
+         "agent": "a" + name, "reason": "r" * 200},
+        separators=(",", ":"),
+    ).encode()  # fmt: skip
+
+
+def read_log(root, lines: int, measure: bool = True) -> tuple[Any, int]:
+    """A session that has read a log of ``lines`` junk lines, and the bytes it holds for it."""
+    import gc
+    import tracemalloc
+
+    from phasewatch.core.session import ProjectSession
+
+    isdlc = root / ".isdlc"
+    isdlc.mkdir(parents=True)
+    (isdlc / "state.json").write_text(json.dumps(F.feature_state()))
+    with open(isdlc / "hook-activity.log", "wb") as f:
+        f.writelines(junk_line(i) + b"\n" for i in range(lines))
+    session = ProjectSession(root, hook_part_seconds=3600)
+    gc.collect()
+    if measure:
+        tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        update = session.refresh()
+        while update.hook_pending:
+            update = session.refresh({session.project.hook_log})
+        gc.collect()
+        held = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert update.hook_total == lines
+    return session, held
+
+
+def test_memory_per_hook_log_line_is_bounded_whatever_the_line(tmp_path):
+    read_log(tmp_path / "warm", 200)  # modules imported on first use are not the log's
+    _session, small = read_log(tmp_path / "small", 4_000)
+    session, large = read_log(tmp_path / "large", 12_000)
+    # what each further line costs: a row's columns, a few dozen bytes; its text stays in the
+    # file (it was ~1.5 KB a line: the invalid lines' text and every new name were held)
+    assert (large - small) / 8_000 < 100, (small, large)
+    store = session.hooks
+    assert len(store.distinct("hook")) <= 1001 and len(store.distinct("phase")) <= 1001
+
+
+def test_a_junk_row_still_shows_what_the_reference_parser_says(tmp_path):
+    from phasewatch.core.hooklog import parse_line
+
+    session, _held = read_log(tmp_path, 400, measure=False)
+    store = session.hooks
+    for row in (0, 1, 2, 3, 398, 399):
+        shown = store.record(row)
+        want = parse_line(junk_line(row), row + 1, shown.offset)
+        assert shown == want
+
+
+def test_the_text_filter_still_finds_what_is_no_longer_held(tmp_path):
+    """A name past the columns' bound and an invalid line's text are searched in the log's
+    bytes: the filter finds exactly the rows it found when they were held."""
+    from phasewatch.core.hooklog.store import HookFilter
+
+    session, _held = read_log(tmp_path, 8_000, measure=False)
+    store = session.hooks
+    name = f"{7999:x}" * 20  # the last valid line's names: long, so not held in the columns
+    assert store.value("hook", 7999) == "(other)"
+    for needle, rows in ((f"h{name}", [7999]), ("{ → 7996", [7996]), ("7996", [7996])):
+        mask = store.mask(HookFilter(text=needle), 0, store.filled)
+        assert mask is not None
+        found = [i for i, b in enumerate(mask) if b]
+        assert found == rows, (needle, found)
