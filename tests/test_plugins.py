@@ -9,7 +9,7 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from phasewatch.core.findings import Severity, all_rules
 from phasewatch.core.plugins import (
@@ -1030,7 +1030,7 @@ fragments = st.lists(st.sampled_from(FRAGMENTS), max_size=40).map("".join)
 anything = st.one_of(st.text(max_size=400), fragments)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(anything)
 def test_plugins_md_parser_never_raises(text):
     md = parse_plugins_md(text)
@@ -1040,14 +1040,14 @@ def test_plugins_md_parser_never_raises(text):
         _ = (entry.status, entry.last_updated, entry.timeline)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(anything)
 def test_notes_md_parser_never_raises(text):
     entry = parse_notes_md(text, "X", "plugins/X/NOTES.md")
     _ = (entry.status, entry.version, entry.last_updated)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(st.one_of(anything, fragments.map(lambda t: "---\n" + t + "\n---\n" + t)))
 def test_continue_here_parser_never_raises(text):
     ch, findings = parse_continue_here(text, "X")
@@ -1055,16 +1055,14 @@ def test_continue_here_parser_never_raises(text):
     assert ch.stage is None or 0 <= ch.stage <= 6
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(st.text(max_size=60))
 def test_status_and_date_normalisers_never_raise(text):
     normalise_status(text)
     parse_date(text)
 
 
-@settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(max_examples=40)
 @given(md=anything, ch=anything, notes=anything)
 def test_load_registry_never_raises(tmp_path_factory, md, ch, notes):
     root = tmp_path_factory.mktemp("reg")
@@ -1166,9 +1164,7 @@ def test_system_words_is_what_the_sed_keeps(text):
     assert words == words.strip() and "  " not in words and system_words(words) == words
 
 
-@settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(max_examples=60)
 @given(
     names=st.lists(
         st.text(min_size=1, max_size=12).filter(

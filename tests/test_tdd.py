@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from phasewatch.core.sources import Project
 from phasewatch.core.tdd import (
@@ -318,7 +318,7 @@ def test_parse_progress_accepts_bytes():
     assert len(p.slices) == 3
 
 
-@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300)
 @given(st.text(max_size=600))
 def test_parse_progress_never_raises(text):
     p = parse_progress(text)

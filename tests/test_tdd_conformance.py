@@ -159,7 +159,7 @@ def _grep(raw: bytes) -> tuple[bool, int, int]:
 
 
 @pytest.mark.skipif(shutil.which("grep") is None, reason="grep not available")
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=120)
 @given(st.lists(st.lists(_FRAGMENTS, max_size=3).map("".join), max_size=8))
 def test_model_equals_grep_on_generated_lines(lines):
     raw = "\n".join(lines).encode("utf-8", errors="surrogateescape")

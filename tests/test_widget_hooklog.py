@@ -342,7 +342,7 @@ async def test_a_100k_batch_is_accepted_and_scrolls():
 # ---------------------------------------------------------------------------- column search
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(
     batches=st.lists(
         st.lists(st.one_of(st.none(), st.text(alphabet="abAB \x00é", max_size=6)), max_size=30),
@@ -410,7 +410,7 @@ def _naive(records: list[HookRecord], f: dict) -> list[int]:
     return [i for i, r in enumerate(records) if passes(r)]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(
     n=st.integers(0, 400),
     cuts=st.lists(st.integers(0, 400), max_size=6),
@@ -470,7 +470,7 @@ _REASONS = ["null", '"V7: state_version 1 < disk 3"', '"ok } done"', '"quote-fre
             '"x \\" y"', '"caf\u00e9 Z"']
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=120)
 @given(
     rows=st.lists(
         st.tuples(st.sampled_from(["gate-blocker", "z-hook"]), st.sampled_from(["allow", "block"]),
@@ -513,7 +513,7 @@ def test_property_text_filter_over_read_lines_matches_the_naive_definition(
 _BYTES = st.sampled_from(b"aAzZ@`[{-_ 7:\x80\xc3\xa9\xe0\xc0\n\"")
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(data=st.lists(_BYTES, max_size=200).map(bytes), needle=st.lists(_BYTES, min_size=1, max_size=6).map(bytes))
 def test_find_all_matches_find_in_the_lower_cased_bytes(data, needle):
     """The filter's raw search (numpy, case folded without a lower-cased copy) finds exactly

@@ -11,7 +11,6 @@ import argparse
 import gc
 import json
 import os
-import re
 import sys
 import types
 from collections.abc import Callable, Sequence
@@ -19,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from phasewatch.core.config_file import config_to_read
-from phasewatch.core.text import clean
+from phasewatch.core.text import clean, json_safe
 
 COMMANDS = (
     "check", "simulate", "demo", "review", "escalation", "approve", "dashboard", "serve", "config",
@@ -159,16 +158,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 # ------------------------------------------------------------------------------ check
 
-#: Characters ``json.dumps(ensure_ascii=False)`` leaves raw that a terminal may act on (C1
-#: controls such as the 8-bit CSI, bidirectional overrides); JSON spells them ``\\u00XX``.
-_JSON_UNSAFE = re.compile("[\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-
 
 def dumps(doc: Any) -> str:
     """``doc`` as indented JSON that is safe to print on a terminal: the data stay exact (names
     with escapes included), every control character is a JSON escape (json does C0 itself)."""
-    text = json.dumps(doc, ensure_ascii=False, indent=2, default=str)
-    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return json_safe(json.dumps(doc, ensure_ascii=False, indent=2, default=str))
 
 
 def cmd_check(argv: list[str]) -> int:

@@ -233,7 +233,7 @@ def check_stale_keys(em: Emitter, state: State, raw: dict[str, Any]) -> None:
                 ppath(key),
                 f"phases[{key}] exists but the {q(aw.type)} workflow does not run {q(key)} "
                 "(stale entry from an earlier workflow?).",
-                expected=list(aw.phases),
+                expected=aw.phases,
                 actual=key,
             )
     for key in aw.phase_status:
@@ -242,7 +242,7 @@ def check_stale_keys(em: Emitter, state: State, raw: dict[str, Any]) -> None:
                 R.BOUNDS_STALE_PHASE,
                 awpath("phase_status", key),
                 f"phase_status[{key}] exists but the workflow does not run {q(key)}.",
-                expected=list(aw.phases),
+                expected=aw.phases,
                 actual=key,
             )
 

@@ -351,10 +351,11 @@ def check_phases_changed(em: Emitter, p: Pair) -> None:
     after = [canonical_phase(k) for k in p.caw.phases]
     if before == after:
         return
-    removed = [k for k in before if k not in after]
-    added = [k for k in after if k not in before]
-    common_before = [k for k in before if k in after]
-    common_after = [k for k in after if k in before]
+    before_set, after_set = set(before), set(after)  # (a list's ``in`` per key: quadratic)
+    removed = [k for k in before if k not in after_set]
+    added = [k for k in after if k not in before_set]
+    common_before = [k for k in before if k in after_set]
+    common_after = [k for k in after if k in before_set]
     reordered = common_before != common_after
     touched = [
         k
@@ -386,8 +387,8 @@ def check_phases_changed(em: Emitter, p: Pair) -> None:
             else (": the order of phases changed" if reordered else " (adaptive sizing?)")
         )
         + ".",
-        expected=list(p.paw.phases),
-        actual=list(p.caw.phases),
+        expected=p.paw.phases,
+        actual=p.caw.phases,
         severity=None if serious else R.I,
     )
 
