@@ -230,8 +230,9 @@ def _legacy(em: Emitter, path: str, key: str) -> None:
 
 
 def _installer_skeleton(state: State) -> set[str]:
-    """The installer's skeleton records still in ``phases`` (pending, never started)."""
-    return {
+    """The installer's skeleton records still in ``phases`` (pending, never started), when
+    most of its keys are there (a lone old key such as 02-architecture is noted on its own)."""
+    keys = {
         key
         for key, rec in state.phases.items()
         if key in INSTALLER_PHASE_KEYS
@@ -239,6 +240,7 @@ def _installer_skeleton(state: State) -> set[str]:
         and rec.status in (None, "pending")
         and rec.started is None
     }
+    return keys if 2 * len(keys) > len(INSTALLER_PHASE_KEYS - KNOWN_PHASE_KEYS) else set()
 
 
 def check_aliases(em: Emitter, state: State, raw: dict[str, Any]) -> None:
