@@ -30,6 +30,7 @@ extra = ["my-custom-agent"]     # agent names to accept besides the framework's
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import tomllib
@@ -53,9 +54,14 @@ MAX_CONFIG_BYTES = 1024 * 1024
 MAX_DEPTH = 4
 
 
+#: The theme Textual shows when the config names none (``config --show`` prints it).
+DEFAULT_THEME = "textual-dark"
+
+
 class _Section(BaseModel):
-    # built on the first validation: a run without a config file never builds a schema
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+    # built on the first validation: a run without a config file never builds a schema; strict:
+    # "yes" is not true and "20" is not a number (a value of the wrong type is an error)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True, strict=True)
 
 
 class Notifications(_Section):
@@ -70,7 +76,8 @@ class Autopilot(_Section):
 
 
 class Agents(_Section):
-    extra: tuple[str, ...] = ()
+    # a TOML array is a list: the one conversion allowed (its items must still be strings)
+    extra: Annotated[tuple[str, ...], Field(strict=False)] = ()
 
 
 class Config(_Section):
@@ -122,10 +129,16 @@ def load(path: Path | None = None, environ: dict[str, str] | None = None) -> tup
     unknown = _unknown_rules(config.rules)
     if unknown:
         raise ConfigError(
-            f"{_name(where)}: rules: no rule named {', '.join(unknown)} (`phasewatch check "
+            f"{_name(where)}: rules: no rule named {'; '.join(unknown)} (`phasewatch check "
             "--rules` lists them); the override would change nothing"
         )
     return config, where
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """`` (did you mean "X"?)`` for the closest of ``choices``, or ``""``."""
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {json.dumps(close[0])}?)" if close else ""
 
 
 def _depth(value: object) -> int:
@@ -152,7 +165,11 @@ def _unknown_rules(rules: dict[str, Override]) -> list[str]:
     from .findings import all_rules  # imports every rule module: only when there are overrides
 
     known = {r.id for r in all_rules()}
-    return [shorten(clean(repr(rule_id)), 60) for rule_id in rules if rule_id not in known]
+    return [
+        shorten(clean(repr(rule_id)), 60) + did_you_mean(rule_id.upper(), known)
+        for rule_id in rules
+        if rule_id not in known
+    ]
 
 
 def _name(path: Path) -> str:
@@ -193,15 +210,19 @@ def show(config: Config, where: Path) -> str:
         f"{'' if where.exists() else ', not present: defaults'})"
     ]
     top = config.model_dump()
-    for key in ("theme", "default_screen"):
-        if top[key] is not None:
-            lines.append(f"{key} = {_toml(top[key])}")
+    theme = top["theme"]
+    lines.append(f"theme = {_toml(theme or DEFAULT_THEME)}" + ("" if theme else "  # the default"))
+    lines.append(f"default_screen = {_toml(top['default_screen'])}")
     for section in ("notifications", "autopilot", "agents", "rules"):
         lines.append("")
         lines.append(f"[{section}]")
         for key, value in top[section].items():
-            if value is not None:
+            if value is None:  # TOML has no null: say it is unset
+                lines.append(f"# {_toml_key(key)} is not set")
+            else:
                 lines.append(f"{_toml_key(key)} = {_toml(value)}")
+        if not top[section]:
+            lines.append("# (none)")
     return "\n".join(lines)
 
 

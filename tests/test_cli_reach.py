@@ -86,3 +86,13 @@ def test_an_extra_agent_from_the_config_is_accepted(tmp_path, capsys):
     main(["check", str(tmp_path), "--json", "--config", str(config)])
     after = {f["rule_id"] for f in json.loads(capsys.readouterr().out)["findings"]}
     assert after == before - {"SYNC-AGENT"}
+
+
+def test_an_unknown_theme_is_refused_with_the_closest_name(tmp_path, capsys):
+    from phasewatch.tui.cli import main as cli_main
+
+    config = tmp_path / "c.toml"
+    config.write_text('theme = "textual-drak"\n')
+    assert cli_main(["config", "--show", "--config", str(config)]) == 2
+    err = capsys.readouterr().err
+    assert "no theme named 'textual-drak'" in err and 'did you mean "textual-dark"' in err

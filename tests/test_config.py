@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from phasewatch.core.config import (
+    DEFAULT_THEME,
     Config,
     ConfigError,
     apply_rule_overrides,
@@ -98,7 +99,41 @@ def test_show_prints_toml_that_reads_back_to_the_same_config(tmp_path):
     config, where = load(path)
     text = show(config, where)
     assert text.startswith("# effective configuration")
-    assert Config.model_validate(tomllib.loads(text)) == config
+    # every effective value is printed, the theme too (the default, when the file names none)
+    assert 'theme = "textual-dark"  # the default' in text and "# command is not set" in text
+    effective = config.model_copy(update={"theme": DEFAULT_THEME})
+    assert Config.model_validate(tomllib.loads(text)) == effective
+
+
+def test_an_unknown_rule_is_refused_with_the_closest_name(tmp_path):
+    path = tmp_path / "c.toml"
+    path.write_text('[rules]\nSYNC-AGNET = "off"\n')
+    with pytest.raises(
+        ConfigError, match=r"no rule named 'SYNC-AGNET' \(did you mean \"SYNC-AGENT\"\?\)"
+    ):
+        load(path)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '[notifications]\nenabled = "yes"\n',  # a string is not a boolean
+        '[autopilot]\nwait_seconds = "20"\n',  # nor a number
+        "[agents]\nextra = [1]\n",  # nor an agent name
+    ],
+)
+def test_values_are_not_coerced(tmp_path, text):
+    path = tmp_path / "c.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError):
+        load(path)
+
+
+def test_a_relative_xdg_config_home_is_ignored(tmp_path):
+    env = {"XDG_CONFIG_HOME": "relative/dir", "HOME": str(tmp_path)}
+    assert default_path(env) == tmp_path / ".config" / "phasewatch" / "config.toml"
+    env["XDG_CONFIG_HOME"] = str(tmp_path / "xdg")
+    assert default_path(env) == tmp_path / "xdg" / "phasewatch" / "config.toml"
 
 
 def test_a_fifo_config_is_refused_without_hanging(tmp_path):

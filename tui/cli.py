@@ -292,9 +292,13 @@ def _dashboard_config(args: argparse.Namespace):
     from phasewatch.core.config import ConfigError, load
 
     try:
-        config, _where = load(args.config)
+        config, where = load(args.config)
     except ConfigError as exc:
         print(f"phasewatch: {exc}", file=sys.stderr)
+        return False
+    problem = _theme_problem(config)
+    if problem:
+        print(f"phasewatch: {clean(str(where))}: {problem}", file=sys.stderr)
         return False
     notes = config.notifications
     if args.notify_cmd is not None:
@@ -454,6 +458,19 @@ def _decide(kind: str, argv: list[str]) -> int:
     return run(Command(kind=kind, **args))  # type: ignore[arg-type]
 
 
+def _theme_problem(config) -> str | None:
+    """Why the config's theme cannot be used (no Textual theme has that name), or None."""
+    from phasewatch.core.config import did_you_mean
+    from textual.theme import BUILTIN_THEMES
+
+    if config.theme is None or config.theme in BUILTIN_THEMES:
+        return None
+    return (
+        f"theme: no theme named {clean(repr(config.theme))}"
+        f"{did_you_mean(config.theme, BUILTIN_THEMES)}; themes: {', '.join(sorted(BUILTIN_THEMES))}"
+    )
+
+
 def _check_config(path: Path | None):
     """The config (agents accepted, per-rule severities); None after printing why it is
     unusable."""
@@ -513,6 +530,10 @@ def cmd_config(argv: list[str]) -> int:
         config, where = load(args.config)
     except ConfigError as exc:
         print(f"phasewatch config: {exc}", file=sys.stderr)
+        return 2
+    problem = _theme_problem(config)
+    if problem:
+        print(f"phasewatch config: {clean(str(where))}: {problem}", file=sys.stderr)
         return 2
     print(show(config, where) if args.show else clean(str(where)))
     return 0
