@@ -180,8 +180,23 @@ def _problems(exc: ValidationError) -> str:
     parts = []
     for err in exc.errors():
         where = ".".join(str(p) for p in err["loc"]) or "(top level)"
-        parts.append(f"{shorten(clean(where), 80)}: {shorten(clean(err['msg']), 120)}")
+        hint = ""
+        if err["type"] == "extra_forbidden":  # a key no section has: name the closest one
+            hint = did_you_mean(str(err["loc"][-1]), _keys_at(err["loc"][:-1]))
+        parts.append(f"{shorten(clean(where), 80)}: {shorten(clean(err['msg']), 120)}{hint}")
     return "; ".join(parts)
+
+
+def _keys_at(loc: tuple[int | str, ...]) -> list[str]:
+    """The keys the schema allows at ``loc`` (a section, or the top level)."""
+    model: type[BaseModel] = Config
+    for part in loc:
+        field = model.model_fields.get(str(part))
+        annotation = field.annotation if field is not None else None
+        if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
+            return []
+        model = annotation
+    return list(model.model_fields)
 
 
 def apply_rule_overrides(findings: Iterable[Finding], rules: dict[str, Override]) -> list[Finding]:

@@ -105,6 +105,20 @@ def test_show_prints_toml_that_reads_back_to_the_same_config(tmp_path):
     assert Config.model_validate(tomllib.loads(text)) == effective
 
 
+@pytest.mark.parametrize(
+    ("text", "hint"),
+    [
+        ('them = "nord"\n', 'did you mean "theme"?'),
+        ("[notifications]\ndesktp = false\n", 'did you mean "desktop"?'),
+    ],
+)
+def test_an_unknown_key_is_refused_with_the_closest_name(tmp_path, text, hint):
+    path = tmp_path / "c.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=hint.replace("?", r"\?")):
+        load(path)
+
+
 def test_an_unknown_rule_is_refused_with_the_closest_name(tmp_path):
     path = tmp_path / "c.toml"
     path.write_text('[rules]\nSYNC-AGNET = "off"\n')
