@@ -2,7 +2,7 @@
 
 Terminal escape sequences (CSI, OSC, DCS, ...), C0/C1 control characters and bidirectional
 overrides are removed; tab and newline are kept. The result is still *plain text*: the UI never
-parses it as markup (see DESIGN.md, "Untrusted text").
+parses it as markup (docs/design.md#untrusted-text).
 """
 
 from __future__ import annotations
