@@ -1,4 +1,5 @@
-"""The three redundant places that say where a workflow is, side by side (FORMATS.md 1).
+"""The three redundant places that say where a workflow is, side by side
+(docs/formats.md#three-locations).
 
 1. ``phases[k].status`` (the detailed record, "detail")
 2. ``active_workflow.phase_status[k]`` (the summary map, "summary")

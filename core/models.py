@@ -1,4 +1,4 @@
-"""Tolerant pydantic v2 models of ``.isdlc/state.json`` (FORMATS.md section 1).
+"""Tolerant pydantic v2 models of ``.isdlc/state.json`` (docs/formats.md#isdlc).
 
 Unknown keys are kept (``extra="allow"``), unknown phase keys are fine, and a value of the wrong
 type never raises: :func:`parse_state` drops it, records a ``SCHEMA-TYPE`` finding with its JSON
@@ -21,7 +21,7 @@ R_SCHEMA_TYPE = rule(
     Severity.INFO,
     "A field has an unexpected type; phasewatch ignores it (validate-state.cjs rejects only "
     "the types FIELD-SHAPE and FIELD-VERSION name).",
-    seed="FORMATS 1 (field types)",
+    seed="docs/formats.md#isdlc (field types)",
     fix="Correct the value's type in the writer that produced it.",
 )
 

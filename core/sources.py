@@ -26,7 +26,7 @@ R_MISSING = rule(
     "READ-MISSING",
     Severity.WARNING,
     "A file the project's systems use is missing.",
-    seed="FORMATS 1 Where",
+    seed="docs/formats.md#where-the-files-are",
     fix="Start the workflow (or point phasewatch at the right directory).",
     scope="read",
 )
@@ -34,7 +34,7 @@ R_TORN = rule(
     "READ-TORN",
     Severity.WARNING,
     "The file was empty or cut mid-document when read (its owner writes non-atomically).",
-    seed="FORMATS 1 How state.json is written",
+    seed="docs/formats.md#how-the-state-file-is-written",
     fix="Usually transient: the owner's next write completes the file; look again (the "
     "dashboard keeps showing the last good version meanwhile).",
     scope="read",
@@ -43,7 +43,7 @@ R_INVALID = rule(
     "READ-INVALID",
     Severity.ERROR,
     "The file is not valid JSON (and stayed so across retries).",
-    seed="FORMATS 1 How state.json is written",
+    seed="docs/formats.md#how-the-state-file-is-written",
     fix="Restore the file from the last good version (see the timeline) or git; do not hand-edit.",
     scope="read",
 )
@@ -51,7 +51,7 @@ R_UNREADABLE = rule(
     "READ-UNREADABLE",
     Severity.ERROR,
     "The file exists but cannot be read (permissions, a directory in its place, I/O error).",
-    seed="FORMATS 1 Where",
+    seed="docs/formats.md#where-the-files-are",
     fix="Check the file's permissions and owner.",
     scope="read",
 )
@@ -59,7 +59,7 @@ R_TOO_LARGE = rule(
     "READ-TOO-LARGE",
     Severity.ERROR,
     f"The file is larger than {MAX_JSON_BYTES // (1024 * 1024)} MiB; it is not parsed.",
-    seed="FORMATS 1 How state.json is written",
+    seed="docs/formats.md#how-the-state-file-is-written",
     fix="Something is appending to or corrupting the file; inspect and restore it.",
     scope="read",
 )
@@ -67,7 +67,7 @@ R_NOT_OBJECT = rule(
     "READ-NOT-OBJECT",
     Severity.ERROR,
     "The JSON document is valid but its top level is not an object.",
-    seed="FORMATS 1 Top-level keys",
+    seed="docs/formats.md#top-level-keys",
     fix="Restore the file: state.json must be a JSON object.",
     scope="read",
 )
@@ -76,7 +76,7 @@ R_MONOREPO = rule(
     Severity.WARNING,
     ".isdlc/monorepo.json is present but unusable, or names a project id that is not a single "
     "directory name (refused); projects were found by directory instead.",
-    seed="FORMATS 1 Where (monorepo)",
+    seed="docs/formats.md#where-the-files-are (monorepo.json)",
     fix="Fix monorepo.json: it needs a `projects` object of {id: {name, path, ...}}, each id "
     "a single directory name under .isdlc/projects.",
     scope="read",

@@ -4,7 +4,7 @@ Terminal escape sequences (CSI, OSC, DCS, ...), C0/C1 control characters, and th
 reorder or hide text (bidirectional controls U+202A-202E, U+2066-2069, U+200E/F, U+061C; zero-width
 U+200B-200D, U+2060, U+FEFF; tag characters U+E0000-E007F; the line and paragraph separators
 U+2028/9) are removed; tab and newline are kept. The result is still *plain text*: the UI never
-parses it as markup (see DESIGN.md, "Untrusted text"). Where a line is a unit (``check``'s
+parses it as markup (docs/design.md#untrusted-text). Where a line is a unit (``check``'s
 output, a CI log where a line starting ``::`` is a command), :func:`one_line` also shows each
 newline as ``⏎``. The same applies to file and directory names.
 """

@@ -1,6 +1,6 @@
 """One async watcher over the parent directories of the files phasewatch reads.
 
-Why directories (DESIGN.md, measured): watching a *file* dies after its first atomic replace, and
+Why directories (docs/design.md): watching a *file* dies after its first atomic replace, and
 a path that does not exist yet cannot be watched at all. So :class:`Watcher` watches, with
 ``recursive=False``, the nearest existing directory above every target: the project root,
 ``.isdlc/``, ``.isdlc/projects/<id>/``, ``plugins/<Name>/`` ... When a directory on the way to a

@@ -191,7 +191,7 @@ def test_rules_table_in_plain_words_references_with_verbose(capsys):
     assert main(["check", "--rules", "--markdown"]) == 0
     assert "FORMATS" not in capsys.readouterr().out
     assert main(["check", "--rules", "--markdown", "--verbose"]) == 0
-    assert "FORMATS 1 Where" in capsys.readouterr().out
+    assert "docs/formats.md#where-the-files-are" in capsys.readouterr().out
 
 
 def test_rules_listing(capsys):

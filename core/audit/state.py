@@ -1,4 +1,4 @@
-"""Snapshot rules: what one ``state.json`` says about itself (seed 003, FORMATS 1).
+"""Snapshot rules: what one ``state.json`` says about itself (docs/formats.md#isdlc).
 
 The checks live in one module per topic: :mod:`.sync` (SYNC, ACT), :mod:`.lifecycle` (INIT,
 BOUNDS, FINAL), :mod:`.fields` (FIELD, EVID, ALIAS), :mod:`.gates` (ESC, REV), :mod:`.times` (TIME);

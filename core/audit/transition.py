@@ -1,6 +1,7 @@
 """Transition rules: what changed between two observations of one ``state.json``.
 
-The framework's own write guards (V7 stale version, V8 index/status regression, seed 000/001)
+The framework's own write guards (V7 stale version, V8 index/status regression,
+docs/formats.md#write-guards)
 fail open and, since March 2026, do not run; these rules judge the writes after the fact. Two
 observations may be several writes apart (the watcher coalesces): rules that need "one write"
 say so and stay quiet when ``state_version`` shows a gap.

@@ -1,7 +1,7 @@
 """The write side: supervised review gate, escalation answers and TDD plan approval.
 
-One writer serves the TUI and the command line, following DESIGN.md "Writing files that other
-programs own":
+One writer serves the TUI and the command line, following the rules of
+docs/design.md#writing-files-other-programs-own:
 
 1. read the file's raw bytes and parse them (strict JSON, no repair; a torn read is retried);
 2. compare-and-swap: ``state_version`` and the fields the decision depends on must still be what
@@ -41,8 +41,8 @@ What each decision writes (nothing else; ``state_version`` = disk + 1 always):
   last from its ``iteration_requirements`` too) and ``retry_count += 1`` (created);
   ``pending_escalations = []``.
 - escalation ``skip``: ``pending_escalations = []`` only. Marking the task done and starting the
-  next phase is the controller's part (seed 003 TS-015); ``recovery_action`` has no skip type,
-  so the override is recorded in the journal, not invented in the state.
+  next phase is the controller's part (docs/formats.md#escalations); ``recovery_action`` has no
+  skip type, so the override is recorded in the journal, not invented in the state.
 - escalation ``cancel`` (reason): the whole ``active_workflow`` object, plus ``status:
   "cancelled"``, ``cancelled_at``, ``cancellation_reason``, ``phase_snapshots`` and ``metrics``,
   is appended to ``workflow_history`` (pruned to the newest 50); ``active_workflow = null``;

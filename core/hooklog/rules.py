@@ -23,7 +23,7 @@ from .batch import TS_NONE, Batch, distinct_texts, tally, tally_pairs, us_time
 from .parse import KEYS, HookRecord
 from .stats import MAX_NAME, MAX_NAMES, OTHER, add_count, bounded_name
 
-SEED = "FORMATS 1 hook-activity.log"
+SEED = "docs/formats.md#hook-log"
 
 R_INVALID_LINE = rule(
     "HOOK-INVALID-LINE",
@@ -69,7 +69,7 @@ R_STALE_WRITE = rule(
     "HOOK-STALE-WRITE",
     Severity.WARNING,
     "A hook caught a stale state write (V7: state_version lower than on disk).",
-    seed="FORMATS 1 Write guards (V7)",
+    seed="docs/formats.md#write-guards (V7)",
     fix="Two writers race on state.json; the late one must re-read before writing.",
     scope="hooklog",
 )
@@ -77,7 +77,7 @@ R_REGRESSION = rule(
     "HOOK-REGRESSION",
     Severity.WARNING,
     "A hook caught a state regression (V8: index or status going backwards).",
-    seed="FORMATS 1 Write guards (V8)",
+    seed="docs/formats.md#write-guards (V8)",
     fix="A writer used an old snapshot of state.json; check which agent wrote it.",
     scope="hooklog",
 )

@@ -25,7 +25,7 @@ from .status import Status
 
 
 def check_presence(em: Emitter, c: Ctx) -> None:
-    """Both locations hold the plugin (seed 1.2: update both together)."""
+    """Both locations hold the plugin (docs/formats.md#registry: update both together)."""
     rec, table, entry, ch = c.rec, c.rec.table, c.rec.entry, c.rec.handoff
     if c.have_md and table is not None and entry is None:
         where = (

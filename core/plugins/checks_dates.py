@@ -1,4 +1,4 @@
-"""Registry dates and the Lifecycle Timeline (seed 002 1.2 rules 3-5)."""
+"""Registry dates and the Lifecycle Timeline (docs/formats.md#registry, #drift)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """``PLUGINS.md``: the registry table(s) and, in the older layout, a ``### Name`` full entry per
-plugin (FORMATS 3, seed 002 1.2). The newer layout keeps only the table; each entry is then
+plugin (docs/formats.md#registry). The newer layout keeps only the table; each entry is then
 ``plugins/<Name>/NOTES.md`` (:mod:`.entry`).
 """
 

@@ -1,5 +1,5 @@
 """The iSDLC player: init, STEP 3c-prime, phase work, STEP 3e, supervised review gates,
-escalations and finalize, written exactly as FORMATS.md 1 "Phase loop protocol" describes."""
+escalations and finalize, written exactly as docs/formats.md#phase-loop describes."""
 
 from __future__ import annotations
 

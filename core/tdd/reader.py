@@ -1,4 +1,4 @@
-"""Reading ``.tdd-progress.md`` (FORMATS.md section 2, seed 004) into a :class:`.TddPlan`.
+"""Reading ``.tdd-progress.md`` (docs/formats.md#progress-file) into a :class:`.TddPlan`.
 
 The Markdown (no YAML) tolerates both slice heading styles (``## Slice N:`` planner style,
 ``### Slice N:`` template style; a heading may be indented up to three spaces, as in Markdown),

@@ -12,7 +12,7 @@ R_UNAPPROVED = rule(
     "TDD-UNAPPROVED-PROGRESS",
     Severity.WARNING,
     "Slices are being implemented but the plan has no Approved: marker the plugin accepts.",
-    seed="004 (unapproved plan cascade)",
+    seed="docs/formats.md#approval-marker",
     fix="Stop implementing; review the plan and add `**Approved:** <timestamp>` only if approved "
     "(a plan written by plugin v1.6.5 or older never had a marker: approve it if it was).",
     scope="tdd",
@@ -21,7 +21,7 @@ R_APPROVAL_LOOKALIKE = rule(
     "TDD-APPROVAL-NOT-ACCEPTED",
     Severity.WARNING,
     "A line looks like the Approved: marker, but the plugin's hook does not accept it.",
-    seed="plugin hooks/check-tdd-progress.sh (approval grep)",
+    seed="plugin hooks/check-tdd-progress.sh (approval grep); docs/formats.md#approval-marker",
     fix="The marker must start the line: `**Approved:** <timestamp>` (no bullet, no indentation, "
     "not `**Approved**:`); `approve` writes one.",
     scope="tdd",
@@ -31,7 +31,7 @@ R_LOCK_AFTER = rule(
     Severity.INFO,
     "The plan is approved and a .tdd-plan-locked is left over (the plugin dropped the lock in "
     "1.11.0; nothing reads it since).",
-    seed="plugin 1.11.0 (86fe75f): lock-file mechanism removed; docs/tdd-and-plugins.md",
+    seed="plugin 1.11.0 (86fe75f): lock-file mechanism removed; docs/formats.md#plan-lock",
     fix="`rm .tdd-plan-locked` when convenient: the marker decides approval, the lock does not.",
     scope="tdd",
 )
@@ -39,7 +39,7 @@ R_LOCK_PROGRESS = rule(
     "TDD-LOCK-PROGRESS",
     Severity.ERROR,
     "Slices progress on an unapproved plan while .tdd-plan-locked says approval is pending.",
-    seed="004 (lock gate bypassed)",
+    seed="docs/formats.md#plan-lock",
     fix="Stop implementing; the lock gate was bypassed (e.g. a `| tee` write). Re-plan and approve.",
     scope="tdd",
 )
@@ -47,7 +47,7 @@ R_HEADER = rule(
     "TDD-HEADER-CONTRADICTS",
     Severity.WARNING,
     "The header **Status:** contradicts the slices.",
-    seed="FORMATS 2 (.tdd-progress.md header)",
+    seed="docs/formats.md#progress-file (header)",
     fix="Update the header Status to match the slices (a header `done` also fools the stop hook).",
     scope="tdd",
 )
@@ -55,7 +55,7 @@ R_DEP_ORDER = rule(
     "TDD-DEPENDENCY-ORDER",
     Severity.WARNING,
     "A slice is finished before a slice it depends on.",
-    seed="004 (slice dependencies)",
+    seed="docs/formats.md#progress-file (Depends on / Blocks)",
     fix="Check the dependency really was satisfied; otherwise reopen the slice.",
     scope="tdd",
 )
@@ -63,7 +63,7 @@ R_HOOK_MISCOUNT = rule(
     "TDD-HOOK-MISCOUNT",
     Severity.WARNING,
     "The plugin's stop hook counts a different number of remaining slices than the file holds.",
-    seed="FORMATS 2 (stop hook counting)",
+    seed="docs/formats.md#stop-hook",
     fix="Use `## Slice N:` headings and `**Status:** <word>` lines; keep only slice Status lines "
     "terminal.",
     scope="tdd",
@@ -72,7 +72,7 @@ R_UNKNOWN_STATUS = rule(
     "TDD-UNKNOWN-STATUS",
     Severity.INFO,
     "A status value is missing or not one of the known words.",
-    seed="FORMATS 2 (status words)",
+    seed="docs/formats.md#progress-file (status words)",
     fix="Use pending, in-progress, done, pass, fail or skip.",
     scope="tdd",
 )
@@ -80,7 +80,7 @@ R_NO_SLICES = rule(
     "TDD-NO-SLICES",
     Severity.WARNING,
     "The progress file exists but holds no `## Slice N:` / `### Slice N:` headings.",
-    seed="FORMATS 2 (slice headings)",
+    seed="docs/formats.md#progress-file (slices)",
     fix="The plan was not written completely (or uses another format); re-run the planner.",
     scope="tdd",
 )
