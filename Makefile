@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 RUNTIME_STAMP := $(VENV)/.installed-runtime
 
-.PHONY: demo test lint screenshots screenshot-web bench bench-readme clean readme-rules reliability
+.PHONY: demo test lint screenshots screenshot-web bench bench-readme clean readme-rules reliability corpus
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -51,6 +51,11 @@ bench-readme: $(STAMP)
 # exit on any crash, hang, data lost or misreport). RELIABILITY_SCALE=small for CI.
 reliability: $(STAMP)
 	$(BIN)/python tests/reliability/run.py
+
+# The generated iSDLC corpus from the real framework's own code (node and a git directory of
+# vihang-hub/isdlc-framework in ISDLC_REPO); make test replays the committed one without node.
+corpus: $(STAMP)
+	bash tests/conformance/isdlc/make_corpus.sh
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache build dist *.egg-info

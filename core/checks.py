@@ -5,21 +5,33 @@ becomes one ``AUDIT-INTERNAL`` finding instead of taking the audit (or the dashb
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from itertools import islice
 from typing import Any
 
 from .findings import Finding, Rule, Severity, make
 from .text import shorten
 
+MAX_ITEMS = 50  # items of a list (or dict) a finding keeps; the rest are counted
+
 
 def jsonable(value: Any) -> Any:
-    """``value`` made safe for ``Finding.expected`` / ``actual`` (plain JSON types only)."""
+    """``value`` made safe for ``Finding.expected`` / ``actual`` (plain JSON types only). A
+    container keeps its first :data:`MAX_ITEMS` items and says how many more there were, so a
+    finding costs the same whatever the size of the list it names (a state with 100,000 stale
+    phases would otherwise copy the whole phase list into each of its 100,000 findings)."""
     if value is None or isinstance(value, bool | int | float | str):
         return value
     if isinstance(value, list | tuple | set | frozenset):
         items = sorted(value, key=str) if isinstance(value, set | frozenset) else value
-        return [jsonable(v) for v in items]
+        out = [jsonable(v) for v in islice(items, MAX_ITEMS)]
+        if len(items) > MAX_ITEMS:
+            out.append(f"… {len(items) - MAX_ITEMS} more")
+        return out
     if isinstance(value, dict):
-        return {str(k): jsonable(v) for k, v in value.items()}
+        out_dict = {str(k): jsonable(v) for k, v in islice(value.items(), MAX_ITEMS)}
+        if len(value) > MAX_ITEMS:
+            out_dict["…"] = f"{len(value) - MAX_ITEMS} more"
+        return out_dict
     return str(value)
 
 

@@ -1,7 +1,9 @@
 """The user's configuration: ``$XDG_CONFIG_HOME/phasewatch/config.toml`` (or ``--config``).
 
 Read with :mod:`tomllib`, validated by a pydantic model that forbids unknown keys, so a typo is an
-error naming the key and the file instead of a setting silently ignored. A missing default file
+error naming the key and the file instead of a setting silently ignored; a ``[rules]`` id that
+names no rule, a file over ``MAX_CONFIG_BYTES`` (never cut) and values nested deeper than
+``MAX_DEPTH`` are refused the same way. A missing default file
 is the defaults; a missing file named with ``--config`` is an error.
 
 ```toml
@@ -28,7 +30,9 @@ extra = ["my-custom-agent"]     # agent names to accept besides the framework's
 
 from __future__ import annotations
 
+import difflib
 import json
+import os
 import tomllib
 from collections.abc import Iterable
 from dataclasses import replace
@@ -38,18 +42,26 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .config_file import default_path
+from .files.read import ReadRefused, read_regular
 from .findings import Finding, Severity
-from .sources import read_text
-from .text import clean
+from .text import clean, decode, shorten
 
 Screen = Literal["overview", "hooks", "timeline", "history", "tdd", "plugins"]
 Override = Literal["off", "error", "warning", "info"]
 MAX_CONFIG_BYTES = 1024 * 1024
+#: Tables and arrays nest at most this deep (the schema's deepest value, ``[agents] extra``, is
+#: 2): a deeper file is refused with a message, never a RecursionError.
+MAX_DEPTH = 4
+
+
+#: The theme Textual shows when the config names none (``config --show`` prints it).
+DEFAULT_THEME = "textual-dark"
 
 
 class _Section(BaseModel):
-    # built on the first validation: a run without a config file never builds a schema
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+    # built on the first validation: a run without a config file never builds a schema; strict:
+    # "yes" is not true and "20" is not a number (a value of the wrong type is an error)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True, strict=True)
 
 
 class Notifications(_Section):
@@ -64,7 +76,8 @@ class Autopilot(_Section):
 
 
 class Agents(_Section):
-    extra: tuple[str, ...] = ()
+    # a TOML array is a list: the one conversion allowed (its items must still be strings)
+    extra: Annotated[tuple[str, ...], Field(strict=False)] = ()
 
 
 class Config(_Section):
@@ -90,19 +103,73 @@ def load(path: Path | None = None, environ: dict[str, str] | None = None) -> tup
     default location, where a missing file means the defaults."""
     explicit = path is not None
     where = path if path is not None else default_path(environ)
-    text, error = read_text(where, max_bytes=MAX_CONFIG_BYTES)
-    if text is None:
-        if not explicit and not where.exists():
+    try:  # whole or not at all: a file over the cap is refused, never cut
+        text = decode(read_regular(where, cap=MAX_CONFIG_BYTES)[0])
+    except ReadRefused as exc:
+        if not explicit and exc.kind == "missing" and not os.path.lexists(where):
             return Config.defaults(), where
-        raise ConfigError(f"{_name(where)}: cannot read it ({clean(error or 'unknown error')})")
+        raise ConfigError(f"{_name(where)}: cannot read it ({clean(exc.reason)})") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{_name(where)}: not valid TOML: {clean(str(exc))}") from None
+        raise ConfigError(
+            f"{_name(where)}: not valid TOML: {shorten(clean(str(exc)), 200)}"
+        ) from None
+    except RecursionError:  # tomllib parses nested arrays and inline tables recursively
+        data = None
+    if data is None or _depth(data) > MAX_DEPTH:
+        raise ConfigError(
+            f"{_name(where)}: values nested more than {MAX_DEPTH} levels deep; a phasewatch "
+            "config is at most a table of lists of strings"
+        )
     try:
-        return Config.model_validate(data), where
+        config = Config.model_validate(data)
     except ValidationError as exc:
         raise ConfigError(f"{_name(where)}: {_problems(exc)}") from None
+    unknown = _unknown_rules(config.rules)
+    if unknown:
+        raise ConfigError(
+            f"{_name(where)}: rules: no rule named {'; '.join(unknown)} (`phasewatch check "
+            "--rules` lists them); the override would change nothing"
+        )
+    return config, where
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """`` (did you mean "X"?)`` for the closest of ``choices``, or ``""``."""
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {json.dumps(close[0])}?)" if close else ""
+
+
+def _depth(value: object) -> int:
+    """How deep tables and arrays nest in ``value`` (a scalar: 0), without recursion."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        item, level = stack.pop()
+        children = (
+            item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        )
+        if children is None:
+            continue
+        deepest = max(deepest, level + 1)
+        if deepest > MAX_DEPTH:
+            return deepest
+        stack.extend((child, level + 1) for child in children)
+    return deepest
+
+
+def _unknown_rules(rules: dict[str, Override]) -> list[str]:
+    """The ids in ``[rules]`` that name no rule (cleaned, quoted), in the file's order."""
+    if not rules:
+        return []
+    from .findings import all_rules  # imports every rule module: only when there are overrides
+
+    known = {r.id for r in all_rules()}
+    return [
+        shorten(clean(repr(rule_id)), 60) + did_you_mean(rule_id.upper(), known)
+        for rule_id in rules
+        if rule_id not in known
+    ]
 
 
 def _name(path: Path) -> str:
@@ -113,8 +180,23 @@ def _problems(exc: ValidationError) -> str:
     parts = []
     for err in exc.errors():
         where = ".".join(str(p) for p in err["loc"]) or "(top level)"
-        parts.append(f"{clean(where)}: {clean(err['msg'])}")
+        hint = ""
+        if err["type"] == "extra_forbidden":  # a key no section has: name the closest one
+            hint = did_you_mean(str(err["loc"][-1]), _keys_at(err["loc"][:-1]))
+        parts.append(f"{shorten(clean(where), 80)}: {shorten(clean(err['msg']), 120)}{hint}")
     return "; ".join(parts)
+
+
+def _keys_at(loc: tuple[int | str, ...]) -> list[str]:
+    """The keys the schema allows at ``loc`` (a section, or the top level)."""
+    model: type[BaseModel] = Config
+    for part in loc:
+        field = model.model_fields.get(str(part))
+        annotation = field.annotation if field is not None else None
+        if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
+            return []
+        model = annotation
+    return list(model.model_fields)
 
 
 def apply_rule_overrides(findings: Iterable[Finding], rules: dict[str, Override]) -> list[Finding]:
@@ -138,18 +220,24 @@ def apply_config(findings: Iterable[Finding], config: Config) -> list[Finding]:
 
 def show(config: Config, where: Path) -> str:
     """``phasewatch config --show``: the effective config as TOML, with where it came from."""
-    lines = [f"# effective configuration (file: {_name(where)}"
-             f"{'' if where.exists() else ', not present: defaults'})"]
+    lines = [
+        f"# effective configuration (file: {_name(where)}"
+        f"{'' if where.exists() else ', not present: defaults'})"
+    ]
     top = config.model_dump()
-    for key in ("theme", "default_screen"):
-        if top[key] is not None:
-            lines.append(f"{key} = {_toml(top[key])}")
+    theme = top["theme"]
+    lines.append(f"theme = {_toml(theme or DEFAULT_THEME)}" + ("" if theme else "  # the default"))
+    lines.append(f"default_screen = {_toml(top['default_screen'])}")
     for section in ("notifications", "autopilot", "agents", "rules"):
         lines.append("")
         lines.append(f"[{section}]")
         for key, value in top[section].items():
-            if value is not None:
+            if value is None:  # TOML has no null: say it is unset
+                lines.append(f"# {_toml_key(key)} is not set")
+            else:
                 lines.append(f"{_toml_key(key)} = {_toml(value)}")
+        if not top[section]:
+            lines.append("# (none)")
     return "\n".join(lines)
 
 

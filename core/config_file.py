@@ -10,9 +10,11 @@ from pathlib import Path
 
 
 def default_path(environ: dict[str, str] | None = None) -> Path:
-    """``$XDG_CONFIG_HOME/phasewatch/config.toml``, else ``~/.config/phasewatch/config.toml``."""
+    """``$XDG_CONFIG_HOME/phasewatch/config.toml``, else ``~/.config/phasewatch/config.toml``.
+    A relative ``XDG_CONFIG_HOME`` is ignored, as the XDG Base Directory spec says."""
     env = os.environ if environ is None else environ
-    base = env.get("XDG_CONFIG_HOME") or str(Path(env.get("HOME", "~")).expanduser() / ".config")
+    xdg = env.get("XDG_CONFIG_HOME") or ""
+    base = xdg if os.path.isabs(xdg) else str(Path(env.get("HOME", "~")).expanduser() / ".config")
     return Path(base) / "phasewatch" / "config.toml"
 
 

@@ -2,8 +2,10 @@
 
 Both are built from the same :class:`~phasewatch.core.report.Report` as the text and JSON output.
 Every string that came from a file is passed through :func:`~phasewatch.core.text.clean` (no
-escape sequence reaches a CI log), and every result names a file and a line: code scanning
-shows a result without ``region.startLine`` nowhere.
+escape sequence reaches a CI log; a workflow command is one line, its newlines escaped), SARIF
+URIs are percent-encoded (RFC 3986: a name with a space, ``%``, ``#`` or non-ASCII letters still
+names its file), and every result names a file and a line: code scanning shows a result without
+``region.startLine`` nowhere.
 
 Lines: a finding's ``path`` is a JSON path into a state file (``phases.06-x.status``,
 ``workflow_history[3].status``) or, for the Markdown files, may name a line (``line 12``).
@@ -18,11 +20,12 @@ import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from .findings import Finding, Rule, Severity
 from .report import Report
 from .sources import read_text
-from .text import clean
+from .text import clean, one_line
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_VERSION = "2.1.0"
@@ -127,14 +130,14 @@ def to_sarif(report: Report, rules: list[Rule], version: str) -> dict[str, Any]:
             "locations": [
                 {
                     "physicalLocation": {
-                        "artifactLocation": {"uri": uri, "uriBaseId": "%SRCROOT%"},
+                        "artifactLocation": {"uri": quote(uri, safe="/"), "uriBaseId": "%SRCROOT%"},
                         "region": {"startLine": line},
                     },
-                    "logicalLocations": [{"fullyQualifiedName": clean(finding.path or uri)}],
+                    "logicalLocations": [{"fullyQualifiedName": one_line(finding.path or uri)}],
                 }
             ],
             "partialFingerprints": {
-                "phasewatch/v1": "|".join((finding.rule_id, uri, clean(finding.path)))
+                "phasewatch/v1": "|".join((finding.rule_id, one_line(uri), one_line(finding.path)))
             },
         }
         if finding.rule_id in index:
@@ -168,7 +171,7 @@ def github_commands(report: Report) -> list[str]:
     for finding, uri, line in _located(report):
         props = ",".join(
             f"{k}={_escape_property(v)}"
-            for k, v in (("file", uri), ("line", str(line)), ("title", finding.rule_id))
+            for k, v in (("file", one_line(uri)), ("line", str(line)), ("title", finding.rule_id))
         )
         lines.append(f"::{GITHUB_COMMAND[finding.severity]} {props}::{_escape_data(_text(finding))}")
     return lines

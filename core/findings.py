@@ -1,9 +1,10 @@
 """Findings and the rule registry.
 
 Every rule that phasewatch can raise is registered here once with a stable id, a severity, the
-seed section it comes from and how to fix it. Modules register their rules at import time with
-:func:`rule`; :func:`all_rules` imports every rule module so the table is always complete (it
-feeds ``phasewatch check --rules`` and the README table, which a test keeps in step).
+reference (the docs/ section or real file it comes from) and how to fix it. Modules register
+their rules at import time with :func:`rule`; :func:`all_rules` imports every rule module so the
+table is always complete (it feeds ``phasewatch check --rules`` and the README table, which a test
+keeps in step).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ class Rule:
     id: str
     severity: Severity
     title: str  # what it means, one line of plain words (shown on screen; no spec references)
-    seed: str  # the reference: which seed / FORMATS section / framework file it comes from
+    seed: str  # the reference: the docs/ section (docs/formats.md#...) or real file it comes from
     # (for ``--rules --verbose`` and the docs, never in a message)
     fix: str  # what a human should do about it (the default hint), advice in plain words
     scope: str = "snapshot"  # snapshot | transition | read | hooklog | tdd | plugins

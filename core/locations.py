@@ -1,4 +1,5 @@
-"""The three redundant places that say where a workflow is, side by side (FORMATS.md 1).
+"""The three redundant places that say where a workflow is, side by side
+(docs/formats.md#three-locations).
 
 1. ``phases[k].status`` (the detailed record, "detail")
 2. ``active_workflow.phase_status[k]`` (the summary map, "summary")
@@ -145,7 +146,7 @@ def location_rows(state: State) -> list[PhaseLocations]:
 
 def _row(state: State, key: str, idx_key: str | None, between: bool, window: str) -> PhaseLocations:
     aw = state.active_workflow
-    position = aw.phases.index(key) if aw and key in aw.phases else None
+    position = aw.index_of(key) if aw else None
     record = state.phases.get(key)
     detail = record.status if record else None
     summary = aw.phase_status.get(key) if aw else None
@@ -202,6 +203,7 @@ def is_between_phases(state: State) -> bool:
     during a supervised redo) until the next 3c-prime. The framework's validator suppresses
     exactly this case (V9-C "intermediate state"), whatever the phase's status."""
     aw = state.active_workflow
-    if aw is None or aw.current_phase not in aw.phases or aw.current_phase_index is None:
+    at = None if aw is None else aw.index_of(aw.current_phase)
+    if at is None or aw is None or aw.current_phase_index is None:
         return False
-    return aw.current_phase_index == aw.phases.index(aw.current_phase) + 1
+    return aw.current_phase_index == at + 1

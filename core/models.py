@@ -1,4 +1,4 @@
-"""Tolerant pydantic v2 models of ``.isdlc/state.json`` (FORMATS.md section 1).
+"""Tolerant pydantic v2 models of ``.isdlc/state.json`` (docs/formats.md#isdlc).
 
 Unknown keys are kept (``extra="allow"``), unknown phase keys are fine, and a value of the wrong
 type never raises: :func:`parse_state` drops it, records a ``SCHEMA-TYPE`` finding with its JSON
@@ -10,16 +10,18 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError
 
 from .findings import Finding, Severity, make, rule
+from .protocol import canonical_phase
 from .text import shorten
 
 R_SCHEMA_TYPE = rule(
     "SCHEMA-TYPE",
-    Severity.WARNING,
-    "A field has the wrong type; it is ignored by phasewatch (and likely misread by hooks).",
-    seed="FORMATS 1 (field types)",
+    Severity.INFO,
+    "A field has an unexpected type; phasewatch ignores it (validate-state.cjs rejects only "
+    "the types FIELD-SHAPE and FIELD-VERSION name).",
+    seed="docs/formats.md#isdlc (field types)",
     fix="Correct the value's type in the writer that produced it.",
 )
 
@@ -139,6 +141,40 @@ class ActiveWorkflow(_Tolerant):
     review_history: list[ReviewHistoryEntry] = []
     recovery_action: RecoveryAction | None = None
     hook_block_retries: dict[str, int] = {}
+    # (the phases list it was built from, its length, key -> first position, canonical key ->
+    # first position): built once, so a lookup per phase is O(1), not a scan of the list
+    _index: tuple[list[str], int, dict[str, int], dict[str, int]] | None = PrivateAttr(None)
+
+    def _positions(self) -> tuple[dict[str, int], dict[str, int]]:
+        private = self.__pydantic_private__  # (self._index goes through a slow __getattr__)
+        index, phases = private["_index"], self.phases
+        if index is None or index[0] is not phases or index[1] != len(phases):
+            index = private["_index"] = (phases, len(phases), *phase_positions(phases))
+        return index[2], index[3]
+
+    def index_of(self, key: str | None) -> int | None:
+        """``phases.index(key)``, None when absent."""
+        return None if key is None else self._positions()[0].get(key)
+
+    def position(self, key: str | None) -> int | None:
+        """Position of ``key`` in ``phases``, else of the first phase with the same canonical key
+        (aliases); None when absent."""
+        if key is None:
+            return None
+        exact, canonical = self._positions()
+        found = exact.get(key)
+        return found if found is not None else canonical.get(canonical_phase(key))
+
+
+def phase_positions(phases: list[str]) -> tuple[dict[str, int], dict[str, int]]:
+    """Each key's first position in ``phases``, and each canonical key's. Called once per
+    phases list (a test counts the calls): every lookup after that is a dict's."""
+    exact: dict[str, int] = {}
+    canonical: dict[str, int] = {}
+    for i, key in enumerate(phases):
+        exact.setdefault(key, i)
+        canonical.setdefault(canonical_phase(key), i)
+    return exact, canonical
 
 
 class Escalation(_Tolerant):

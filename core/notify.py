@@ -10,7 +10,11 @@ Besides the app's bell and toast, two channels, both optional (config ``[notific
   without a shell, with a time limit; its failure is reported, never raised.
 
 :class:`Notifier` remembers every event it has announced: never more than one notification per
-event (an event's ``key`` says which gate, escalation or plan it is).
+event (an event's ``key`` says which gate, escalation or plan it is). It is also rate-limited: a
+few notifications at once (:data:`BURST`), then one per :data:`INTERVAL` seconds; what arrives
+meanwhile is held and goes out as one notification ("497 escalations waiting: ..."), and many new
+items in one update are one notification. A burst of 500 escalations is two or three
+notifications (and as many command processes), never 500.
 """
 
 from __future__ import annotations
@@ -18,15 +22,24 @@ from __future__ import annotations
 import json
 import shlex
 import subprocess
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
 from .text import clean, shorten
 
-Kind = Literal["gate", "escalation", "plan"]
+Kind = Literal["gate", "escalation", "plan", "several"]
 COMMAND_TIMEOUT = 10.0
-TITLES = {"gate": "Review gate waiting", "escalation": "Escalation waiting", "plan": "Plan waiting"}
+TITLES = {
+    "gate": "Review gate waiting",
+    "escalation": "Escalation waiting",
+    "plan": "Plan waiting",
+    "several": "Several items waiting",
+}
+BURST = 3  # notifications that may go out at once
+INTERVAL = 15.0  # seconds: then one notification per interval at most
+SHOWN = 3  # summaries a combined notification names
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +103,10 @@ def run_command(command: str, event: Event, timeout: float = COMMAND_TIMEOUT) ->
 
 @dataclass
 class Notifier:
-    """One notification per event, through the channels that are on.
+    """One notification per event, through the channels that are on, rate-limited (see the
+    module docstring): a token bucket of :attr:`burst` notifications, refilled one per
+    :attr:`interval` seconds of :attr:`clock`. Held events go out when :meth:`flush` is called
+    once :meth:`due_in` says so (the app sets a timer).
 
     ``write`` puts escape sequences on the terminal (the app passes its driver's writer);
     ``run`` runs the command (the app passes a function that runs it in a worker thread).
@@ -102,15 +118,90 @@ class Notifier:
     write: Callable[[str], None] | None = None
     run: Callable[[str, Event], None] | None = None
     seen: set[tuple[str, str]] = field(default_factory=set)
+    clock: Callable[[], float] = time.monotonic
+    burst: int = BURST
+    interval: float = INTERVAL
+    _tokens: float = field(default=0.0, init=False)
+    _stamp: float | None = field(default=None, init=False)
+    _held: list[Event] = field(default_factory=list, init=False)  # the first SHOWN held
+    _held_count: int = field(default=0, init=False)
 
     def notify(self, event: Event) -> bool:
-        """Announce ``event`` unless it was announced before; whether it was announced now."""
-        ident = (event.kind, event.key)
-        if not self.enabled or ident in self.seen:
+        """Announce ``event`` unless it was announced before (now, or held for the next
+        :meth:`flush` when too many went out lately); whether it is new."""
+        return self.notify_all([event]) == 1
+
+    def notify_all(self, events: Iterable[Event]) -> int:
+        """Announce the new ones among ``events``: one notification for them all (or held, as
+        :meth:`notify`); how many were new."""
+        if not self.enabled:
+            return 0
+        new = []
+        for event in events:
+            ident = (event.kind, event.key)
+            if ident not in self.seen:
+                self.seen.add(ident)
+                new.append(event)
+        if not new:
+            return 0
+        if self._held_count or not self._take():
+            self._hold(new)
+        else:
+            self._send(new, len(new))
+        return len(new)
+
+    def due_in(self) -> float | None:
+        """Seconds until the held events can go out (None: nothing is held)."""
+        if not self._held_count:
+            return None
+        return max(0.0, (1.0 - self._refilled(self.clock())) * self.interval)
+
+    def flush(self) -> bool:
+        """Send the held events as one notification if the rate allows it now."""
+        if not self._held_count or not self._take():
             return False
-        self.seen.add(ident)
+        held, count = self._held, self._held_count
+        self._held, self._held_count = [], 0
+        self._send(held, count)
+        return True
+
+    # ------------------------------------------------------------------ internals
+    def _refilled(self, now: float) -> float:
+        if self._stamp is None:
+            return float(self.burst)
+        return min(float(self.burst), self._tokens + (now - self._stamp) / self.interval)
+
+    def _take(self) -> bool:
+        now = self.clock()
+        self._tokens, self._stamp = self._refilled(now), now
+        if self._tokens >= 1.0 - 1e-9:  # (due_in's wait, added to a float clock, may fall short)
+            self._tokens = max(0.0, self._tokens - 1.0)
+            return True
+        return False
+
+    def _hold(self, events: list[Event]) -> None:
+        room = SHOWN - len(self._held)
+        self._held.extend(events[: max(0, room)])  # memory stays bounded: the rest counted
+        self._held_count += len(events)
+
+    def _send(self, events: list[Event], count: int) -> None:
+        event = events[0] if count == 1 else combined(events, count)
         if self.desktop and self.write is not None:
             self.write(osc_sequences(event))
         if self.command and self.run is not None:
             self.run(self.command, event)
-        return True
+
+
+def combined(events: list[Event], count: int) -> Event:
+    """One event for ``count`` waiting items (``events``: the first few of them)."""
+    kinds = {e.kind for e in events}
+    kind: Kind = events[0].kind if len(kinds) == 1 else "several"
+    noun = f"{kind}s" if kind != "several" else "items"
+    if kind == "escalation":
+        noun = "escalations"
+    named = "; ".join(shorten(e.summary, 60) for e in events[:SHOWN])
+    more = count - min(len(events), SHOWN)
+    summary = f"{count} {noun} waiting: {named}" + (f"; and {more} more" if more > 0 else "")
+    projects = {e.project for e in events}
+    project = events[0].project if len(projects) == 1 else "several projects"
+    return Event(kind, f"{count} waiting from {events[0].key}", project, summary)

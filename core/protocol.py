@@ -1,4 +1,4 @@
-"""Facts of the iSDLC protocol (FORMATS.md section 1) shared by the audit, simulator and writer."""
+"""Facts of the iSDLC protocol (docs/framework-facts.md) shared by the audit, simulator and writer."""
 
 from __future__ import annotations
 
@@ -43,30 +43,70 @@ PHASE_ALIASES = {
     "16-upgrade-execute": "15-upgrade-execute",
 }
 
-# Agent names accepted per phase: the controller's PHASE_AGENT_MAP (isdlc.md STEP 3c-prime:
-# impact-analyst, software-designer, code-reviewer, quality-assurance-engineer, ...) and the
-# orchestrator's own vocabulary (impact-analysis-orchestrator, system-designer, ...). Both are legal.
+# Agent names accepted per phase (docs/framework-facts.md, "Who runs a phase"): the controller's
+# PHASE_AGENT_MAP (isdlc.md STEP 3c-prime, both eras: impact-analyst, software-designer,
+# code-reviewer, quality-assurance-engineer, ...), the orchestrator's names, and the owners the
+# skills manifest gives each phase (ownership.<agent>.phase, which hooks' delegation checks
+# read: getAgentPhase in common.cjs). All are legal.
 _AGENTS_BY_KEY = {
-    "02-impact-analysis": {"impact-analysis-orchestrator", "impact-analyst"},
-    "02-tracing": {"tracing-orchestrator", "trace-analyst"},
+    "02-impact-analysis": {
+        "impact-analysis-orchestrator",
+        "impact-analyst",
+        "impact-analyzer",
+        "entry-point-finder",
+        "risk-assessor",
+        "cross-validation-verifier",
+    },
+    "02-tracing": {
+        "tracing-orchestrator",
+        "trace-analyst",
+        "symptom-analyzer",
+        "execution-path-tracer",
+        "root-cause-identifier",
+    },
+    "09-validation": {"security-compliance-auditor"},
     "10-local-testing": {"quality-assurance-engineer"},
-    "11-local-testing": {"quality-assurance-engineer", "integration-tester"},
+    "10-cicd": {"cicd-engineer"},
+    "11-local-testing": {"quality-assurance-engineer", "integration-tester", "environment-builder"},
     "11-deployment": {"release-engineer"},
-    "12-test-deploy": {"release-engineer"},
-    "13-production": {"release-engineer"},
+    "12-test-deploy": {"release-engineer", "deployment-engineer-staging"},
+    "13-production": {"release-engineer", "release-manager"},
+    "14-operations": {"site-reliability-engineer"},
 }
 _AGENTS_BY_PREFIX = {
     "00": {"quick-scan-agent"},
     "01": {"requirements-analyst"},
     "03": {"solution-architect"},
     "04": {"system-designer", "software-designer"},
-    "05": {"test-design-engineer"},
+    "05": {"test-design-engineer", "test-strategy-critic", "test-strategy-refiner"},
     "06": {"software-developer"},
     "07": {"integration-tester", "quality-assurance-engineer"},
     "08": {"qa-engineer", "code-reviewer"},
     "09": {"security-engineer"},
+    "15": {"upgrade-engineer"},
     "16": {"quality-loop-engineer", "quality-assurance-engineer"},
 }
+
+# The phase keys the framework's installer writes as pending skeleton records when it sets a
+# project up (src/core/installer generateState; docs/framework-facts.md, "The installer"). No
+# workflow runs them; they stay until a workflow's init or the completion enforcer resets phases.
+INSTALLER_PHASE_KEYS = frozenset(
+    {
+        "01-requirements",
+        "02-architecture",
+        "03-design",
+        "04-test-strategy",
+        "05-implementation",
+        "06-testing",
+        "07-code-review",
+        "08-validation",
+        "09-cicd",
+        "10-local-testing",
+        "11-test-deploy",
+        "12-production",
+        "13-operations",
+    }
+)
 
 ESCALATION_TYPES = {
     "gate_blocked": "gate-blocker",
@@ -121,6 +161,7 @@ def primary_agent(key: str) -> str | None:
     names = {
         "02-impact-analysis": "impact-analysis-orchestrator",
         "02-tracing": "tracing-orchestrator",
+        "05": "test-design-engineer",
         "08": "qa-engineer",
         "16": "quality-loop-engineer",
     }

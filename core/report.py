@@ -5,11 +5,14 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .findings import Finding, Severity, sort_findings, summarize
 from .snapshot import Snapshot, evaluate
 from .sources import Project, discover, read_finding, read_json
+
+if TYPE_CHECKING:
+    from .config import Config
 
 # Read failures that mean "could not audit this file": exit code 2, not 1.
 UNREADABLE_RULES = frozenset(
@@ -73,8 +76,11 @@ def _snapshot_json(snap: Snapshot) -> dict[str, Any]:
     }
 
 
-def audit_project(path: str | os.PathLike[str] | None = None, *, retries: int = 10) -> Report:
-    """Discover the project at ``path`` and audit every file once. Never raises on bad files."""
+def audit_project(
+    path: str | os.PathLike[str] | None = None, *, retries: int = 10, config: Config | None = None
+) -> Report:
+    """Discover the project at ``path`` and audit every file once. Never raises on bad files.
+    ``config``: the user's, applied once to every finding (a rule that is off is gone)."""
     project = discover(path)
     report = Report(project=project)
     findings: list[Finding] = list(project.findings)
@@ -88,6 +94,10 @@ def audit_project(path: str | os.PathLike[str] | None = None, *, retries: int = 
     findings += _hook_log(project, report)
     findings += _tdd(project, report)
     findings += _plugins(project, report)
+    if config is not None:
+        from .config import apply_config
+
+        findings = apply_config(findings, config)
     report.findings = sort_findings(findings)
     return report
 

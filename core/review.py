@@ -1,5 +1,5 @@
 """The read side of the supervised review console: what waits for a human, and what the review
-gate panel shows (FORMATS.md 1 "Supervised review gate", "Escalations"; 2 "Approval").
+gate panel shows (docs/formats.md#supervised-review-gate, #escalations, #approval-marker).
 
 Pure data built from a :class:`~core.snapshot.Snapshot` and the parsed TDD plan; the only file
 this module reads is the phase's review summary (:func:`read_review_summary`), through

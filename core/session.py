@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .diff import capped_paths
 from .findings import Finding, Severity, is_transition, sort_findings
@@ -37,6 +37,9 @@ from .memory import release_memory
 from .snapshot import Snapshot, observe
 from .sources import FileStamp, Project, StateReader, StateSource, discover
 from .timeline import TimelineEntry as ViewEntry
+
+if TYPE_CHECKING:
+    from .config import Config
 
 TIMELINE_CAP = 2000
 RAW_CAP = 200
@@ -186,6 +189,9 @@ class SessionUpdate:
     watch_files: frozenset[Path] = frozenset()
     watch_dirs: frozenset[Path] = frozenset()
     targets_changed: bool = False  # this refresh changed them (for the worker)
+    #: Watched files this refresh could not look up (``.isdlc`` unsearchable): the watcher
+    #: forgets their stamps, so it reports them once they can be looked up again.
+    unseen: frozenset[Path] = frozenset()
     errors: list[str] = field(default_factory=list)  # the last loader failures (kept short)
     initial: bool = False  # the session's first refresh
 
@@ -256,7 +262,6 @@ def view_entry(entry: Observation) -> ViewEntry:
     )
 
 
-
 def attention(snap: Snapshot | None) -> tuple[bool, int]:
     """(a review gate is waiting, number of pending escalations) for one snapshot."""
     if snap is None:
@@ -307,14 +312,18 @@ class ProjectSession:
         hook_read_bytes: int = HOOK_READ_BYTES,
         hook_part_seconds: float = HOOK_PART_SECONDS,
         env: dict[str, str] | None = None,
+        config: Config | None = None,
     ) -> None:
         self._path = path
         self._env = env
+        #: The user's config, applied here once to every finding the session hands out (a rule
+        #: that is off is gone from every screen, count and notification); None: the defaults.
+        self.config = config
         self.clock: Clock = clock or _utc_now
         self.timeline_cap = timeline_cap
         self.raw_cap = raw_cap
         self._lock = threading.RLock()
-        self.project: Project = discover(path, env)
+        self.project: Project = self._configured_project(discover(path, env))
         self.root = self.project.root
         self._tracks: dict[str, _StateTrack] = {}
         self._sync_tracks()
@@ -433,7 +442,10 @@ class ProjectSession:
                 self._tdd_rev += 1
         if full or any(self._is_plugin_path(c) for c in changed):
             before = (self._registry, self._plugin_findings)
-            if self._load_plugins(now, errors) and (self._registry, self._plugin_findings) != before:
+            if (
+                self._load_plugins(now, errors)
+                and (self._registry, self._plugin_findings) != before
+            ):
                 self._plugins_rev += 1
 
         files, dirs = self.watch_targets()
@@ -472,6 +484,9 @@ class ProjectSession:
             watch_files=files,
             watch_dirs=dirs,
             targets_changed=targets_changed,
+            unseen=frozenset(f for f in files if p.isdlc_dir in f.parents)
+            if p.unsearchable
+            else frozenset(),
             errors=list(self._errors),
             initial=initial,
         )
@@ -489,6 +504,8 @@ class ProjectSession:
     # ------------------------------------------------------------------ discovery
 
     def _needs_discovery(self, changed: set[Path]) -> bool:
+        if self.project.unsearchable and changed:  # it may be searchable again: look
+            return True
         known = self._known_paths()
         isdlc = self.project.isdlc_dir
         for path in changed:
@@ -496,13 +513,27 @@ class ProjectSession:
                 if self._is_plugin_path(path) and path != self.project.plugins_dir:
                     continue  # a plugin file: the registry reload covers it
                 return True
-        # a state file that vanished may mean a project was removed
+        # a state file that vanished (or cannot be looked up any more: os.path.exists says
+        # False where Path.exists raises) may mean a project was removed
         return any(
-            t.source.path in changed and not t.source.path.exists() for t in self._tracks.values()
+            t.source.path in changed and not os.path.exists(t.source.path)
+            for t in self._tracks.values()
         )
 
+    def _configured(self, findings: Iterable[Finding]) -> list[Finding]:
+        """``findings`` as the user configured them (:func:`core.config.apply_config`)."""
+        if self.config is None:
+            return list(findings)
+        from .config import apply_config
+
+        return apply_config(findings, self.config)
+
+    def _configured_project(self, project: Project) -> Project:
+        project.findings = self._configured(project.findings)
+        return project
+
     def _rediscover(self) -> bool:
-        fresh = discover(self._path, self._env)
+        fresh = self._configured_project(discover(self._path, self._env))
         before = [(s.project_id, s.path, s.name) for s in self.project.states]
         after = [(s.project_id, s.path, s.name) for s in fresh.states]
         changed = (
@@ -533,6 +564,7 @@ class ProjectSession:
     def _observe(self, track: _StateTrack, now: datetime, *, own: bool) -> Observation | None:
         previous = track.snapshot
         snap = observe(track.reader, previous, track.source.project_id)
+        snap.findings = self._configured(snap.findings)
         result = snap.read
         status = result.status if result is not None else "missing"
         if status == "ok":
@@ -664,7 +696,9 @@ class ProjectSession:
         except OSError:
             return
         starts, end = line_starts(path, start)
-        self.hooks.add_pending(starts, end, first_line, self.hooks.file_generation((st.st_dev, st.st_ino)))
+        self.hooks.add_pending(
+            starts, end, first_line, self.hooks.file_generation((st.st_dev, st.st_ino))
+        )
         self._hook_indexed = max(start, end)
 
     def _audit_hooks(self) -> None:
@@ -678,7 +712,9 @@ class ProjectSession:
         if key != self._hook_audit_key:
             self._hook_audit_key = key
             rel = self.project.rel(self.project.hook_log)
-            self._hook_findings = self._hook_audit.findings(rel, current_phase=current)
+            self._hook_findings = self._configured(
+                self._hook_audit.findings(rel, current_phase=current)
+            )
             self._hook_stats = self._hook_counts.as_dict()
             self._hook_total = self._hook_audit.records
 
@@ -728,7 +764,7 @@ class ProjectSession:
         except Exception as exc:  # keep the dashboard alive on a parser bug
             errors.append(f"TDD plan: {type(exc).__name__}: {exc}")
             return False
-        self._tdd_plan, self._tdd_findings = plan, list(findings)
+        self._tdd_plan, self._tdd_findings = plan, self._configured(findings)
         path = self.project.tdd_progress
         rel = self.project.rel(path)
         status = "ok" if plan is not None else ("missing" if not path.exists() else "unreadable")
@@ -762,8 +798,11 @@ class ProjectSession:
         except Exception as exc:
             errors.append(f"plugin registry: {type(exc).__name__}: {exc}")
             return False
+        for rec in registry.plugins:
+            rec.findings = self._configured(rec.findings)
+        registry.findings = self._configured(registry.findings)
         self._registry = registry
-        self._plugin_findings = list(getattr(registry, "findings", []) or [])
+        self._plugin_findings = list(registry.findings)
         rel = p.rel(p.plugins_md)
         status = "ok" if p.plugins_md.exists() else "missing"
         prev = self._other_status.get(rel)

@@ -61,9 +61,13 @@ def evaluate(
     else:
         state, schema = parse_state(data, source)
         findings += schema
-        findings += audit.audit_state(state, data, source)
+        exact = read.exact if read is not None else None
+        findings += audit.audit_state(state, data, source, exact)
         if previous is not None and previous.raw is not None and fresh and previous.raw != data:
-            findings += audit.audit_transition(previous.state, previous.raw, state, data, source)
+            before = previous.read.exact if previous.read is not None else None
+            findings += audit.audit_transition(
+                previous.state, previous.raw, state, data, source, exact=(before, exact)
+            )
     return Snapshot(
         source=source,
         project_id=project_id,

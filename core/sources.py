@@ -18,7 +18,7 @@ import msgspec
 
 from .files.read import MAX_BYTES, ReadRefused, read_regular
 from .findings import Finding, Severity, make, rule
-from .text import clean_json, decode, json_is_clean
+from .text import clean, clean_json, decode, json_is_clean, shorten
 
 MAX_JSON_BYTES = MAX_BYTES  # a real state.json is KBs; larger is a finding, not a parse
 
@@ -26,7 +26,7 @@ R_MISSING = rule(
     "READ-MISSING",
     Severity.WARNING,
     "A file the project's systems use is missing.",
-    seed="FORMATS 1 Where",
+    seed="docs/formats.md#where-the-files-are",
     fix="Start the workflow (or point phasewatch at the right directory).",
     scope="read",
 )
@@ -34,7 +34,7 @@ R_TORN = rule(
     "READ-TORN",
     Severity.WARNING,
     "The file was empty or cut mid-document when read (its owner writes non-atomically).",
-    seed="FORMATS 1 How state.json is written",
+    seed="docs/formats.md#how-the-state-file-is-written",
     fix="Usually transient: the owner's next write completes the file; look again (the "
     "dashboard keeps showing the last good version meanwhile).",
     scope="read",
@@ -43,7 +43,7 @@ R_INVALID = rule(
     "READ-INVALID",
     Severity.ERROR,
     "The file is not valid JSON (and stayed so across retries).",
-    seed="FORMATS 1 How state.json is written",
+    seed="docs/formats.md#how-the-state-file-is-written",
     fix="Restore the file from the last good version (see the timeline) or git; do not hand-edit.",
     scope="read",
 )
@@ -51,7 +51,7 @@ R_UNREADABLE = rule(
     "READ-UNREADABLE",
     Severity.ERROR,
     "The file exists but cannot be read (permissions, a directory in its place, I/O error).",
-    seed="FORMATS 1 Where",
+    seed="docs/formats.md#where-the-files-are",
     fix="Check the file's permissions and owner.",
     scope="read",
 )
@@ -59,7 +59,7 @@ R_TOO_LARGE = rule(
     "READ-TOO-LARGE",
     Severity.ERROR,
     f"The file is larger than {MAX_JSON_BYTES // (1024 * 1024)} MiB; it is not parsed.",
-    seed="FORMATS 1 How state.json is written",
+    seed="docs/formats.md#how-the-state-file-is-written",
     fix="Something is appending to or corrupting the file; inspect and restore it.",
     scope="read",
 )
@@ -67,21 +67,41 @@ R_NOT_OBJECT = rule(
     "READ-NOT-OBJECT",
     Severity.ERROR,
     "The JSON document is valid but its top level is not an object.",
-    seed="FORMATS 1 Top-level keys",
+    seed="docs/formats.md#top-level-keys",
     fix="Restore the file: state.json must be a JSON object.",
     scope="read",
 )
 R_MONOREPO = rule(
     "READ-MONOREPO",
     Severity.WARNING,
-    ".isdlc/monorepo.json is present but unusable; projects were found by directory instead.",
-    seed="FORMATS 1 Where (monorepo)",
-    fix="Fix monorepo.json: it needs a `projects` object of {id: {name, path, ...}}.",
+    ".isdlc/monorepo.json is present but unusable, or names a project id that is not a single "
+    "directory name (refused); projects were found by directory instead.",
+    seed="docs/formats.md#where-the-files-are (monorepo.json)",
+    fix="Fix monorepo.json: it needs a `projects` object of {id: {name, path, ...}}, each id "
+    "a single directory name under .isdlc/projects.",
     scope="read",
 )
 
 
 # ---------------------------------------------------------------------------- discovery
+
+
+def project_id_problem(project_id: str) -> str | None:
+    """Why ``project_id`` cannot name a monorepo project, or None when it can: an id names the
+    directory ``.isdlc/projects/<id>``, so it must be one path component (not empty, not ``.``
+    or ``..``, no separator, not absolute). The id is named, cleaned, in the reason."""
+    separators = {"/", "\\", os.sep, os.altsep or "/"}
+    if (
+        project_id in ("", ".", "..")
+        or any(s in project_id for s in separators)
+        or "\0" in project_id
+    ):
+        shown = shorten(clean(repr(project_id)), 80)
+        return (
+            f"project id {shown} is not a single directory name (empty, '.', '..', a path "
+            "separator or an absolute path): refused, it could name a place outside the project"
+        )
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +120,9 @@ class Project:
     monorepo: bool = False
     default_project: str | None = None
     findings: list[Finding] = field(default_factory=list)
+    #: ``.isdlc`` could not be searched when discovered (mode 000 for us): nothing in it was
+    #: listed, so discovery must run again once anything changes.
+    unsearchable: bool = False
 
     @property
     def isdlc_dir(self) -> Path:
@@ -205,6 +228,7 @@ def discover(
             )
         )
         project.states.append(StateSource("", isdlc / "state.json", root.name))
+        project.unsearchable = True
         return project
     mono_file = isdlc / "monorepo.json"
     if mono_file.exists():
@@ -214,10 +238,15 @@ def discover(
         projects = result.data.get("projects") if result.data else None
         if isinstance(projects, dict):
             for pid, info in projects.items():
+                problem = project_id_problem(str(pid))
+                if problem is not None:  # never a path outside .isdlc/projects
+                    project.findings.append(_bad_id(project.rel(mono_file), problem))
+                    continue
                 name = info.get("name") if isinstance(info, dict) else None
                 ids[str(pid)] = str(name) if name else str(pid)
             default = result.data.get("default_project") if result.data else None
-            project.default_project = default if isinstance(default, str) else None
+            if isinstance(default, str) and project_id_problem(default) is None:
+                project.default_project = default
         else:
             project.findings.append(
                 make(
@@ -240,6 +269,17 @@ def discover(
     if root_state.exists() or (isdlc.is_dir() and not project.states):
         project.states.insert(0, StateSource("", root_state, root.name))
     return project
+
+
+def _bad_id(source: str, problem: str) -> Finding:
+    return make(
+        R_MONOREPO,
+        source=source,
+        path="projects",
+        expected="project ids that are single directory names",
+        actual="refused id",
+        message=f"monorepo.json: {problem}",
+    )
 
 
 # ---------------------------------------------------------------------------- safe reading
@@ -270,6 +310,9 @@ class ReadResult:
     error: str | None = None
     stamp: FileStamp | None = None
     attempts: int = 1
+    #: The document as its owner reads it, where cleaning changed ``data`` (else None): the
+    #: framework's own checks judge this one (core.audit.mirror), the screens show ``data``.
+    exact: dict[str, Any] | None = None
 
     @property
     def ok(self) -> bool:
@@ -330,7 +373,7 @@ def read_json(path: Path, *, retries: int = 3, delay: float = 0.015) -> ReadResu
                 return last
         else:
             stamp = FileStamp(st.st_size, st.st_mtime_ns, st.st_ino)
-            result = _parsed(path, raw, stamp, attempts)
+            result = parse_document(path, raw, stamp, attempts)
             if result.status not in ("torn", "invalid"):  # a torn read can look invalid too
                 return result
             last = result
@@ -340,24 +383,37 @@ def read_json(path: Path, *, retries: int = 3, delay: float = 0.015) -> ReadResu
         time.sleep(delay)
 
 
-def _parsed(path: Path, raw: bytes, stamp: FileStamp, attempts: int) -> ReadResult:
+def parse_document(
+    path: Path, raw: bytes, stamp: FileStamp | None = None, attempts: int = 1
+) -> ReadResult:
+    """The bytes of a JSON object file parsed as :func:`read_json` parses them (no retry)."""
     try:
         data = _parse(raw)
     except json.JSONDecodeError as exc:
         text = raw.decode("utf-8", errors="replace")
         status: ReadStatus = "torn" if _looks_torn(text, exc) else "invalid"
-        where = "empty file" if not text.strip() else f"{exc.msg} at line {exc.lineno} column {exc.colno}"
+        where = (
+            "empty file"
+            if not text.strip()
+            else f"{exc.msg} at line {exc.lineno} column {exc.colno}"
+        )
         return ReadResult(path, status, error=where, stamp=stamp, attempts=attempts)
     except (RecursionError, ValueError) as exc:
         reason = str(exc) if isinstance(exc, ValueError) and str(exc) else type(exc).__name__
         return ReadResult(path, "invalid", error=reason, stamp=stamp, attempts=attempts)
     if not isinstance(data, dict):
         return ReadResult(
-            path, "not_object", error=f"top level is {type(data).__name__}", stamp=stamp,
+            path,
+            "not_object",
+            error=f"top level is {type(data).__name__}",
+            stamp=stamp,
             attempts=attempts,
         )
-    data = data if json_is_clean(raw) else clean_json(data)  # one pass only when one is needed
-    return ReadResult(path, "ok", data=data, stamp=stamp, attempts=attempts)
+    if json_is_clean(raw):  # the common case: no cleaning pass at all
+        return ReadResult(path, "ok", data=data, stamp=stamp, attempts=attempts)
+    cleaned = clean_json(data)
+    exact = None if cleaned == data else data
+    return ReadResult(path, "ok", data=cleaned, stamp=stamp, attempts=attempts, exact=exact)
 
 
 def read_bytes(path: Path, *, max_bytes: int = 8 * 1024 * 1024) -> tuple[bytes | None, str | None]:

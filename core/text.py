@@ -1,8 +1,12 @@
 """Untrusted text: every string that comes from a file passes through here once, at ingestion.
 
-Terminal escape sequences (CSI, OSC, DCS, ...), C0/C1 control characters and bidirectional
-overrides are removed; tab and newline are kept. The result is still *plain text*: the UI never
-parses it as markup (see DESIGN.md, "Untrusted text").
+Terminal escape sequences (CSI, OSC, DCS, ...), C0/C1 control characters, and the characters that
+reorder or hide text (bidirectional controls U+202A-202E, U+2066-2069, U+200E/F, U+061C; zero-width
+U+200B-200D, U+2060, U+FEFF; tag characters U+E0000-E007F; the line and paragraph separators
+U+2028/9) are removed; tab and newline are kept. The result is still *plain text*: the UI never
+parses it as markup (docs/design.md#untrusted-text). Where a line is a unit (``check``'s
+output, a CI log where a line starting ``::`` is a command), :func:`one_line` also shows each
+newline as ``⏎``. The same applies to file and directory names.
 """
 
 from __future__ import annotations
@@ -21,10 +25,13 @@ _ESCAPES = re.compile(
     """,
     re.VERBOSE,
 )
-# Lone surrogates too: they come from JSON ``\ud800`` escapes and cannot be printed or encoded.
-_CONTROLS = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+# The characters that reorder or hide text, or end a line for some readers (see the docstring).
+HIDDEN = (
+    "\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060\u2066-\u2069\ufeff\U000e0000-\U000e007f"
 )
+# Lone surrogates too: they come from JSON ``\ud800`` escapes and cannot be printed or encoded.
+_CONTROLS = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{HIDDEN}\ud800-\udfff]")
+_UNSAFE_IN_JSON = re.compile(f"[\x7f-\x9f{HIDDEN}]")
 # What _CONTROLS matches, as it can reach a string of a UTF-8 JSON document: strict JSON forbids
 # raw C0 characters in strings, so only an escape (``\b \f \r \uXXXX``) or a raw DEL, C1 or
 # bidirectional character can. Each pattern has a literal prefix, which ``re`` finds with a fast
@@ -32,7 +39,14 @@ _CONTROLS = re.compile(
 _JSON_ESCAPE = re.compile(rb"\\[bfru]")
 _JSON_RAW_UNCLEAN = tuple(
     re.compile(p).search
-    for p in (rb"\xc2[\x80-\x9f]", rb"\xe2\x80[\x8e\x8f\xaa-\xae]", rb"\xe2\x81[\xa6-\xa9]")
+    for p in (
+        rb"\xc2[\x80-\x9f]",  # C1
+        rb"\xd8\x9c",  # U+061C
+        rb"\xe2\x80[\x8b-\x8f\xa8-\xae]",  # U+200B-200F, U+2028-202E
+        rb"\xe2\x81[\xa0\xa6-\xa9]",  # U+2060, U+2066-2069
+        rb"\xef\xbb\xbf",  # U+FEFF
+        rb"\xf3\xa0[\x80\x81]",  # U+E0000-E007F
+    )
 )
 
 
@@ -41,6 +55,28 @@ def clean(text: str) -> str:
     if text.isprintable():  # fast path: the overwhelmingly common case
         return text
     return _CONTROLS.sub("", _ESCAPES.sub("", text))
+
+
+def one_line(text: str) -> str:
+    """:func:`clean` ``text``, each newline shown as ``⏎``: it cannot start a line of its own."""
+    text = clean(text)
+    return text.replace("\n", "⏎") if "\n" in text else text
+
+
+def json_safe(text: str) -> str:
+    """JSON text (``json.dumps(..., ensure_ascii=False)``) with the characters :func:`clean`
+    removes that JSON leaves raw (DEL, C1, :data:`HIDDEN`) spelled as ``\\uXXXX`` escapes: the
+    data stay exact, a terminal or log sees nothing it acts on. Only valid inside strings, where
+    json put them."""
+
+    def escape(m: re.Match[str]) -> str:
+        c = ord(m.group())
+        if c <= 0xFFFF:
+            return f"\\u{c:04x}"
+        c -= 0x10000
+        return f"\\u{0xD800 + (c >> 10):04x}\\u{0xDC00 + (c & 0x3FF):04x}"
+
+    return _UNSAFE_IN_JSON.sub(escape, text)
 
 
 def clean_json(value: Any) -> Any:

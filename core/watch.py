@@ -1,6 +1,6 @@
 """One async watcher over the parent directories of the files phasewatch reads.
 
-Why directories (DESIGN.md, measured): watching a *file* dies after its first atomic replace, and
+Why directories (docs/design.md): watching a *file* dies after its first atomic replace, and
 a path that does not exist yet cannot be watched at all. So :class:`Watcher` watches, with
 ``recursive=False``, the nearest existing directory above every target: the project root,
 ``.isdlc/``, ``.isdlc/projects/<id>/``, ``plugins/<Name>/`` ... When a directory on the way to a
@@ -178,6 +178,16 @@ class Watcher:
         consumer has more to read there, e.g. a large log read in parts. Call it from the event
         loop; new changes that arrive meanwhile join the same batch."""
         self._put("more", paths)
+
+    def forget(self, paths: Iterable[Path]) -> None:
+        """Forget what was seen of ``paths`` (targets only): the next reconciliation reports
+        each one that can be looked up then. For files the consumer could not read although
+        their stamps had not changed (a directory on the way briefly unsearchable), so that the
+        directory's recovery is noticed however quickly it came (thread-safe)."""
+        with self._lock:
+            for path in paths:
+                if path in self._known:
+                    self._known[Path(path)] = None
 
     def expect_own_write(self, path: Path, stamp_after: FileStamp | None) -> None:
         """Announce that the app itself just wrote ``path`` leaving ``stamp_after`` on disk:

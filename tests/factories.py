@@ -233,7 +233,7 @@ def init(
 ) -> State:
     """Orchestrator STEP 4: a new ``active_workflow`` (seed 003 IR-008).
 
-    ``phase_status`` = first in_progress, rest pending; index 0; ``phases`` reset to skeletons
+    ``phase_status`` all pending (the orchestrator's MODE init-only); index 0; ``phases`` reset to skeletons
     (stale entries removed); top-level ``current_phase`` = first phase. ``light`` drops 03/04 from
     a feature. ``supervised`` sets top-level ``supervised_mode`` (None keeps what is there).
     """
@@ -259,7 +259,7 @@ def init(
         "phases": keys,
         "current_phase": keys[0],
         "current_phase_index": 0,
-        "phase_status": {k: ("in_progress" if i == 0 else "pending") for i, k in enumerate(keys)},
+        "phase_status": dict.fromkeys(keys, "pending"),
         "started_at": at,
         "flags": {
             "light": light,

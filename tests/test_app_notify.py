@@ -80,3 +80,28 @@ async def test_the_overview_applies_the_config_to_its_findings(tmp_path):
             await pilot.pause()
             rules = {item.finding.rule_id for item in app.screen.query_one("#findings").items.values()}
             assert ("SYNC-AGENT" in rules) is shown
+
+
+async def test_a_burst_of_escalations_is_a_few_notifications_not_hundreds(tmp_path):
+    """460 escalations appear, 450 in one write and then 10 more one write at a time: the command
+    runs a few times (the rate limit holds and combines the rest), never once per escalation."""
+    state = F.feature_state()
+    esc = {"type": "gate_blocked", "hook": "gate-blocker", "phase": "05-test-strategy",
+           "detail": "blocked", "timestamp": F.ts(52)}
+    state["pending_escalations"] = [dict(esc, timestamp=F.ts(52, i)) for i in range(450)]
+    state_path = tmp_path / ".isdlc" / "state.json"
+    write_state(state_path, state)
+    app = app_for(tmp_path, Config(notifications=Notifications(command="x")))
+    ran: list = []
+    app.review.notifier.run = lambda _command, event: ran.append(event)
+    app.review.notifier.write = None
+    async with app.run_test() as pilot:
+        await wait_until(pilot, lambda: len(ran) >= 1)
+        for k in range(10):
+            state["pending_escalations"].append(dict(esc, timestamp=F.ts(60, k)))
+            state["state_version"] += 1
+            write_state(state_path, state)
+            await wait_until(pilot, lambda v=state["state_version"]: app.last_update is not None
+                             and app.last_update.snapshot(None).version == v)
+    assert 1 <= len(ran) <= 4, [e.summary[:40] for e in ran]
+    assert ran[0].summary.startswith("450 escalations waiting")

@@ -634,8 +634,8 @@ async def test_typing_into_the_hook_search_while_a_gate_arrives_decides_nothing(
         assert app.screen is hooks and len(app.screen_stack) == 1  # nothing pushed over it
         assert bells and any("Review gate 06-implementation" in t["message"] for t in toasts)
         # the deliberate path still works: leave the box, open the panel, wait, decide
-        await pilot.press("escape")
-        app.set_focus(None)
+        await pilot.press("escape")  # leaves the search box
+        assert not search.has_focus
         await pilot.press("g")
         await wait_until(pilot, gate_open(app, "06-implementation"))
         app.review.arm_delay = 0

@@ -383,7 +383,8 @@ async def test_plugins_screen_highlights_and_explains_a_drifted_cell(tmp_path: P
         assert clean.style not in drift_styles
         await pilot.press("d")  # next drift: GainKnob's row and its explanation
         await wait_until(pilot, lambda: table.selected == "GainKnob")
-        await pilot.pause()
+        # the picture, not the selection: the explanation is painted after it (a busy machine)
+        await wait_until(pilot, lambda: "PLG-STATUS-DRIFT" in screen_text(app))
         text = screen_text(app)
         assert "PLG-STATUS-DRIFT" in text and "Drift (" in text
         assert "the status words differ" in text

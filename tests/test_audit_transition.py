@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from phasewatch.core.audit import audit_state, audit_transition
 from phasewatch.core.findings import Finding, Severity
@@ -315,7 +315,7 @@ TRANSITION_CASES: list[Case] = [
     ),
     C(
         "TR-PHASES-CHANGED",
-        "a completed phase removed (warning)",
+        "a completed phase removed (info: the framework's guards accept it)",
         edit(
             lambda s: bump(
                 setpath(
@@ -327,7 +327,7 @@ TRANSITION_CASES: list[Case] = [
         ),
         edit(F.complete),
         "active_workflow.phases",
-        Severity.WARNING,
+        Severity.INFO,
     ),
     # review gate
     C(
@@ -528,13 +528,13 @@ def _audit_everything(prev: Any, cur: Any) -> None:
         json.dumps(f.to_json(), allow_nan=True)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300)
 @given(mutated_states())
 def test_mutated_real_states_never_break_the_audit(pair: tuple[Doc, Doc]) -> None:
     _audit_everything(*pair)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(
     st.dictionaries(st.sampled_from(TOP_KEYS), json_values, max_size=6),
     st.dictionaries(st.sampled_from(TOP_KEYS), json_values, max_size=6),
@@ -543,7 +543,7 @@ def test_arbitrary_documents_never_break_the_audit(prev: Doc, cur: Doc) -> None:
     _audit_everything(prev, cur)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(
     st.fixed_dictionaries(
         {},

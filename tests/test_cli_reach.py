@@ -13,9 +13,11 @@ from tests import factories
 
 
 def divergent(tmp_path):
+    """V9-A (a warning) and a phase_status value validate-state.cjs rejects (an error)."""
     state = factories.feature_state()
     key = state["active_workflow"]["current_phase"]
     state["phases"][key]["status"] = "pending"
+    state["active_workflow"]["phase_status"][key] = "done"
     (tmp_path / ".isdlc").mkdir()
     (tmp_path / ".isdlc" / "state.json").write_text(json.dumps(state, indent=2))
     return tmp_path
@@ -58,15 +60,16 @@ def test_a_bad_config_is_exit_2_with_the_key_named(tmp_path, capsys):
 
 def test_config_show_prints_the_effective_config(tmp_path, capsys):
     config = tmp_path / "c.toml"
-    config.write_text('[notifications]\ndesktop = false\n')
+    config.write_text("[notifications]\ndesktop = false\n")
     assert main(["config", "--show", "--config", str(config)]) == 0
     out = capsys.readouterr().out
     assert "[notifications]" in out and "desktop = false" in out
 
 
 def test_version():
-    proc = subprocess.run([sys.executable, "-m", "phasewatch", "--version"],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "phasewatch", "--version"], capture_output=True, text=True
+    )
     assert proc.returncode == 0 and proc.stdout.startswith("phasewatch ")
 
 
@@ -83,3 +86,13 @@ def test_an_extra_agent_from_the_config_is_accepted(tmp_path, capsys):
     main(["check", str(tmp_path), "--json", "--config", str(config)])
     after = {f["rule_id"] for f in json.loads(capsys.readouterr().out)["findings"]}
     assert after == before - {"SYNC-AGENT"}
+
+
+def test_an_unknown_theme_is_refused_with_the_closest_name(tmp_path, capsys):
+    from phasewatch.tui.cli import main as cli_main
+
+    config = tmp_path / "c.toml"
+    config.write_text('theme = "textual-drak"\n')
+    assert cli_main(["config", "--show", "--config", str(config)]) == 2
+    err = capsys.readouterr().err
+    assert "no theme named 'textual-drak'" in err and 'did you mean "textual-dark"' in err

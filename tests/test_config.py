@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from phasewatch.core.config import (
+    DEFAULT_THEME,
     Config,
     ConfigError,
     apply_rule_overrides,
@@ -98,7 +99,57 @@ def test_show_prints_toml_that_reads_back_to_the_same_config(tmp_path):
     config, where = load(path)
     text = show(config, where)
     assert text.startswith("# effective configuration")
-    assert Config.model_validate(tomllib.loads(text)) == config
+    # every effective value is printed, the theme too (the default, when the file names none)
+    assert 'theme = "textual-dark"  # the default' in text and "# command is not set" in text
+    effective = config.model_copy(update={"theme": DEFAULT_THEME})
+    assert Config.model_validate(tomllib.loads(text)) == effective
+
+
+@pytest.mark.parametrize(
+    ("text", "hint"),
+    [
+        ('them = "nord"\n', 'did you mean "theme"?'),
+        ("[notifications]\ndesktp = false\n", 'did you mean "desktop"?'),
+    ],
+)
+def test_an_unknown_key_is_refused_with_the_closest_name(tmp_path, text, hint):
+    path = tmp_path / "c.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=hint.replace("?", r"\?")):
+        load(path)
+
+
+def test_an_unknown_rule_is_refused_with_the_closest_name(tmp_path):
+    path = tmp_path / "c.toml"
+    path.write_text('[rules]\nSYNC-AGNET = "off"\n')
+    with pytest.raises(
+        ConfigError, match=r"no rule named 'SYNC-AGNET' \(did you mean \"SYNC-AGENT\"\?\)"
+    ):
+        load(path)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '[notifications]\nenabled = "yes"\n',  # a string is not a boolean
+        '[autopilot]\nwait_seconds = "20"\n',  # nor a number
+        "[agents]\nextra = [1]\n",  # nor an agent name
+    ],
+)
+def test_values_are_not_coerced(tmp_path, text):
+    path = tmp_path / "c.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError):
+        load(path)
+
+
+def test_a_relative_xdg_config_home_is_ignored(tmp_path):
+    env = {"XDG_CONFIG_HOME": "relative/dir", "HOME": str(tmp_path)}
+    assert default_path(env) == tmp_path / ".config" / "phasewatch" / "config.toml"
+    env["XDG_CONFIG_HOME"] = str(tmp_path / "xdg")
+    assert default_path(env) == tmp_path / "xdg" / "phasewatch" / "config.toml"
+
+
 def test_a_fifo_config_is_refused_without_hanging(tmp_path):
     import os
 
@@ -106,8 +157,6 @@ def test_a_fifo_config_is_refused_without_hanging(tmp_path):
     os.mkfifo(fifo)
     with pytest.raises(ConfigError):
         load(fifo)
-
-
 
 
 def test_the_demo_takes_its_autopilot_from_the_config(tmp_path, monkeypatch):
@@ -151,3 +200,63 @@ def test_the_dashboard_reads_a_config_only_when_there_is_one(tmp_path, monkeypat
     (tmp_path / "phasewatch" / "config.toml").write_text("them = 1\n")
     assert _dashboard([], monkeypatch, tmp_path) is False
     assert "them" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ refused, never cut or ignored
+
+
+def _too_large(path: Path) -> None:
+    """Valid TOML over the cap whose last setting lies past it: a cut read loses it silently."""
+    from phasewatch.core.config import MAX_CONFIG_BYTES
+
+    path.write_text("# padding\n" * (MAX_CONFIG_BYTES // 10 + 1) + 'theme = "textual-light"\n')
+
+
+def _too_deep(path: Path) -> None:
+    path.write_text("[agents]\nextra = " + "[" * 5000 + "]" * 5000 + "\n")
+
+
+def _unknown_rule(path: Path) -> None:
+    path.write_text('[rules]\nSYNC-AGENT = "off"\nSYNC-AGENTT = "off"\n')  # a typo
+
+
+def _nested_deep_but_parsable(path: Path) -> None:
+    path.write_text("[agents]\nextra = " + "[" * 60 + '"a"' + "]" * 60 + "\n")
+
+
+@pytest.mark.parametrize(
+    ("write", "needle"),
+    [
+        (_too_large, "larger than"),
+        (_too_deep, "nested"),
+        (_nested_deep_but_parsable, "nested"),
+        (_unknown_rule, "SYNC-AGENTT"),
+    ],
+)
+def test_a_config_that_cannot_be_used_whole_is_refused(tmp_path, write, needle):
+    path = tmp_path / "c.toml"
+    write(path)
+    with pytest.raises(ConfigError) as err:
+        load(path)
+    assert needle in str(err.value) and str(path) in str(err.value)
+    assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("write", [_too_large, _too_deep, _unknown_rule])
+@pytest.mark.parametrize("command", ["check", "config"])
+def test_the_command_line_exits_2_with_one_clear_line(tmp_path, capsys, write, command):
+    from phasewatch.tui import cli
+
+    (tmp_path / ".isdlc").mkdir()
+    (tmp_path / ".isdlc" / "state.json").write_text('{"state_version": 1}')
+    path = tmp_path / "c.toml"
+    write(path)
+    argv = (
+        ["check", str(tmp_path), "--config", str(path)]
+        if command == "check"
+        else ["config", "--show", "--config", str(path)]
+    )
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"phasewatch {command}: ") and err.count("\n") == 1
+    assert "Traceback" not in err

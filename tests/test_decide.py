@@ -245,6 +245,20 @@ def test_cancel_archives_the_workflow(tmp_path: Path) -> None:
     check_applied(path, want, result)
 
 
+def test_cancel_leaves_the_branch_abandoned(tmp_path: Path) -> None:
+    """The orchestrator's "Branch on Cancellation": git_branch.status = "abandoned"."""
+    state = feature_state(gate=None, escalations=1)
+    state["active_workflow"]["git_branch"] = {"name": "feature/REQ-0031-x", "status": "active"}
+    path = write_state(tmp_path, state)
+    decide.decide_escalation(path, "cancel", reason="wrong scope", expect_version=41)
+    entry = json.loads(path.read_text())["workflow_history"][-1]
+    assert entry["git_branch"] == {
+        "name": "feature/REQ-0031-x",
+        "status": "abandoned",
+        "abandoned_at": NOW,
+    }
+
+
 def test_cancel_prunes_history_to_50(tmp_path: Path) -> None:
     state = feature_state(gate=None, escalations=1)
     state["workflow_history"] = [{"slug": f"w{i}", "status": "completed"} for i in range(50)]
@@ -451,13 +465,13 @@ def test_stale_temps_of_dead_processes_are_removed(tmp_path: Path) -> None:
     assert not dead.exists() and alive.exists() and other.exists()
 
 
-def test_journal_failure_does_not_undo_the_decision(tmp_path: Path) -> None:
+def test_a_decision_the_journal_cannot_record_is_not_made(tmp_path: Path) -> None:
     path = write_state(tmp_path, feature_state())
     (tmp_path / ".isdlc" / "phasewatch-decisions.jsonl").mkdir()  # cannot be appended to
     result = decide.decide_review(path, "continue")
-    assert result.outcome == "applied" and result.exit_code == 0
-    assert result.journal_error and "not written" in result.journal_error
-    assert load(path)["state_version"] == 42
+    assert result.outcome == "refused-invalid" and result.exit_code == 2
+    assert "journal" in result.message and "not made" in result.message
+    assert load(path)["state_version"] == 41
 
 
 def test_journal_without_isdlc_goes_to_the_root(tmp_path: Path) -> None:
@@ -492,8 +506,8 @@ def test_owner_write_before_our_replace_is_a_conflict(tmp_path, monkeypatch) -> 
     owner["state_version"] = 42
     owner["counters"]["owner_writes"] = 1
 
-    def write_temp(p, data, st):
-        tmp = real_write_temp(p, data, st)
+    def write_temp(*args):
+        tmp = real_write_temp(*args)
         path.write_bytes(expected_text(owner))  # truncate + write, the owner's way
         return tmp
 
@@ -514,12 +528,12 @@ def test_owner_write_onto_the_replaced_file_is_restored(tmp_path, monkeypatch) -
     owner["counters"]["owner_writes"] = 1
     real_replace = os.replace
 
-    def replace(src, dst):
-        if Path(dst) == path and Path(src).name.startswith(".state.json.phasewatch-"):
+    def replace(src, dst, **dir_fds):
+        if Path(dst).name == path.name and Path(src).name.startswith(".state.json.phasewatch-"):
             monkeypatch.setattr(os, "replace", real_replace)
             with open(path, "wb") as fh:  # same inode as the one we are about to replace
                 fh.write(expected_text(owner))
-        real_replace(src, dst)
+        real_replace(src, dst, **dir_fds)
 
     monkeypatch.setattr(os, "replace", replace)
     result = decide.decide_review(path, "continue", expect_version=41)

@@ -88,6 +88,20 @@ def test_approve_inserts_exactly_one_line_after_last_updated(tmp_path: Path, new
     assert entry["action"] == "approve" and entry["outcome"] == "applied"
 
 
+def test_approve_journals_its_intent_first_and_its_claim(tmp_path: Path) -> None:
+    """Journal first (an intent before the rename), and both lines carry the approval's claim
+    (core.decide.claims): the applied line is what a second press tests the file with."""
+    path = write_plan(tmp_path, PLAN)
+    result = decide.decide_approval(path)
+    assert result.outcome == "applied" and result.footprint is not None
+    intent, applied = decide.read_journal(tmp_path / ".phasewatch-decisions.jsonl", intents=True)
+    assert [intent["outcome"], applied["outcome"]] == ["intent", "applied"]
+    assert intent["claim"] == applied["claim"] == result.footprint.claim
+    assert applied["claim"]["decision"] == "approve" and applied["claim"]["marker"].endswith(NOW)
+    assert decide.claims.holds_bytes(applied["claim"], path.read_bytes()) is True
+    assert decide.claims.holds_bytes(applied["claim"], PLAN.encode()) is False
+
+
 def test_lock_removed_only_after_the_marker_is_written(tmp_path: Path, monkeypatch) -> None:
     path = write_plan(tmp_path, PLAN, lock=True)
     seen_at_unlink = []

@@ -313,30 +313,38 @@ def test_confirm_seconds_on_approve_sees_the_marker_dropped(tmp_path: Path, caps
     assert code == 3 and out.startswith("reverted: approve: REVERTED")
 
 
-def test_an_unsearchable_isdlc_is_a_clear_refusal_exit_2(
-    tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """``.isdlc`` with mode 000 (emulated: the tests run as root, which ignores modes; the
-    same commands were run as an unprivileged user on a real 000 directory): every lookup in
-    it fails with EACCES. The command says what to fix and exits 2, no errno dump."""
-    import errno
+UNSEARCHABLE = r"""
+import os, sys
+from pathlib import Path
+from phasewatch.tui import cli
 
-    write_state(tmp_path, feature_state())
-    isdlc = str(tmp_path / ".isdlc") + os.sep
-    real = {name: getattr(os, name) for name in ("lstat", "stat", "open")}
+root = Path(sys.argv[1])
+os.chmod(root / ".isdlc", 0)
+try:
+    code = cli.main(["review", "continue", str(root)])
+finally:
+    os.chmod(root / ".isdlc", 0o755)
+print("exit", code)
+"""
 
-    def denied(name: str):
-        def call(path, *args, **kwargs):
-            if os.fspath(path).startswith(isdlc):
-                raise PermissionError(errno.EACCES, "Permission denied", os.fspath(path))
-            return real[name](path, *args, **kwargs)
 
-        return call
+def test_an_unsearchable_isdlc_is_a_clear_refusal_exit_2(capsys) -> None:
+    """``.isdlc`` with mode 000, for real (run unprivileged: root ignores modes): every lookup
+    in it fails with EACCES. The command says what to fix and exits 2, no errno dump."""
+    import shutil
 
-    for name in real:
-        monkeypatch.setattr(os, name, denied(name))
-    code, out = run(capsys, "review", "continue", str(tmp_path))
-    assert code == 2
-    assert out.startswith("refused-invalid: review continue: .isdlc/")
-    assert "permission denied; nothing written" in out and "chmod u+rwx .isdlc" in out
-    assert "Errno" not in out and "PermissionError" not in out
+    from tests import unprivileged
+
+    root = unprivileged.workdir()
+    try:
+        write_state(root, feature_state())
+        for path in (root / ".isdlc", root / ".isdlc" / "state.json"):
+            shutil.chown(path, root.owner())
+        done = unprivileged.run(UNSEARCHABLE, str(root))
+        out = done.stdout
+        assert done.returncode == 0 and out.endswith("exit 2\n"), out + done.stderr
+        assert out.startswith("refused-invalid: review continue: .isdlc")
+        assert "permission denied; nothing written" in out and "chmod u+rwx .isdlc" in out
+        assert "Errno" not in out and "PermissionError" not in out
+    finally:
+        shutil.rmtree(root, ignore_errors=True)

@@ -163,7 +163,7 @@ def test_torn_documents_are_flagged_torn() -> None:
 _json_text = st.text(alphabet=' \t\n{}[]":,-.0123456789eEtrufalsn\\u0041é', max_size=40)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=400)
 @given(_json_text)
 def test_parser_agrees_with_json_loads(text: str) -> None:
     try:

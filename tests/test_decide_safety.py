@@ -66,9 +66,11 @@ def test_journal_linked_outside_is_not_appended(tmp_path: Path) -> None:
     victim = _outside(tmp_path)
     root = _project(tmp_path)
     (root / ".isdlc" / decide.JOURNAL_NAME).symlink_to(victim)
+    before = (root / ".isdlc" / "state.json").read_bytes()
     result = decide.decide_review(root / ".isdlc" / "state.json", "continue")
-    assert result.outcome == "applied"  # the decision stands; the journal failure is reported
-    assert result.journal_error and "symbolic link" in result.journal_error
+    assert result.outcome == "refused-invalid"  # a decision it cannot record is not made
+    assert "journal" in result.message and "symbolic link" in result.message
+    assert (root / ".isdlc" / "state.json").read_bytes() == before
     assert victim.read_bytes() == b"precious\n"
 
 
@@ -115,10 +117,7 @@ def test_fifo_at_each_state_side_path_never_hangs(tmp_path: Path, name: str) -> 
         target.unlink()
     os.mkfifo(target)
     result = decide.decide_review(state, "continue")
-    if name == "journal":
-        assert result.outcome == "applied" and "not a regular file" in result.journal_error
-    else:
-        assert result.outcome == "refused-invalid" and "regular file" in result.message
+    assert result.outcome == "refused-invalid" and "regular file" in result.message
 
 
 def test_fifo_progress_never_hangs(tmp_path: Path) -> None:

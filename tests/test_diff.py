@@ -122,7 +122,7 @@ def test_timeline_entry_from_two_documents():
     assert first.changed_paths == [] and first.note == "first observation"
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(json_values, json_values)
 def test_diff_never_raises_and_self_diff_is_empty(a, b):
     changes = diff_json(a, b)
@@ -133,7 +133,7 @@ def test_diff_never_raises_and_self_diff_is_empty(a, b):
         assert changed_paths(a, b) == []
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(
     st.dictionaries(st.text(max_size=5), json_values, max_size=6), st.text(max_size=5), json_values
 )

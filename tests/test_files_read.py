@@ -228,7 +228,7 @@ def test_a_fifo_state_is_unreadable_not_a_hang(tmp_path):
     assert r.status == "unreadable" and "regular file" in (r.error or "")
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(st.binary(max_size=300))
 def test_read_regular_returns_exactly_what_is_on_disk(tmp_path_factory, data):
     p = tmp_path_factory.mktemp("r") / "f"

@@ -9,7 +9,7 @@ from itertools import pairwise
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from phasewatch.core.findings import get_rule
 from phasewatch.core.hooklog import (
@@ -244,7 +244,7 @@ def test_parse_raw_control_chars_inside_strings_are_tolerated_and_cleaned():
     assert r.valid and r.hook == "h" and r.reason == "a\tb"
 
 
-@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300)
 @given(st.binary(max_size=400))
 def test_parse_line_never_raises_on_bytes(data):
     r = parse_line(data)
@@ -604,9 +604,7 @@ def test_rotation_shifting_by_one_identical_line_is_not_mistaken_for_no_change(t
     assert texts(got) == owner.written[-len(got) :] and len(got) == len(owner.written)
 
 
-@settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(max_examples=60)
 @given(
     ops=st.lists(
         st.one_of(
@@ -735,7 +733,7 @@ _guard_line = st.builds(
 _block_line = st.one_of(_any_line, st.sampled_from(_TRICKY), _guard_line)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(raw=st.one_of(_block_line.map(str.encode), st.binary(max_size=80)))
 def test_property_fast_parser_equals_the_reference(raw):
     raw = raw.replace(b"\n", b" ")
@@ -747,7 +745,7 @@ def test_property_fast_parser_equals_the_reference(raw):
         assert block.record(0) == parse_fast(raw, 3, 7) == parse_line(raw, 3, 7)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(lines_=st.lists(_block_line, max_size=80), cuts=st.lists(st.integers(0, 80), max_size=4),
        phase=st.sampled_from([None, "05-x", "06-y"]))
 def test_property_block_parser_counts_and_audits_like_the_reference(lines_, cuts, phase):
@@ -771,9 +769,7 @@ def test_property_block_parser_counts_and_audits_like_the_reference(lines_, cuts
     assert counts.as_dict() == hook_stats(eager)
 
 
-@settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(max_examples=60)
 @given(
     lines_=st.lists(_any_line, max_size=120),
     part=st.integers(600, 3000),
@@ -812,7 +808,7 @@ _stamp = st.builds(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150)
 @given(
     items=st.lists(
         st.tuples(

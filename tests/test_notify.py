@@ -62,3 +62,50 @@ def test_command_failures_are_reported_not_raised(tmp_path):
     slow = f"{sys.executable} -c 'import time; time.sleep(5)'"
     assert "longer than" in run_command(slow, GATE, timeout=0.2)
     assert "not understood" in run_command("'unclosed", GATE)
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def escalation(i: int) -> Event:
+    return Event("escalation", f"esc-{i}", "demo", f"escalation {i} at 06-implementation")
+
+
+def test_a_burst_of_500_escalations_makes_a_few_notifications_not_500():
+    clock, written, ran = FakeClock(), [], []
+    n = Notifier(command="x", write=written.append, run=lambda c, e: ran.append(e), clock=clock)
+    for i in range(500):  # one at a time, a millisecond apart (the owner writes each)
+        n.notify(escalation(i))
+        clock.now += 0.001
+    assert len(ran) == 3 and len(written) == 3  # the first few at once; the rest are held
+    assert n.due_in() is not None and n.due_in() > 0
+    assert not n.flush()  # not due yet
+    clock.now += n.due_in()
+    assert n.flush()
+    assert len(ran) == 4 and len(written) == 4
+    assert ran[3].kind == "escalation" and ran[3].summary.startswith("497 escalations waiting")
+    assert n.due_in() is None and not n.flush()
+
+
+def test_many_new_items_in_one_update_are_one_notification():
+    clock, ran = FakeClock(), []
+    n = Notifier(command="x", run=lambda c, e: ran.append(e), clock=clock)
+    n.notify_all([escalation(i) for i in range(500)] + [GATE])
+    assert len(ran) == 1 and ran[0].summary.startswith("501 items waiting: escalation 0")
+    n.notify_all([escalation(i) for i in range(500)])  # already announced: nothing
+    clock.now += 3600
+    assert not n.flush() and len(ran) == 1
+
+
+def test_notifications_apart_in_time_each_go_out():
+    clock, ran = FakeClock(), []
+    n = Notifier(command="x", run=lambda c, e: ran.append(e), clock=clock)
+    for i in range(3):
+        assert n.notify(escalation(i))
+        clock.now += n.interval
+    assert [e.key for e in ran] == ["esc-0", "esc-1", "esc-2"]

@@ -56,6 +56,7 @@ def test_wheel_has_one_top_level_package_and_every_module(wheel):
         for src in (ROOT / top).rglob("*.py"):
             assert "phasewatch/" + src.relative_to(ROOT).as_posix() in modules, src
     assert "phasewatch/tui/app.tcss" in names
+    assert "phasewatch/py.typed" in names  # PEP 561: the package's types are for its users too
 
 
 def test_python_dash_m_phasewatch_runs_the_command_line():

@@ -9,7 +9,7 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from phasewatch.core.findings import Severity, all_rules
 from phasewatch.core.plugins import (
@@ -296,7 +296,8 @@ def test_table_columns_by_header_name_extra_columns_bold_links():
     assert md.rows[0].status.stage == 2 and md.rows[0].version == "v1.1"
     assert md.rows[0].last_updated.value == date(2025, 11, 13)
     assert md.rows[1].version is None and md.rows[1].cells["Type"] == "Util"
-    assert [f.rule_id for f in md.findings] == ["PLG-TABLE-ROW"]  # GainKnob is a cell short
+    # GainKnob is a cell short; Status before the name: read here, misread by the system
+    assert [f.rule_id for f in md.findings] == ["PLG-TABLE-COLUMNS", "PLG-TABLE-ROW"]
 
 
 def test_names_keep_symbols_but_lose_decoration():
@@ -484,23 +485,82 @@ def test_table_only_layout_with_notes_md(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "line",
+    ("line", "system_reads"),
     [
-        "- **Current Status:** 🚧 Stage 1",
-        "**Current Status:** 🚧 Stage 1",
-        "**Status:** 🚧 Stage 1",
-        "- **Status:** 🚧 Stage 1",
+        ("- **Current Status:** 🚧 Stage 1", True),  # the system's template and updater form
+        ("- **Current Status:** 💡 Stage 1", True),  # another emoji, same words: not drift
+        ("**Current Status:** 🚧 Stage 1", False),  # its check reads it, its updater cannot
+        ("- **Current Status**: 🚧 Stage 1", False),
+        ("* **Current Status:** 🚧 Stage 1", False),
+        ("  - **Current Status:** 🚧 Stage 1", False),
+        ("- **Current Status:**🚧 Stage 1", False),
+        ("**Status:** 🚧 Stage 1", False),
+        ("- **Status:** 🚧 Stage 1", False),
+        ("- **Current Status:** 🚧 Stage 1\n- **Current Status:** 🚧 Stage 1", False),
     ],
 )
-def test_notes_md_status_line_shapes(tmp_path, line):
+def test_notes_md_status_line_shapes(tmp_path, line, system_reads):
+    """phasewatch reads every shape; the ones the system's own check and updater cannot use
+    are flagged as the system flags them (a warning: drift at its next check or update)."""
     write(tmp_path, "PLUGINS.md", TABLE.format(rows="| TapeAge | 🚧 Stage 1 | - | 2025-11-13 |"))
     write(tmp_path, "plugins/TapeAge/NOTES.md", f"# TapeAge Notes\n\n## Status\n{line}\n")
     write(tmp_path, "plugins/TapeAge/.continue-here.md", "")
     reg = load_registry(Project(root=tmp_path))
-    assert reg.get("TapeAge").entry.status.display == "🚧 Stage 1"
-    assert not {"PLG-STATUS-UNKNOWN", "PLG-STATUS-DRIFT", "PLG-NOTES-BULLET"} & set(
-        ids(reg.findings)
-    )
+    assert reg.get("TapeAge").entry.status.text == "Stage 1"
+    assert not {"PLG-STATUS-UNKNOWN", "PLG-STATUS-DRIFT", "PLG-NOTES-BULLET"} & {
+        f.rule_id for f in reg.findings if f.severity != Severity.INFO
+    }
+    form = [f for f in reg.findings if f.rule_id == "PLG-NOTES-STATUS-FORM"]
+    assert not form if system_reads else [f.severity for f in form] == [Severity.WARNING]
+    if form:
+        assert form[0].source == "plugins/TapeAge/NOTES.md" and "state-management.md" in (
+            form[0].message
+        )
+
+
+@pytest.mark.parametrize(
+    ("header", "row", "flagged"),
+    [
+        (
+            "| Plugin Name | Status | Version | Last Updated |",
+            "| TapeAge | 🚧 Stage 1 | - | 2025-11-13 |",
+            False,
+        ),
+        (
+            "| Plugin Name | Status | Last Updated | Version |",
+            "| TapeAge | 🚧 Stage 1 | 2025-11-13 | - |",
+            False,
+        ),
+        (
+            "| Plugin Name | Version | Status | Last Updated |",
+            "| TapeAge | - | 🚧 Stage 1 | 2025-11-13 |",
+            True,
+        ),
+        (
+            "| Status | Plugin Name | Version | Last Updated |",
+            "| 🚧 Stage 1 | TapeAge | - | 2025-11-13 |",
+            True,
+        ),
+    ],
+)
+def test_reordered_table_columns_are_not_drift(tmp_path, header, row, flagged):
+    """Columns are read by header: no status drift. The system reads the status as the second
+    cell of the row that starts `| Name |`, so a table where they moved is flagged once."""
+    write(tmp_path, "PLUGINS.md", f"# Registry\n\n{header}\n|---|---|---|---|\n{row}\n")
+    write(tmp_path, "plugins/TapeAge/NOTES.md", "## Status\n- **Current Status:** 🚧 Stage 1\n")
+    write(tmp_path, "plugins/TapeAge/.continue-here.md", "")
+    reg = load_registry(Project(root=tmp_path))
+    assert "PLG-STATUS-DRIFT" not in ids(reg.findings)
+    columns = [f for f in reg.findings if f.rule_id == "PLG-TABLE-COLUMNS"]
+    assert [f.severity for f in columns] == ([Severity.WARNING] if flagged else [])
+
+
+def test_another_emoji_with_the_same_words_is_at_most_info(tmp_path):
+    write(tmp_path, "PLUGINS.md", TABLE.format(rows="| TapeAge | 📦 Working | - | 2025-11-13 |"))
+    write(tmp_path, "plugins/TapeAge/NOTES.md", "## Status\n- **Current Status:** ✅ Working\n")
+    reg = load_registry(Project(root=tmp_path))
+    assert [f.rule_id for f in reg.findings if f.severity != Severity.INFO] == []
+    assert only(reg.findings, "PLG-STATUS-UNKNOWN").severity == Severity.INFO
 
 
 def test_bulleted_status_in_plugins_md_entry_is_missed_by_the_system(tmp_path):
@@ -970,7 +1030,7 @@ fragments = st.lists(st.sampled_from(FRAGMENTS), max_size=40).map("".join)
 anything = st.one_of(st.text(max_size=400), fragments)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(anything)
 def test_plugins_md_parser_never_raises(text):
     md = parse_plugins_md(text)
@@ -980,14 +1040,14 @@ def test_plugins_md_parser_never_raises(text):
         _ = (entry.status, entry.last_updated, entry.timeline)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(anything)
 def test_notes_md_parser_never_raises(text):
     entry = parse_notes_md(text, "X", "plugins/X/NOTES.md")
     _ = (entry.status, entry.version, entry.last_updated)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(st.one_of(anything, fragments.map(lambda t: "---\n" + t + "\n---\n" + t)))
 def test_continue_here_parser_never_raises(text):
     ch, findings = parse_continue_here(text, "X")
@@ -995,16 +1055,14 @@ def test_continue_here_parser_never_raises(text):
     assert ch.stage is None or 0 <= ch.stage <= 6
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(st.text(max_size=60))
 def test_status_and_date_normalisers_never_raise(text):
     normalise_status(text)
     parse_date(text)
 
 
-@settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(max_examples=40)
 @given(md=anything, ch=anything, notes=anything)
 def test_load_registry_never_raises(tmp_path_factory, md, ch, notes):
     root = tmp_path_factory.mktemp("reg")
@@ -1106,9 +1164,7 @@ def test_system_words_is_what_the_sed_keeps(text):
     assert words == words.strip() and "  " not in words and system_words(words) == words
 
 
-@settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(max_examples=60)
 @given(
     names=st.lists(
         st.text(min_size=1, max_size=12).filter(

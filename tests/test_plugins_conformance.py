@@ -6,6 +6,7 @@ Every error and warning on the real repository's registry layouts is listed in
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import shutil
 from functools import cache
@@ -180,3 +181,60 @@ def test_fork_label_suffix_and_ideation_handoff(tmp):
         and bugos.handoff.status == "creative_brief_complete"
     )
     assert not [f for f in bugos.findings if f.rule_id.startswith("PLG-CH-")]
+
+
+# ------------------------------------------------------------- variants judged by the system
+
+_spec = importlib.util.spec_from_file_location("pfs_generate", CORPUS / "generate.py")
+GENERATE = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(GENERATE)
+VARIANTS = json.loads((CORPUS / "variants.json").read_text(encoding="utf-8"))
+
+
+def _flags(root: Path, plugin: str) -> set[tuple[str, str, str, str]]:
+    """Warnings and errors about ``plugin`` or the registry table (not other plugins)."""
+    out = set()
+    for f in load_registry(Project(root=root)).findings:
+        if f.severity == Severity.INFO:
+            continue
+        if (
+            f"/{plugin}/" in f.source
+            or f"[{plugin}]" in f.path
+            or f.path.startswith("table.")
+            or (f.path.startswith(f"{plugin}."))
+        ):
+            out.add((f.rule_id, str(f.severity), f.source, f.path))
+    return out
+
+
+@cache
+def _baseline_flags(snapshot: str, plugin: str, tmp: Path) -> frozenset:
+    root = GENERATE.build(snapshot, tmp / f"base-{snapshot.replace('/', '-')}")
+    return frozenset(_flags(root, plugin))
+
+
+def test_the_variants_are_many_and_both_ways():
+    cases = VARIANTS["cases"]
+    assert len(cases) >= 300
+    flagged = [c for c in cases if GENERATE.flagged_by_system(c)]
+    assert 50 <= len(flagged) <= len(cases) - 50
+
+
+@pytest.mark.parametrize("case", VARIANTS["cases"], ids=lambda c: c["id"])
+def test_flagged_exactly_where_the_systems_own_check_flags(case, tmp, tmp_path):
+    """A variant the system's check (now, or after its own updater ran) calls drift gets a
+    warning or error on that plugin; one it finds consistent gets none beyond the snapshot's."""
+    root = GENERATE.build(case["snapshot"], tmp_path / "tree")
+    GENERATE.apply(case, root)
+    new = _flags(root, case["plugin"]) - _baseline_flags(case["snapshot"], case["plugin"], tmp)
+    if GENERATE.flagged_by_system(case):
+        assert new, case
+    else:
+        assert not new, (case, new)
+
+
+@pytest.mark.parametrize("key", sorted(VARIANTS["baseline"]))
+def test_the_unedited_snapshots_agree_with_the_systems_check(key, tmp):
+    snapshot, plugin = key.split(":")
+    status = {f for f in _baseline_flags(snapshot, plugin, tmp) if ".status" in f[3]}
+    assert bool(status) == GENERATE.flagged_by_system(VARIANTS["baseline"][key]), key

@@ -7,7 +7,6 @@ import shlex
 import socket
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -47,49 +46,94 @@ def fetch(url: str, headers: dict[str, str] | None = None) -> tuple[int, str, di
         return err.code, err.read().decode(), dict(err.headers)
 
 
+def start(tmp_path: Path, *args: str) -> tuple[subprocess.Popen, str | None]:
+    """``phasewatch serve`` in a process, and the address it printed (None: it printed none)."""
+    pytest.importorskip("textual_serve")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "phasewatch", "serve", str(tmp_path), *args],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    for line in proc.stdout:  # until the address, or the end of its output (it exited)
+        if line.startswith("open "):
+            return proc, line.split()[1]
+    return proc, None
+
+
+def stop(proc: subprocess.Popen) -> tuple[str, str]:
+    proc.terminate()
+    out, err = proc.communicate(timeout=30)
+    return out, err
+
+
 @pytest.fixture
 def server(tmp_path):
-    pytest.importorskip("textual_serve")
     port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "phasewatch", "serve", str(tmp_path), "--port", str(port)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )
-    url = None
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and url is None:
-        line = proc.stdout.readline()
-        if line.startswith("open "):
-            url = line.split()[1]
-        elif not line and proc.poll() is not None:
-            break
+    proc, url = start(tmp_path, "--port", str(port))
     assert url, proc.stderr.read()
-    while time.monotonic() < deadline and not listening_addresses(port):
-        time.sleep(0.05)
-    yield url, port
-    proc.terminate()
-    proc.wait(timeout=10)
+    yield url, port, proc
+    if proc.poll() is None:
+        stop(proc)
 
 
-def test_the_page_needs_the_token_and_the_server_binds_to_loopback_only(server):
-    url, port = server
-    base = url.split("?")[0]
-    assert url.startswith(f"http://127.0.0.1:{port}/?token=")
-    status, body, _ = fetch(base)
-    assert status == 403 and "token" in body
-    status, _, _ = fetch(base + "?token=wrong")
-    assert status == 403
+def test_the_page_needs_the_token_in_its_path_and_no_cookie_carries_it(server):
+    url, port, _proc = server
+    token = url.rstrip("/").rsplit("/", 1)[1]
+    assert url == f"http://127.0.0.1:{port}/{token}/"
+    # printed only once listening: the first request, right away, is answered
     status, body, headers = fetch(url)
-    assert status == 200 and f"ws://127.0.0.1:{port}/ws" in body
-    cookie = headers.get("Set-Cookie", "")
-    assert "phasewatch_token=" in cookie and "HttpOnly" in cookie and "SameSite=Strict" in cookie
-    token = url.split("token=")[1]
-    status, _, _ = fetch(base, {"Cookie": f"phasewatch_token={token}"})
-    assert status == 200  # the cookie is the token from then on
-    status, _, _ = fetch(base + "ws", {"Cookie": f"phasewatch_token={token}",
-                                        "Origin": "http://evil.example"})
+    assert status == 200 and f"ws://127.0.0.1:{port}/{token}/ws" in body
+    assert "Set-Cookie" not in headers  # a cookie would reach every port of this host
+    assert headers.get("Referrer-Policy") == "no-referrer"
+    base = f"http://127.0.0.1:{port}/"
+    for wrong in ("", "?token=" + token, "wrong/", token[:-1] + "/", "static/../" + token + "/"):
+        status, body, _ = fetch(base + wrong)
+        assert status in (403, 404), wrong
+    status, _, _ = fetch(base + "x/ws", {"Cookie": f"phasewatch_token={token}"})
+    assert status == 403
+    status, _, _ = fetch(url + "ws", {"Origin": "http://evil.example"})
     assert status == 403  # a page from another origin cannot drive the dashboard
     assert listening_addresses(port) == {"0100007F"}  # 127.0.0.1, nothing else
+
+
+def test_the_websocket_address_is_the_one_the_browser_used(tmp_path):
+    """--host 0.0.0.0: the page opened as http://box:PORT/ connects back to box, not 0.0.0.0."""
+    port = free_port()
+    proc, url = start(tmp_path, "--port", str(port), "--host", "0.0.0.0", "--allow-remote")
+    try:
+        assert url and "0.0.0.0" not in url
+        token = url.rstrip("/").rsplit("/", 1)[1]
+        local = f"http://127.0.0.1:{port}/{token}/"
+        status, body, _ = fetch(local, {"Host": f"box.example:{port}"})
+        assert status == 200 and f"ws://box.example:{port}/{token}/ws" in body
+        assert "0.0.0.0" not in body
+        status, body, _ = fetch(local, {"Host": 'evil"><script>'})
+        assert status in (200, 400) and "evil" not in body
+    finally:
+        stop(proc)
+
+
+def test_the_token_never_reaches_the_logs(server):
+    url, _port, proc = server
+    for path in ("", "ws", "nope"):
+        try:
+            fetch(url + path)
+        except OSError:  # (the WebSocket's address without an upgrade: the server hangs up)
+            pass
+    out, err = stop(proc)
+    token = url.rstrip("/").rsplit("/", 1)[1]
+    assert token not in out and token not in err  # (the address was printed before: read)
+
+
+def test_a_busy_port_is_one_clear_line_and_exit_2(tmp_path):
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        proc, url = start(tmp_path, "--port", str(port))
+        _out, err = proc.communicate(timeout=60)
+    assert url is None and proc.returncode == 2
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    assert f"127.0.0.1:{port}" in err and "--port" in err
 
 
 def parse(*argv: str) -> argparse.Namespace:

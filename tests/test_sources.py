@@ -5,7 +5,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from phasewatch.core import sources
 from phasewatch.core.sources import (
@@ -225,7 +225,7 @@ def test_torn_read_recovers_when_the_writer_finishes(tmp_path, monkeypatch):
     assert r.ok and r.attempts == 2 and r.data == {"state_version": 2}
 
 
-@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=150)
 @given(st.binary(max_size=2000))
 def test_read_json_never_raises(tmp_path, blob):
     p = tmp_path / "fuzz.json"
@@ -326,7 +326,7 @@ _JSON_VALUES = st.recursive(
 )
 
 
-@settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=300)
 @given(
     _JSON_VALUES,
     st.booleans(),

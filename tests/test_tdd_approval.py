@@ -86,7 +86,7 @@ _PIECES = st.sampled_from(
 
 
 @pytest.mark.skipif(shutil.which("grep") is None, reason="grep not available")
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150)
 @given(st.lists(_PIECES, max_size=12).map(b"".join))
 def test_approval_agrees_with_the_hooks_grep(raw):
     assert (approval_line(raw) is not None) == _grep_accepts(raw)

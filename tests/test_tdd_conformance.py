@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import shutil
 import subprocess
 from pathlib import Path
@@ -16,16 +17,31 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from phasewatch.core.tdd import parse_progress
-from phasewatch.core.tdd.hook import stop_hook_view
+from phasewatch.core.findings import Severity
+from phasewatch.core.sources import Project
+from phasewatch.core.tdd import TDD_MAX_BYTES, load_tdd, parse_progress
+from phasewatch.core.tdd.hook import HookCounter, stop_hook_view
 
 HERE = Path(__file__).parent / "conformance" / "tdd"
 DOC = json.loads((HERE / "verdicts.json").read_text(encoding="utf-8"))
 CASES = DOC["cases"]
+BIG = DOC["big"]
+
+
+def _big_bytes(recipe: dict) -> bytes:
+    """The bytes generate.py's ``big_bytes`` built (head, filler, tail; see there)."""
+    head, tail = recipe["head"].encode("latin-1"), recipe["tail"].encode("latin-1")
+    width, size = recipe["width"], recipe["size"]
+    if width > 0:
+        return head + (b"f" * (width - 1) + b"\n") * (size // width + 1) + tail
+    return head + (b"x" if width == 0 else b" ") * size + tail
 
 
 def test_the_corpus_is_large_and_varied():
-    assert len(CASES) >= 800
+    assert len(CASES) >= 1200
+    assert sum(n.startswith("random-") for n in CASES) >= 300
+    assert sum(n.startswith("lock-") for n in CASES) >= 40
+    assert len(BIG) >= 6 and {"allow", "block"} == {v["decision"] for v in BIG.values()}
     assert {"allow", "block"} == {v["decision"] for v in CASES.values()}
     assert sum(not v["approved"] for v in CASES.values()) >= 50
     assert any(v.get("total", 0) < v.get("terminal", 0) for v in CASES.values())  # negative
@@ -42,6 +58,53 @@ def test_model_equals_the_real_hook(name):
         assert (view.total, view.terminal) == (real["total"], real["terminal"])
     plan = parse_progress(raw)  # the dashboard's plan carries the same verdict
     assert plan.hook == view and plan.is_approved == real["approved"]
+
+
+@pytest.mark.parametrize("name", sorted(n for n in CASES if CASES[n].get("lock")))
+def test_a_leftover_lock_is_no_error_beside_an_approved_plan(name, tmp_path):
+    """The hook ran beside a .tdd-plan-locked (it never reads it); so does phasewatch."""
+    real = CASES[name]
+    (tmp_path / ".tdd-progress.md").write_bytes((HERE / "cases" / f"{name}.md").read_bytes())
+    (tmp_path / ".tdd-plan-locked").touch()
+    plan, findings = load_tdd(Project(root=tmp_path))
+    assert plan is not None and plan.lock_exists
+    assert (plan.hook.decision, plan.is_approved) == (real["decision"], real["approved"])
+    lock = [f for f in findings if f.rule_id.startswith("TDD-LOCK")]
+    if real["approved"]:
+        assert [(f.rule_id, f.severity) for f in lock] == [
+            ("TDD-LOCK-AFTER-APPROVAL", Severity.INFO)
+        ]
+        assert "1.11.0" in lock[0].message
+
+
+@pytest.mark.parametrize("name", sorted(BIG))
+def test_a_file_over_the_read_cap_is_decided_as_the_hook_decides(name, tmp_path):
+    real = BIG[name]
+    raw = _big_bytes(real)
+    assert len(raw) > TDD_MAX_BYTES
+    (tmp_path / ".tdd-progress.md").write_bytes(raw)
+    plan, _ = load_tdd(Project(root=tmp_path))
+    assert plan is not None and plan.cut_at == TDD_MAX_BYTES
+    view = plan.hook
+    assert (view.decision, view.approved) == (real["decision"], real["approved"])
+    if real["approved"]:
+        assert (view.total, view.terminal) == (real["total"], real["terminal"])
+
+
+def test_streamed_in_small_chunks_with_short_lines_kept_short():
+    """The streaming counter (files over the read cap) gives the hook's verdict on every case
+    fed in random chunks, with every line over 7 bytes kept only by its two ends."""
+    rng = random.Random(24)
+    for name, real in CASES.items():
+        raw = (HERE / "cases" / f"{name}.md").read_bytes()
+        counter, pos = HookCounter(long_line=7), 0
+        while pos < len(raw):
+            step = rng.choice((1, 2, 3, 5, 64, 4096))
+            counter.feed(raw[pos : pos + step])
+            pos += step
+        view = counter.view()
+        assert (view.decision, view.approved) == (real["decision"], real["approved"]), name
+        assert view == stop_hook_view(raw), name
 
 
 # ------------------------------------------------------------------ live oracle: GNU grep itself
@@ -96,7 +159,7 @@ def _grep(raw: bytes) -> tuple[bool, int, int]:
 
 
 @pytest.mark.skipif(shutil.which("grep") is None, reason="grep not available")
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=120)
 @given(st.lists(st.lists(_FRAGMENTS, max_size=3).map("".join), max_size=8))
 def test_model_equals_grep_on_generated_lines(lines):
     raw = "\n".join(lines).encode("utf-8", errors="surrogateescape")

@@ -160,6 +160,23 @@ async def test_filter_bar_drives_the_view():
         assert f"{view.shown:,} of 400" in status and "filtered" in status
 
 
+async def test_escape_leaves_the_search_box_then_clears_the_filters():
+    app = BodyApp()
+    async with app.run_test(size=(120, 36)) as pilot:
+        body = app.query_one(HookLogScreenBody)
+        body.append(batch(50))
+        body.view.focus()
+        await pilot.press("slash")
+        search = app.query_one("#hooklog-search", Input)
+        assert search.has_focus
+        await pilot.press(*"reason 1")
+        await pilot.press("escape")
+        assert not search.has_focus and body.view.has_focus
+        assert search.value == "reason 1"  # the filter stays
+        await pilot.press("escape")
+        assert search.value == ""
+
+
 async def test_a_text_filter_over_a_large_log_lands_from_its_thread():
     """Past BACKGROUND_ROWS the text filter runs in a thread: keys typed meanwhile make the
     earlier results moot, and the status line says the filter when it lands."""
@@ -325,7 +342,7 @@ async def test_a_100k_batch_is_accepted_and_scrolls():
 # ---------------------------------------------------------------------------- column search
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(
     batches=st.lists(
         st.lists(st.one_of(st.none(), st.text(alphabet="abAB \x00é", max_size=6)), max_size=30),
@@ -393,7 +410,7 @@ def _naive(records: list[HookRecord], f: dict) -> list[int]:
     return [i for i, r in enumerate(records) if passes(r)]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(
     n=st.integers(0, 400),
     cuts=st.lists(st.integers(0, 400), max_size=6),
@@ -453,7 +470,7 @@ _REASONS = ["null", '"V7: state_version 1 < disk 3"', '"ok } done"', '"quote-fre
             '"x \\" y"', '"caf\u00e9 Z"']
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=120)
 @given(
     rows=st.lists(
         st.tuples(st.sampled_from(["gate-blocker", "z-hook"]), st.sampled_from(["allow", "block"]),
@@ -496,7 +513,7 @@ def test_property_text_filter_over_read_lines_matches_the_naive_definition(
 _BYTES = st.sampled_from(b"aAzZ@`[{-_ 7:\x80\xc3\xa9\xe0\xc0\n\"")
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(data=st.lists(_BYTES, max_size=200).map(bytes), needle=st.lists(_BYTES, min_size=1, max_size=6).map(bytes))
 def test_find_all_matches_find_in_the_lower_cased_bytes(data, needle):
     """The filter's raw search (numpy, case folded without a lower-cased copy) finds exactly

@@ -13,11 +13,12 @@ worker, watchfiles on the parent directories + a 2 s reconciliation pass) yields
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import threading
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import Future
+from concurrent.futures import Future, InvalidStateError
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -265,7 +266,7 @@ class PhasewatchApp(App[int]):
             return
         self._read_started = True
         _read_in_background(
-            self._first_read, self.path, self.clock, self._session_options, self.config is None
+            self._first_read, self.path, self.clock, self._session_options, self.config
         )
 
     async def on_unmount(self) -> None:
@@ -332,6 +333,8 @@ class PhasewatchApp(App[int]):
             update = await asyncio.to_thread(session.refresh, changed, own=batch.own)
             if update.targets_changed:
                 watcher.set_targets(update.watch_files, update.watch_dirs)
+            if update.unseen:  # unsearchable now: its recovery is reported, however quick
+                watcher.forget(update.unseen)
             self._post(update)
             if update.hook_pending:  # a large log is read in parts, between other changes
                 watcher.again([session.project.hook_log])
@@ -589,11 +592,12 @@ def _read_in_background(
     path: str | Path | None,
     clock: Clock,
     options: dict[str, Any],
-    defaults: bool,
+    config: Config | None,
 ) -> None:
     """Import the core, discover the project and read it once, in a daemon thread, into
     ``future`` (never raises here: a failure is re-raised in the watcher worker, which reports
-    it). ``defaults``: also make the config defaults (no config file was read). The module the
+    it). ``config``: the one read before the app, which the session applies to every finding;
+    None: no config file was read, so make the defaults (they change nothing). The module the
     first update needs for the review console is imported here too, off the UI thread (the
     writer, ~50 ms, once the data is on screen: :func:`_after_first_data`)."""
 
@@ -603,11 +607,16 @@ def _read_in_background(
             from phasewatch.core.config import Config
             from phasewatch.core.session import ProjectSession
 
-            session = ProjectSession(path, clock=clock, **options)
-            config = Config.defaults() if defaults else None
-            future.set_result((session, session.refresh(None), config))
+            session = ProjectSession(path, clock=clock, config=config, **options)
+            defaults = Config.defaults() if config is None else None
+            settle(future.set_result, (session, session.refresh(None), defaults))
         except BaseException as exc:
-            future.set_exception(exc)
+            settle(future.set_exception, exc)
+
+    def settle(how: Callable[[Any], None], value: Any) -> None:
+        # the app quit before the read ended: the worker awaiting it cancelled the future
+        with contextlib.suppress(InvalidStateError):
+            how(value)
 
     threading.Thread(target=run, name="phasewatch-first-read", daemon=True).start()
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from phasewatch.core.findings import Finding, Rule, Severity
 from phasewatch.core.report import Report
-from phasewatch.core.text import clean, plural
+from phasewatch.core.text import one_line, plural
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -37,15 +37,18 @@ def _console() -> Console:
 
 
 class Line:
-    """One line of output: (text, style) spans, styles in rich's words (``"bold red"``)."""
+    """One line of output: (text, style) spans, styles in rich's words (``"bold red"``). It is
+    one line whatever its text holds: every span is :func:`~core.text.one_line` (cleaned, a
+    newline shown as ``⏎``), so file content never starts a line of its own (the output feeds
+    the pre-commit hook and CI logs, where a line starting ``::`` is a command)."""
 
     __slots__ = ("spans",)
 
     def __init__(self, text: str = "", style: str = "") -> None:
-        self.spans: list[tuple[str, str]] = [(text, style)] if text else []
+        self.spans: list[tuple[str, str]] = [(one_line(text), style)] if text else []
 
     def append(self, text: str, style: str = "") -> None:
-        self.spans.append((text, style))
+        self.spans.append((one_line(text), style))
 
     def append_text(self, other: Line) -> None:
         self.spans += other.spans
@@ -81,7 +84,7 @@ class Printer:
 
 def plain(text: object, style: str = "") -> Line:
     """``text`` cleaned of escapes and control characters (never markup), in ``style``."""
-    return Line(clean(str(text)), style)
+    return Line(str(text), style)
 
 
 def _value(value: Any) -> str:
@@ -108,12 +111,13 @@ def print_report(
                 console.print(Line(f"{LABEL[severity]} ({len(group)})", STYLE[severity]))
                 for finding in group:
                     _print_finding(console, finding)
-    console.print()
+        console.print()
     console.print(verdict_line(report, strict))
 
 
 def verdict_line(report: Report, strict: bool = False) -> Line:
-    """``1 error  2 warnings  0 infos  -> findings`` (``--strict``: warnings fail too)."""
+    """``1 error  2 warnings  0 infos  -> findings`` (``--strict``: warnings fail too); "clean"
+    only when nothing but information is left, "no errors" when warnings remain."""
     counts = report.summary
     tail = Line()
     for sev in Severity:
@@ -122,6 +126,8 @@ def verdict_line(report: Report, strict: bool = False) -> Line:
         tail.append("  ")
     code = report.exit_code(strict)
     verdict = {0: "clean", 1: "findings", 2: "cannot read"}[code]
+    if code == 0 and counts[str(Severity.WARNING)]:
+        verdict = "no errors"
     if code == 1 and strict and not counts[str(Severity.ERROR)]:
         verdict = "warnings fail under --strict"
     tail.append(f"-> {verdict}", style="bold")

@@ -11,7 +11,6 @@ import argparse
 import gc
 import json
 import os
-import re
 import sys
 import types
 from collections.abc import Callable, Sequence
@@ -19,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from phasewatch.core.config_file import config_to_read
-from phasewatch.core.text import clean
+from phasewatch.core.text import clean, json_safe
 
 COMMANDS = (
     "check", "simulate", "demo", "review", "escalation", "approve", "dashboard", "serve", "config",
@@ -159,16 +158,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 # ------------------------------------------------------------------------------ check
 
-#: Characters ``json.dumps(ensure_ascii=False)`` leaves raw that a terminal may act on (C1
-#: controls such as the 8-bit CSI, bidirectional overrides); JSON spells them ``\\u00XX``.
-_JSON_UNSAFE = re.compile("[\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-
 
 def dumps(doc: Any) -> str:
     """``doc`` as indented JSON that is safe to print on a terminal: the data stay exact (names
     with escapes included), every control character is a JSON escape (json does C0 itself)."""
-    text = json.dumps(doc, ensure_ascii=False, indent=2, default=str)
-    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return json_safe(json.dumps(doc, ensure_ascii=False, indent=2, default=str))
 
 
 def cmd_check(argv: list[str]) -> int:
@@ -184,9 +178,14 @@ def cmd_check(argv: list[str]) -> int:
         else:
             print(msg, file=sys.stderr)
         return 2
+    config = None
+    if config_to_read(args.config):  # (the defaults change nothing: pydantic's Config unbuilt)
+        config = _check_config(args.config)
+        if config is None:
+            return 2
     from phasewatch.core.report import audit_project
 
-    report = audit_project(args.path)
+    report = audit_project(args.path, config=config)
     if not report.project.systems:
         msg = (
             f"phasewatch check: no workflow files under {clean(str(report.project.root))} "
@@ -199,13 +198,6 @@ def cmd_check(argv: list[str]) -> int:
         else:
             print(msg, file=sys.stderr)
         return 2
-    if config_to_read(args.config):  # (the defaults change nothing: pydantic's Config unbuilt)
-        config = _check_config(args.config)
-        if config is None:
-            return 2
-        from phasewatch.core.config import apply_config
-
-        report.findings = apply_config(report.findings, config)
     if args.format in ("sarif", "github"):
         _print_ci_format(report, args.format)
     elif args.json:
@@ -271,8 +263,15 @@ def rules_markdown(rules, *, references: bool = True) -> str:
 def cmd_dashboard(argv: list[str]) -> int:
     args = _dashboard_parser().parse_args(argv)
     if args.path is not None and not os.path.isdir(args.path):
-        print(f"phasewatch: {args.path}: no such directory", file=sys.stderr)
+        print(f"phasewatch: {clean(args.path)}: no such directory", file=sys.stderr)
         return 2
+    if args.project is not None:
+        from phasewatch.core.sources import project_id_problem
+
+        problem = project_id_problem(args.project)
+        if problem is not None:
+            print(f"phasewatch: --project: {problem}", file=sys.stderr)
+            return 2
     config = _dashboard_config(args)
     if config is False:
         return 2
@@ -293,9 +292,13 @@ def _dashboard_config(args: argparse.Namespace):
     from phasewatch.core.config import ConfigError, load
 
     try:
-        config, _where = load(args.config)
+        config, where = load(args.config)
     except ConfigError as exc:
         print(f"phasewatch: {exc}", file=sys.stderr)
+        return False
+    problem = _theme_problem(config)
+    if problem:
+        print(f"phasewatch: {clean(str(where))}: {problem}", file=sys.stderr)
         return False
     notes = config.notifications
     if args.notify_cmd is not None:
@@ -455,6 +458,19 @@ def _decide(kind: str, argv: list[str]) -> int:
     return run(Command(kind=kind, **args))  # type: ignore[arg-type]
 
 
+def _theme_problem(config) -> str | None:
+    """Why the config's theme cannot be used (no Textual theme has that name), or None."""
+    from phasewatch.core.config import did_you_mean
+    from textual.theme import BUILTIN_THEMES
+
+    if config.theme is None or config.theme in BUILTIN_THEMES:
+        return None
+    return (
+        f"theme: no theme named {clean(repr(config.theme))}"
+        f"{did_you_mean(config.theme, BUILTIN_THEMES)}; themes: {', '.join(sorted(BUILTIN_THEMES))}"
+    )
+
+
 def _check_config(path: Path | None):
     """The config (agents accepted, per-rule severities); None after printing why it is
     unusable."""
@@ -514,6 +530,10 @@ def cmd_config(argv: list[str]) -> int:
         config, where = load(args.config)
     except ConfigError as exc:
         print(f"phasewatch config: {exc}", file=sys.stderr)
+        return 2
+    problem = _theme_problem(config)
+    if problem:
+        print(f"phasewatch config: {clean(str(where))}: {problem}", file=sys.stderr)
         return 2
     print(show(config, where) if args.show else clean(str(where)))
     return 0

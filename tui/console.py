@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from phasewatch.core.confirm import DEFAULT_SECONDS, still_holds
 from phasewatch.core.notify import Event, Notifier
-from phasewatch.core.text import clean
+from phasewatch.core.text import clean, shorten
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.message import Message
@@ -192,6 +192,7 @@ class ReviewConsole:
         self._in_flight: set[tuple[str, object]] = set()
         self._applied: dict[tuple[str, object], decide.DecisionResult] = {}
         self._watching: dict[Path, object] = {}  # file -> the one confirm watch that is current
+        self._notify_timer: Any = None  # flushes the notifications the rate limit held
 
     @property
     def read_only(self) -> bool:
@@ -234,9 +235,12 @@ class ReviewConsole:
         view = review.gate_view(snap)
         self.attention = review.attention_items(snap, update.tdd_plan)
         if self.notifier is not None:
+            events = []
             for item in self.attention:
                 summary = f"{item.title}: {item.detail}" if item.detail else item.title
-                self.notifier.notify(Event(item.kind, item.key, item.project_id, summary))
+                events.append(Event(item.kind, item.key, item.project_id, summary))
+            self.notifier.notify_all(events)  # many new at once: one notification
+            self._schedule_notifications()
         panel = self.gate_panel()
         if panel is not None:
             panel.set_view(view)
@@ -254,6 +258,18 @@ class ReviewConsole:
                 screen.show_data(update)
         refresh_bindings_if_changed(self.app, CONSOLE_BINDINGS)
 
+    def _schedule_notifications(self) -> None:
+        """Held notifications (the rate limit) go out when due: one timer at a time."""
+        delay = None if self.notifier is None else self.notifier.due_in()
+        if delay is not None and self._notify_timer is None:
+            self._notify_timer = self.app.set_timer(max(delay, 0.05), self._flush_notifications)
+
+    def _flush_notifications(self) -> None:
+        self._notify_timer = None
+        if self.notifier is not None:
+            self.notifier.flush()
+            self._schedule_notifications()
+
     def _announce(self, message: str, severity: SeverityLevel) -> None:
         """Bell and one short toast; focus and the screen stay where the user has them."""
         self.app.bell()
@@ -269,7 +285,7 @@ class ReviewConsole:
                 self._escalations_announced.add(key)
                 new.append(esc)
         if new:
-            phases = clean(", ".join(sorted({str(e.phase or "?") for e in new})))
+            phases = shorten(clean(", ".join(sorted({str(e.phase or "?") for e in new}))), 60)
             verb = "view" if self.read_only else "answer"
             self._announce(f"{len(new)} escalation(s) at {phases}: e to {verb}.", "error")
 

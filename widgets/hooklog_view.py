@@ -751,6 +751,12 @@ class HookLogScreenBody(Vertical):
             select.value = ANY if select.value == "block" else "block"
 
     def action_clear_filters(self) -> None:
+        """Escape: in the search box, leave it for the log (the text stays a filter, and keys
+        are the screen's again); elsewhere, clear every filter."""
+        search = self.query_one("#hooklog-search", Input)
+        if search.has_focus:
+            self.view.focus()
+            return
         self._syncing += 1
         try:
             self.query_one("#hooklog-search", Input).value = ""

@@ -1,4 +1,4 @@
-"""The Plugin Freedom System registry as a live table (FORMATS.md 3, seed 002).
+"""The Plugin Freedom System registry as a live table (docs/formats.md#registry).
 
 :class:`PluginTable` takes a :class:`core.plugins.Registry` (it never reads a file) and shows one
 row per plugin, keyed by the plugin's name: the registry table's status, the full entry's status,

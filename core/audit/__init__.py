@@ -21,6 +21,7 @@ from typing import Any
 from ..checks import Emitter, run_checks
 from ..findings import Finding
 from ..models import State
+from .mirror import check_framework, check_write
 from .rules import RULES
 from .state import SNAPSHOT_CHECKS
 from .transition import TRANSITION_CHECKS, Pair
@@ -36,16 +37,33 @@ def _raw(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def audit_state(state: State, raw: dict[str, Any], source: str) -> list[Finding]:
-    """Snapshot rules on one state (see :mod:`core.audit.state`)."""
+def audit_state(
+    state: State, raw: dict[str, Any], source: str, exact: dict[str, Any] | None = None
+) -> list[Finding]:
+    """Snapshot rules on one state (see :mod:`core.audit.state`). ``exact``: the document as
+    the framework reads it, when cleaning changed ``raw`` (the framework's checks use it)."""
     em = Emitter(str(source))
+    run_checks(
+        em, (check_framework,), _raw(raw if exact is None else exact), _raw(raw), _state(state)
+    )
     return run_checks(em, SNAPSHOT_CHECKS, _state(state), _raw(raw))
 
 
 def audit_transition(
-    prev: State, prev_raw: dict[str, Any], cur: State, cur_raw: dict[str, Any], source: str
+    prev: State,
+    prev_raw: dict[str, Any],
+    cur: State,
+    cur_raw: dict[str, Any],
+    source: str,
+    exact: tuple[dict[str, Any] | None, dict[str, Any] | None] = (None, None),
 ) -> list[Finding]:
-    """Transition rules from ``prev`` to ``cur`` (see :mod:`core.audit.transition`)."""
+    """Transition rules from ``prev`` to ``cur`` (see :mod:`core.audit.transition`);
+    ``exact``: the two documents as the framework reads them, where cleaning changed them."""
     em = Emitter(str(source))
     pair = Pair(_state(prev), _raw(prev_raw), _state(cur), _raw(cur_raw))
+    if pair.same or pair.prev.active_workflow is None or pair.cur.active_workflow is None:
+        disk, incoming = (
+            e if e is not None else r for e, r in zip(exact, (prev_raw, cur_raw), strict=True)
+        )
+        run_checks(em, (check_write,), _raw(disk), _raw(incoming))
     return run_checks(em, TRANSITION_CHECKS, pair)

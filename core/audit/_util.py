@@ -12,6 +12,8 @@ from ..text import shorten
 
 def q(value: Any, width: int = 60) -> str:
     """A value for a message: JSON spelling (``"x"``, ``null``), one line, shortened."""
+    if isinstance(value, list | tuple) and len(value) > width:
+        value = [*value[:width], "…"]  # enough to fill the width: no need to spell them all
     try:
         text = json.dumps(value, ensure_ascii=False, default=str)
     except (TypeError, ValueError):
@@ -29,15 +31,7 @@ def same_key(a: str | None, b: str | None) -> bool:
 
 def position(aw: ActiveWorkflow | None, key: str | None) -> int | None:
     """Position of ``key`` in the workflow's phases (alias-aware); None if absent."""
-    if aw is None or key is None:
-        return None
-    if key in aw.phases:
-        return aw.phases.index(key)
-    ck = canon(key)
-    for i, k in enumerate(aw.phases):
-        if canon(k) == ck:
-            return i
-    return None
+    return None if aw is None else aw.position(key)
 
 
 def rank(status: str | None) -> int | None:

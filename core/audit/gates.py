@@ -90,7 +90,7 @@ def check_escalation_entries(em: Emitter, state: State, raw: dict[str, Any]) -> 
                 R.ESC_PHASE,
                 f"{path}.phase",
                 f"escalation {i} names phase {q(e.phase)}, which the workflow does not run.",
-                expected=list(aw.phases),
+                expected=aw.phases,
                 actual=e.phase,
             )
 
@@ -179,7 +179,7 @@ def check_review_phase(em: Emitter, state: State, raw: dict[str, Any]) -> None:
             R.REV_PHASE,
             f"{BASE}.phase",
             f"supervised_review.phase is {q(rv.phase)}, not a phase of the workflow.",
-            expected=list(aw.phases),
+            expected=aw.phases,
             actual=rv.phase,
         )
         return

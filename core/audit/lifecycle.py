@@ -25,14 +25,17 @@ def check_init(em: Emitter, state: State, raw: dict[str, Any]) -> None:
     _check_definition(em, state)
     if not no_phase_started(state):
         return
-    first = aw.phases[0]
+    # workflow-init.cjs starts at the first phase a process.json did not skip (its index)
+    start = next((i for i, k in enumerate(aw.phases) if aw.phase_status.get(k) != "skipped"), 0)
+    first = aw.phases[start]
     idx = aw.current_phase_index
-    if isinstance(idx, int) and idx != 0:
+    if isinstance(idx, int) and idx != start:
         em.add(
             R.INIT_INDEX,
             awpath("current_phase_index"),
-            f"No phase has started yet but current_phase_index is {idx} (init sets 0).",
-            expected=0,
+            f"No phase has started yet but current_phase_index is {idx} (init sets {start}, "
+            f"the position of the first phase it runs, {q(first)}).",
+            expected=start,
             actual=idx,
         )
     if aw.current_phase is not None and not same_key(aw.current_phase, first):
@@ -40,7 +43,7 @@ def check_init(em: Emitter, state: State, raw: dict[str, Any]) -> None:
             R.INIT_CURRENT,
             awpath("current_phase"),
             f"No phase has started yet but active_workflow.current_phase is "
-            f"{q(aw.current_phase)}, not the first phase {q(first)}.",
+            f"{q(aw.current_phase)}, not the first phase init runs, {q(first)}.",
             expected=first,
             actual=aw.current_phase,
         )
@@ -48,8 +51,8 @@ def check_init(em: Emitter, state: State, raw: dict[str, Any]) -> None:
         value = aw.phase_status.get(key)
         if value is None:
             continue  # SYNC-SUMMARY-MISSING
-        # phase 0: in_progress (full init) or pending (init-only mode)
-        want = ("in_progress", "pending") if i == 0 else ("pending", "skipped")
+        # the first phase run: in_progress (workflow-init.cjs, full init) or pending (init-only)
+        want = ("in_progress", "pending") if i == start else ("pending", "skipped")
         if value not in want:
             em.add(
                 R.INIT_STATUS,
@@ -222,15 +225,7 @@ def check_stale_keys(em: Emitter, state: State, raw: dict[str, Any]) -> None:
     aw = state.active_workflow
     if aw is None or not aw.phases:
         return
-    if aw.current_phase is not None and position(aw, aw.current_phase) is None:
-        em.add(
-            R.BOUNDS_CURRENT,
-            awpath("current_phase"),
-            f"active_workflow.current_phase {q(aw.current_phase)} is not one of the workflow's "
-            f"phases {q(aw.phases, 120)}.",
-            expected=list(aw.phases),
-            actual=aw.current_phase,
-        )
+    # current_phase not in phases: validate-state INVALID, raised by .mirror
     for key in state.phases:
         if position(aw, key) is None:
             em.add(
@@ -238,7 +233,7 @@ def check_stale_keys(em: Emitter, state: State, raw: dict[str, Any]) -> None:
                 ppath(key),
                 f"phases[{key}] exists but the {q(aw.type)} workflow does not run {q(key)} "
                 "(stale entry from an earlier workflow?).",
-                expected=list(aw.phases),
+                expected=aw.phases,
                 actual=key,
             )
     for key in aw.phase_status:
@@ -247,7 +242,7 @@ def check_stale_keys(em: Emitter, state: State, raw: dict[str, Any]) -> None:
                 R.BOUNDS_STALE_PHASE,
                 awpath("phase_status", key),
                 f"phase_status[{key}] exists but the workflow does not run {q(key)}.",
-                expected=list(aw.phases),
+                expected=aw.phases,
                 actual=key,
             )
 

@@ -2,18 +2,19 @@
 
 Ids are stable and grouped by family:
 
-- ``SYNC-*``   the three redundant locations disagree (seed 003 IR-001, FORMATS 1 "three places")
-- ``ACT-*``    fields STEP 3c-prime must have written for an active phase (seed 003 IR-002)
-- ``INIT-*``   workflow initialisation (seed 003 IR-008)
-- ``BOUNDS-*`` index and phase keys within the workflow (seed 003 IR-009)
-- ``FINAL-*``  completion and ``workflow_history`` shape (seed 003 IR-010)
-- ``FIELD-*``  field sanity: versions, status vocabularies, required keys (seed 003 IR-011/012)
-- ``EVID-*``   "completed" without evidence (seed 003 AC-004g)
-- ``ESC-*``    ``pending_escalations`` (FORMATS 1 Escalations)
-- ``REV-*``    the supervised review gate (FORMATS 1 Supervised review gate)
+- ``SYNC-*``   the three redundant locations disagree (docs/formats.md#three-locations)
+- ``ACT-*``    fields STEP 3c-prime must have written for an active phase
+  (docs/formats.md#phase-loop)
+- ``INIT-*``   workflow initialisation (docs/formats.md#phase-loop)
+- ``BOUNDS-*`` index and phase keys within the workflow (docs/formats.md#the-active-workflow)
+- ``FINAL-*``  completion and ``workflow_history`` shape (docs/formats.md#phase-loop)
+- ``FIELD-*``  field sanity: versions, status vocabularies, required keys (docs/formats.md#isdlc)
+- ``EVID-*``   "completed" without evidence (docs/framework-facts.md#the-validators, V1-V3)
+- ``ESC-*``    ``pending_escalations`` (docs/formats.md#escalations)
+- ``REV-*``    the supervised review gate (docs/formats.md#supervised-review-gate)
 - ``TIME-*``   timestamps and durations
-- ``ALIAS-*``  legacy / unknown phase keys (seed 003 IR-005 AC-005d, IR-009 AC-009e)
-- ``TR-*``     previous -> current state (seeds 000, 001, 003 IR-003/011/012)
+- ``ALIAS-*``  legacy / unknown phase keys (docs/formats.md#workflow-definitions-and-phase-keys)
+- ``TR-*``     previous -> current state (docs/formats.md#write-guards, docs/formats.md#phase-loop)
 - ``AUDIT-INTERNAL`` a rule check itself failed (never expected; keeps the dashboard alive)
 """
 
@@ -35,9 +36,10 @@ def _t(id: str, sev: Severity, title: str, seed: str, fix: str) -> Rule:
 # ----------------------------------------------------------------------------- SYNC (IR-001)
 SYNC_STATUS = _r(
     "SYNC-STATUS",
-    E,
-    "phases[k].status and active_workflow.phase_status[k] name different statuses.",
-    "003 IR-001 AC-001a/AC-001b; FORMATS 1 three places (V9)",
+    W,
+    "phases[k].status and active_workflow.phase_status[k] name different statuses (the "
+    "framework's V9-A).",
+    "V9-A in state-logic.cjs / state-write-validator.cjs (docs/framework-facts.md#the-validators)",
     "Do not copy one over the other by hand: find on the Timeline the step (3c-prime or 3e) "
     "that stopped half-way and let the controller re-run it. Hooks act on phases[k].",
 )
@@ -46,7 +48,8 @@ SYNC_INIT_WINDOW = _r(
     I,
     "Just initialised: phase_status says the first phase is in_progress, its phases[k] record "
     "still pending. Legal until the phase is activated.",
-    "isdlc.md STEP 3c-prime; orchestrator init; state-write-validator V9-A",
+    "isdlc.md STEP 3c-prime; orchestrator init; V9-A "
+    "(docs/framework-facts.md#init-and-what-a-processjson-skips)",
     "Nothing to do: STEP 3c-prime writes both locations when it activates the phase. If the "
     "workflow never starts, re-run the controller.",
 )
@@ -54,50 +57,52 @@ SYNC_DETAIL_MISSING = _r(
     "SYNC-DETAIL-MISSING",
     I,
     "A phase the workflow runs has no phases[k] record yet.",
-    "003 IR-008 (init skeleton), IR-004 (hooks read phases[current])",
+    "docs/formats.md#phase-records",
     "Nothing to do while the phase has not started: the framework writes the record when it"
     " first touches the phase (the antigravity CLIs and clearTransientFields() leave it "
     "absent until then).",
 )
 SYNC_SUMMARY_MISSING = _r(
     "SYNC-SUMMARY-MISSING",
-    W,
+    I,
     "A phase the workflow runs has no active_workflow.phase_status entry.",
-    "003 IR-008 AC-008b",
+    "docs/formats.md#phase-loop (init)",
     "The summary map lost an entry the workflow's init wrote. Check on the Timeline which "
     "write dropped it; the next STEP 3c-prime / 3e for the phase writes it again.",
 )
 SYNC_CURRENT = _r(
     "SYNC-CURRENT",
     W,
-    "The top-level current_phase names a different phase than active_workflow.current_phase.",
-    "003 IR-001 AC-001b, IR-008 AC-008e, TS-006 (BUG-0005)",
+    "The top-level current_phase names a different phase than active_workflow.current_phase "
+    "(the framework's V9-B).",
+    "V9-B in state-logic.cjs / state-write-validator.cjs (docs/framework-facts.md#the-validators)",
     "Hooks that read the top-level copy act on the wrong phase. The next STEP 3c-prime "
     "writes both; if the workflow is idle, check on the Timeline which write changed only "
     "one of them.",
 )
 SYNC_INDEX = _r(
     "SYNC-INDEX",
-    E,
-    "current_phase_index points neither at active_workflow.current_phase nor one past it.",
-    "003 IR-001 AC-001c",
+    W,
+    "current_phase_index points neither at active_workflow.current_phase nor one past it "
+    "(the framework's V9-C).",
+    "V9-C in state-write-validator.cjs, until March 2026 (docs/framework-facts.md#the-validators)",
     "One of the two pointers is stale. Compare with the Timeline which one moved last; the "
     "phase loop follows the index, so a wrong index re-runs or skips a phase.",
 )
 SYNC_PENDING_CURRENT = _r(
     "SYNC-PENDING-CURRENT",
-    E,
+    I,
     "active_workflow.current_phase names a phase still marked pending.",
-    "003 IR-001 AC-001e, IR-002 (BUG-0006)",
+    "docs/formats.md#phase-loop (STEP 3c-prime)",
     "STEP 3c-prime was written only in part: hooks will block the phase agent. Let the "
     "controller re-run 3c-prime for this phase (it sets the status, start time and agent in"
     " one write).",
 )
 SYNC_AGENT = _r(
     "SYNC-AGENT",
-    W,
+    I,
     "active_agent is not an agent that runs the current phase.",
-    "003 IR-001 AC-001d, Risk-003",
+    "docs/framework-facts.md#who-runs-a-phase",
     "Usually left from an earlier phase; STEP 3c-prime sets it when it activates the next "
     "phase. If the phase is running, the delegation went to another agent: check the hook "
     "log.",
@@ -106,9 +111,9 @@ SYNC_AGENT = _r(
 # ----------------------------------------------------------------------------- ACT (IR-002)
 ACT_STARTED = _r(
     "ACT-STARTED",
-    W,
+    I,
     "A phase the orchestrator activated (in_progress or completed) has no phases[k].started.",
-    "003 IR-002 (write 2), AC-002d",
+    "docs/formats.md#phase-loop (STEP 3c-prime)",
     "STEP 3c-prime normally records the start time; durations and stall detection need it. "
     "Nothing breaks immediately: check which write activated the phase.",
 )
@@ -116,38 +121,38 @@ ACT_TIMING = _r(
     "ACT-TIMING",
     I,
     "A phase is in_progress or completed but phases[k].timing.started_at is missing.",
-    "003 IR-002 AC-002e",
+    "docs/formats.md#phase-records (timing)",
     "STEP 3c-prime initialises timing.started_at on the first run (timing is best-effort).",
 )
 
 # ----------------------------------------------------------------------------- INIT (IR-008)
 INIT_INDEX = _r(
     "INIT-INDEX",
-    E,
+    I,
     "Freshly initialised workflow whose current_phase_index is not 0.",
-    "003 IR-008 AC-008c",
+    "docs/formats.md#phase-loop (init)",
     "Workflow init must set current_phase_index = 0.",
 )
 INIT_CURRENT = _r(
     "INIT-CURRENT",
-    E,
+    I,
     "Freshly initialised workflow whose current_phase is not the first phase.",
-    "003 IR-008 (init fields), TS-001 step 1",
+    "docs/formats.md#phase-loop (init)",
     "Workflow init must set active_workflow.current_phase = phases[0].",
 )
 INIT_STATUS = _r(
     "INIT-STATUS",
-    W,
+    I,
     "Before any phase started, phase_status holds a value init never writes.",
-    "003 IR-008 AC-008b",
+    "docs/formats.md#phase-loop (init)",
     "Init writes the first phase pending or in_progress and every other pending (or "
     "skipped). Check which writer changed the map before the first activation.",
 )
 INIT_SKELETON = _r(
     "INIT-SKELETON",
-    W,
+    I,
     "A phase record at init still carries data from an earlier run (not reset to the skeleton).",
-    "003 IR-008 AC-008d (resetPhasesForWorkflow)",
+    "docs/formats.md#phase-records (resetPhasesForWorkflow)",
     "Reset phases[k] to {status: pending, started: null, completed: null, gate_passed: null, "
     "artifacts: []} at workflow init.",
 )
@@ -155,24 +160,24 @@ INIT_PHASES = _r(
     "INIT-PHASES",
     I,
     "active_workflow.phases is not an ordered subset of the workflow type's definition.",
-    "003 IR-008 AC-008a/AC-008f, IR-009 AC-009a",
+    "docs/formats.md#workflow-definitions-and-phase-keys",
     "Expected after adaptive sizing only; otherwise check which writer changed the phase list.",
 )
 
 # ----------------------------------------------------------------------------- BOUNDS (IR-009)
 BOUNDS_INDEX = _r(
     "BOUNDS-INDEX",
-    E,
+    I,
     "current_phase_index is outside 0..len(active_workflow.phases).",
-    "003 IR-009 AC-009b, Risk (loop termination)",
+    "docs/formats.md#the-active-workflow (current_phase_index)",
     "Set current_phase_index to the position of current_phase in active_workflow.phases.",
 )
 BOUNDS_INDEX_BEHIND = _r(
     "BOUNDS-INDEX-BEHIND",
-    E,
+    I,
     "current_phase is completed but current_phase_index still points at it, and a later "
     "phase remains.",
-    "003 IR-003 AC-003e, §5 checklist 3e (index == previous + 1)",
+    "docs/formats.md#phase-loop (STEP 3e)",
     "STEP 3e did not advance the index, so the loop would re-run a completed phase. Let the"
     " controller re-run 3e's bookkeeping for it (index = position + 1) rather than editing "
     "by hand.",
@@ -180,29 +185,29 @@ BOUNDS_INDEX_BEHIND = _r(
 BOUNDS_CURRENT = _r(
     "BOUNDS-CURRENT",
     E,
-    "active_workflow.current_phase is not one of the workflow's phases.",
-    "003 IR-009 AC-009b, IR-001 AC-001c",
-    "Point current_phase at a key of active_workflow.phases (normalise legacy keys).",
+    "active_workflow.current_phase is not one of the workflow's phases (validate-state INVALID).",
+    "validate-state.cjs validateWorkflowShape (docs/framework-facts.md#the-validators)",
+    "Point current_phase at a key of active_workflow.phases, spelled exactly as there.",
 )
 BOUNDS_STALE_PHASE = _r(
     "BOUNDS-STALE-PHASE",
-    W,
+    I,
     "phases / phase_status has an entry for a phase the active workflow does not run.",
-    "003 IR-009 AC-009c, IR-008 AC-008d",
+    "docs/formats.md#phase-records (resetPhasesForWorkflow)",
     "Remove stale entries from earlier workflows (resetPhasesForWorkflow).",
 )
 BOUNDS_EMPTY = _r(
     "BOUNDS-EMPTY",
-    W,
+    I,
     "The active workflow has no phases.",
-    "003 IR-009 AC-009a",
+    "docs/formats.md#workflow-definitions-and-phase-keys",
     "Re-initialise the workflow; an empty phase list cannot run.",
 )
 BOUNDS_DUPLICATE = _r(
     "BOUNDS-DUPLICATE",
-    E,
+    I,
     "A phase key appears more than once in active_workflow.phases (after alias normalisation).",
-    "003 IR-009 AC-009e",
+    "docs/formats.md#workflow-definitions-and-phase-keys (aliases)",
     "Remove the duplicate: the index would point at two positions for one phase.",
 )
 
@@ -211,117 +216,130 @@ FINAL_PENDING = _r(
     "FINAL-PENDING",
     I,
     "Every phase is done and current_phase_index == len(phases): finalize is pending.",
-    "003 IR-010 AC-010a",
+    "docs/formats.md#phase-loop (finalize)",
     "Nothing to do: the controller finalizes next (archive to workflow_history, "
     "active_workflow = null).",
 )
 FINAL_INCOMPLETE = _r(
     "FINAL-INCOMPLETE",
-    E,
+    I,
     "current_phase_index == len(phases) but some phase is not completed.",
-    "003 IR-009 (index == len only before finalize), IR-010 AC-010a",
+    "docs/formats.md#phase-loop (finalize)",
     "The index ran past an unfinished phase: set it back to that phase (rollback) or complete it.",
 )
 FINAL_HISTORY = _r(
     "FINAL-HISTORY",
-    W,
+    I,
     "A workflow_history entry lacks fields finalize writes.",
-    "003 IR-010 AC-010c/AC-010e, TS-011",
+    "docs/formats.md#phase-loop (finalize)",
     "phase_snapshots and metrics are added by the completion enforcer right after finalize "
     "(info until then); other missing fields mean the entry was written by hand or "
     "truncated.",
 )
 FINAL_CANCELLED = _r(
     "FINAL-CANCELLED",
-    W,
+    I,
     "A cancelled workflow_history entry lacks cancelled_at or cancellation_reason.",
-    "FORMATS 1 Escalations (Cancel), 003 TS-015",
+    "docs/formats.md#escalations (Cancel); docs/framework-facts.md#cancel",
     "Record cancelled_at and cancellation_reason when cancelling.",
 )
 FINAL_SNAPSHOTS = _r(
     "FINAL-SNAPSHOTS",
     I,
     "A completed workflow_history entry has a different number of phase_snapshots than phases.",
-    "003 TS-011 (snapshots for all phases), AC-010b",
+    "docs/formats.md#phase-loop (finalize: collectPhaseSnapshots)",
     "collectPhaseSnapshots() should produce one snapshot per phase.",
 )
 FINAL_STATUS = _r(
     "FINAL-STATUS",
     I,
     "A workflow_history entry has a status other than completed / cancelled.",
-    "FORMATS 1 Phase loop protocol (finalize)",
+    "docs/formats.md#phase-loop (finalize)",
     "Use status 'completed' or 'cancelled'.",
 )
 
 # ----------------------------------------------------------------------------- FIELD (IR-011/012)
 FIELD_VERSION = _r(
     "FIELD-VERSION",
-    W,
-    "state_version is missing, not a number, or below 1.",
-    "001 FR-01 AC-01a/AC-01d, 003 IR-011",
-    "writeState() writes an integer, disk + 1. A string or other type makes validate-"
-    "state.cjs reject the file and the next writeState() restart the counter at 1, so stale"
-    " writes go unnoticed.",
+    E,
+    "state_version is not a number (validate-state INVALID), missing, or below 1.",
+    "validate-state.cjs; writeState (docs/formats.md#how-the-state-file-is-written)",
+    "writeState() writes an integer, disk + 1. A string or other type makes "
+    "validate-state.cjs reject the file and the next writeState() restart the counter at 1, "
+    "so stale writes go unnoticed.",
+)
+FIELD_SHAPE = _r(
+    "FIELD-SHAPE",
+    E,
+    "current_phase_index is not a number, or phases is not an array (validate-state INVALID).",
+    "validate-state.cjs validateWorkflowShape (docs/framework-facts.md#the-validators)",
+    "validate-state.cjs rejects the file and phase-advance.cjs cannot move on: write the index "
+    "as a number and phases as the workflow's ordered list of phase keys.",
 )
 FIELD_STATUS = _r(
     "FIELD-STATUS",
     E,
-    "A phase status is outside the protocol's vocabulary.",
-    "003 IR-012 AC-012e; FORMATS 1 PhaseRecord / active_workflow",
-    "phases[k].status is pending|in_progress|completed; phase_status[k] also allows skipped. "
-    "Hooks' regression checks ignore other values.",
+    "A phase status is outside the protocol's vocabulary (in phase_status: validate-state "
+    "INVALID).",
+    "validate-state.cjs validateWorkflowShape (docs/framework-facts.md#the-validators)",
+    "phases[k].status is pending|in_progress|completed; phase_status[k] also allows "
+    "skipped, and validate-state.cjs rejects any other value there.",
 )
 FIELD_WORKFLOW_TYPE = _r(
     "FIELD-WORKFLOW-TYPE",
     I,
     "active_workflow.type is not a known workflow type.",
-    "003 IR-008 (active_workflow.type)",
+    "docs/formats.md#workflow-definitions-and-phase-keys",
     "Known: feature, fix, build, test-run, test-generate, upgrade. Phase order can't be checked.",
 )
 FIELD_REQUIRED = _r(
     "FIELD-REQUIRED",
-    W,
+    I,
     "active_workflow lacks a field the phase loop depends on.",
-    "003 IR-008 (initialisation fields)",
+    "docs/formats.md#the-active-workflow",
     "Restore type, phases, current_phase, current_phase_index, phase_status and started_at.",
 )
 FIELD_SUMMARY = _r(
     "FIELD-SUMMARY",
     I,
     "A completed phase has no summary, or one longer than 150 characters.",
-    "003 IR-001 table (phases[N].summary), IR-003 write 3",
+    "docs/formats.md#phase-loop (STEP 3e)",
     "STEP 3e stores a non-empty summary of at most 150 characters.",
 )
 FIELD_ENUM = _r(
     "FIELD-ENUM",
     I,
     "A field has a value outside its documented vocabulary.",
-    "FORMATS 1 (budget_status, sizing.intensity, recovery_action.type, "
-    "constitutional_validation.status, test history result)",
+    "docs/formats.md#the-active-workflow and docs/formats.md#phase-records (budget_status, "
+    "sizing.intensity, recovery_action.type, constitutional_validation.status, test history "
+    "result)",
     "Check the writer: readers that switch on this value will fall through.",
 )
 
 # ----------------------------------------------------------------------------- EVID (AC-004g)
 EVID_CONST_ZERO = _r(
     "EVID-CONST-ZERO",
-    E,
-    "constitutional_validation.completed is true with iterations_used == 0.",
-    "003 IR-004 AC-004g (V1-V3)",
-    "Impossible combination: the validation never ran. Re-run the phase's constitutional check.",
+    W,
+    "constitutional_validation.completed is true with iterations_used missing or below 1 "
+    "(the framework's V1).",
+    "validatePhase V1 (docs/framework-facts.md#the-validators)",
+    "The validation never ran: re-run the phase's constitutional check.",
 )
 EVID_TEST_ZERO = _r(
     "EVID-TEST-ZERO",
-    E,
-    "test_iteration.completed is true with current_iteration == 0.",
-    "003 IR-004 AC-004g (V1-V3)",
-    "Impossible combination: no test iteration ran. Re-run the tests for this phase.",
+    W,
+    "test_iteration.completed is true with current_iteration missing or below 1 (the "
+    "framework's V3).",
+    "validatePhase V3 (docs/framework-facts.md#the-validators)",
+    "No test iteration ran: re-run the tests for this phase.",
 )
 EVID_ELICIT_ZERO = _r(
     "EVID-ELICIT-ZERO",
-    E,
-    "interactive_elicitation.completed is true with menu_interactions == 0.",
-    "003 IR-004 AC-004c/AC-004g",
-    "Impossible combination: the user was never asked. Re-run the elicitation.",
+    W,
+    "interactive_elicitation.completed is true with menu_interactions missing or below 1 "
+    "(the framework's V2).",
+    "validatePhase V2 (docs/framework-facts.md#the-validators)",
+    "The user was never asked: re-run the elicitation.",
 )
 
 # ----------------------------------------------------------------------------- ESC
@@ -329,95 +347,95 @@ ESC_PENDING = _r(
     "ESC-PENDING",
     I,
     "Escalations are waiting for an answer (Retry / Skip / Cancel).",
-    "FORMATS 1 Escalations, 003 TS-015",
+    "docs/formats.md#escalations",
     "Answer the escalation; every answer clears pending_escalations.",
 )
 ESC_CAP = _r(
     "ESC-CAP",
-    W,
+    I,
     "More than 20 pending escalations (the framework keeps at most 20).",
-    "FORMATS 1 Escalations, 003 Risk-006",
+    "docs/formats.md#escalations (limits)",
     "A writer bypassed the cap; older blockers may have been masked. Answer and clear them.",
 )
 ESC_DUPLICATE = _r(
     "ESC-DUPLICATE",
-    W,
+    I,
     "Two escalations with the same hook+phase+type within 60 s (should have been deduplicated).",
-    "FORMATS 1 Escalations, 003 Risk-006",
+    "docs/formats.md#escalations (limits)",
     "The dedup window was not applied; answer once, the array is cleared.",
 )
 ESC_TYPE = _r(
     "ESC-TYPE",
-    W,
+    I,
     "An escalation has an unknown type.",
-    "FORMATS 1 Escalations",
+    "docs/formats.md#escalations",
     "Known types: gate_blocked, corridor_blocked, constitution_blocked.",
 )
 ESC_HOOK = _r(
     "ESC-HOOK",
-    W,
+    I,
     "An escalation's hook does not match its type.",
-    "FORMATS 1 Escalations",
+    "docs/formats.md#escalations",
     "gate_blocked comes from gate-blocker, corridor_blocked from iteration-corridor, "
     "constitution_blocked from constitution-validator.",
 )
 ESC_PHASE = _r(
     "ESC-PHASE",
-    W,
+    I,
     "An escalation names a phase the active workflow does not run (or no workflow is active).",
-    "FORMATS 1 Escalations, 003 IR-009",
+    "docs/formats.md#escalations",
     "Stale escalation: answer it (clears the array) and check which hook wrote it.",
 )
 
 # ----------------------------------------------------------------------------- REV
 REV_REDO_LIMIT = _r(
     "REV-REDO-LIMIT",
-    E,
+    I,
     "supervised_review.redo_count is above 3 (redo is only offered while redo_count < 3).",
-    "FORMATS 1 Supervised review gate, 003 TS-014",
+    "docs/formats.md#supervised-review-gate (redo)",
     "Something bypassed the redo limit; continue or review instead.",
 )
 REV_NOT_COMPLETED = _r(
     "REV-NOT-COMPLETED",
-    E,
+    I,
     "A review gate is open for a phase that is not completed.",
-    "FORMATS 1 Supervised review gate, 003 TS-014",
+    "docs/formats.md#supervised-review-gate (presented)",
     "The gate is presented after STEP 3e; finish the phase (or set redo_pending for a redo).",
 )
 REV_NOT_SELECTED = _r(
     "REV-NOT-SELECTED",
-    W,
+    I,
     "A review gate is open for a phase supervised_mode.review_phases does not select.",
-    "FORMATS 1 Supervised review gate",
+    "docs/formats.md#supervised-review-gate (review_phases)",
     "Check supervised_mode.review_phases (prefix before the first '-', [] means all).",
 )
 REV_MODE_OFF = _r(
     "REV-MODE-OFF",
-    W,
+    I,
     "active_workflow.supervised_review is set while supervised_mode is not enabled.",
-    "FORMATS 1 Supervised review gate (anything but true = off)",
+    "docs/formats.md#supervised-review-gate (enabled)",
     "Either enable supervised_mode (enabled: true) or resolve and delete supervised_review.",
 )
 REV_STATUS = _r(
     "REV-STATUS",
-    W,
+    I,
     "supervised_review.status is not a known review status.",
-    "FORMATS 1 Supervised review gate",
+    "docs/formats.md#supervised-review-gate",
     "Known: gate_presented, reviewing, redo_pending, completed. A restarting controller won't "
     "re-offer the gate.",
 )
 REV_PHASE = _r(
     "REV-PHASE",
-    W,
+    I,
     "supervised_review.phase is missing or not a phase of the workflow.",
-    "FORMATS 1 Supervised review gate",
+    "docs/formats.md#supervised-review-gate",
     "Set supervised_review.phase to the phase that was just completed.",
 )
 REV_BYPASSED = _r(
     "REV-BYPASSED",
-    W,
+    I,
     "The workflow moved to another phase while the review gate is still open.",
-    "FORMATS 1 Supervised review gate (Continue deletes supervised_review first)",
+    "docs/formats.md#supervised-review-gate (continue)",
     "Record the gate decision (review_history) and delete supervised_review before the next "
     "phase activates.",
 )
@@ -425,30 +443,30 @@ REV_BYPASSED = _r(
 # ----------------------------------------------------------------------------- TIME
 TIME_ORDER = _r(
     "TIME-ORDER",
-    W,
+    I,
     "A completion/resume timestamp is earlier than its start.",
-    "003 IR-003 AC-003g, IR-010 AC-010c",
+    "docs/formats.md#phase-records (timing)",
     "Check the clock of the writer; durations computed from these are negative.",
 )
 TIME_NEGATIVE = _r(
     "TIME-NEGATIVE",
-    W,
+    I,
     "timing.wall_clock_minutes is negative.",
-    "003 §5 checklist 3e (wall_clock_minutes >= 0)",
+    "docs/formats.md#phase-records (timing)",
     "Recompute wall_clock_minutes from timing.started_at and completed_at.",
 )
 TIME_COMPLETED_MISSING = _r(
     "TIME-COMPLETED-MISSING",
     I,
     "A completed phase has no completion timestamp.",
-    "003 IR-003 AC-003g, Risk-005",
+    "docs/formats.md#phase-loop (3e-timing)",
     "STEP 3e-timing sets timing.completed_at (best-effort: metrics will be incomplete).",
 )
 TIME_UNPARSEABLE = _r(
     "TIME-UNPARSEABLE",
-    W,
+    I,
     "A timestamp field is not an ISO-8601 date/time.",
-    "FORMATS 1 PhaseRecord (ISO or null)",
+    "docs/formats.md#phase-records",
     "Write ISO-8601 UTC (e.g. 2026-03-04T09:12:03.418Z).",
 )
 
@@ -457,21 +475,21 @@ ALIAS_LEGACY = _r(
     "ALIAS-LEGACY",
     I,
     "A legacy phase key is used (normalizePhaseKey maps it to a canonical key).",
-    "003 IR-005 AC-005d, IR-009 AC-009e, TS-008; FORMATS 1 Aliases",
+    "normalizePhaseKey (docs/formats.md#workflow-definitions-and-phase-keys)",
     "Prefer the canonical key; hooks self-heal but tools that don't normalise will miss it.",
 )
 ALIAS_DUPLICATE = _r(
     "ALIAS-DUPLICATE",
-    W,
+    I,
     "Both a legacy key and its canonical key are present in the same map.",
-    "003 IR-009 AC-009e",
+    "docs/formats.md#workflow-definitions-and-phase-keys (aliases)",
     "Merge the two entries under the canonical key; readers may pick either.",
 )
 ALIAS_UNKNOWN = _r(
     "ALIAS-UNKNOWN",
     I,
     "A phase key is not part of any known workflow (e.g. an old key like 02-architecture).",
-    "FORMATS 1 Workflow definitions (old keys appear)",
+    "docs/formats.md#workflow-definitions-and-phase-keys",
     "Old or custom key: phasewatch cannot map it to an agent or definition.",
 )
 
@@ -479,102 +497,103 @@ ALIAS_UNKNOWN = _r(
 TR_VERSION_DOWN = _t(
     "TR-VERSION-DOWN",
     E,
-    "state_version went down: a stale snapshot was written over newer state.",
-    "001 FR-02 AC-02c, 003 IR-011 AC-011c, TS-009",
+    "state_version went down: a stale snapshot was written over newer state (the framework's V7).",
+    "checkVersionLock V7 (docs/framework-facts.md#the-validators)",
     "Restore the newer state from the timeline; the writer must re-read state.json before writing.",
 )
 TR_VERSION_SAME = _t(
     "TR-VERSION-SAME",
-    W,
+    I,
     "The content changed but state_version did not.",
-    "001 FR-01 AC-01b, 003 IR-011 AC-011a",
+    "writeState (docs/formats.md#how-the-state-file-is-written)",
     "Some writer bypassed writeState(); its writes defeat the optimistic lock.",
 )
 TR_VERSION_JUMP = _t(
     "TR-VERSION-JUMP",
     I,
     "state_version rose by more than 1 between two observations.",
-    "003 IR-011 AC-011a",
+    "docs/formats.md#how-the-state-file-is-written",
     "Usually writes coalesced by the watcher; some writers also bump by hand.",
 )
 TR_VERSION_LOST = _t(
     "TR-VERSION-LOST",
     E,
-    "state_version disappeared: a writer without optimistic locking wrote the file.",
-    "001 FR-04, 003 IR-011 AC-011e",
+    "state_version disappeared where the disk had one (the framework's V7 rejects such a write).",
+    "checkVersionLock V7 (docs/framework-facts.md#the-validators)",
     "Find the legacy writer; its writes are not protected against stale reads.",
 )
 TR_INDEX_DOWN = _t(
     "TR-INDEX-DOWN",
     E,
-    "current_phase_index went down without a rollback.",
-    "000 FR-01 AC-01a (V8), 003 IR-012 AC-012a",
+    "current_phase_index went down, and this write recorded no rollback (the framework's V8).",
+    "checkPhaseFieldProtection V8, both eras (docs/framework-facts.md#the-validators)",
     "A stale subagent snapshot was written: restore the index (and check current_phase).",
 )
 TR_STATUS_DOWN = _t(
     "TR-STATUS-DOWN",
     E,
-    "A phase status went backwards (completed -> in_progress/pending, in_progress -> pending).",
-    "000 FR-02, 003 IR-012 AC-012b, TS-010",
-    "Legitimate only for a supervised redo or a recovery retry/rollback. Otherwise a stale "
-    "snapshot was written: restore the newer state from the Timeline.",
+    "A phase status went backwards (completed -> in_progress/pending, in_progress -> "
+    "pending): the framework's V8.",
+    "checkPhaseFieldProtection V8, both eras (docs/framework-facts.md#the-validators)",
+    "Legitimate only for a supervised redo or a retry/rollback this write records. "
+    "Otherwise a stale snapshot was written: restore the newer state from the Timeline.",
 )
 TR_NEXT_ACTIVATED = _t(
     "TR-NEXT-ACTIVATED",
-    W,
+    I,
     "The write that completed phase k also activated phase k+1 (an older STEP 3e).",
-    "003 IR-003 AC-003a-d (BUG-0006 FR-02)",
+    "docs/formats.md#phase-loop (STEP 3e)",
     "STEP 3e must only complete k and bump the index; activation belongs to the next 3c-prime. "
     "Double writes of the same fields invite races.",
 )
 TR_CURRENT_BACK = _t(
     "TR-CURRENT-BACK",
-    E,
+    I,
     "current_phase moved back to an earlier phase without a rollback.",
-    "000 (BUG-0011) FR-01, 001 symptom 3",
+    "docs/formats.md#write-guards",
     "A subagent wrote back its launch-time snapshot: restore current_phase.",
 )
 TR_STARTED_CHANGED = _t(
     "TR-STARTED-CHANGED",
-    W,
+    I,
     "phases[k].started (or timing.started_at) changed although it was already set.",
-    "003 IR-002 AC-002d/AC-002e",
+    "docs/formats.md#phase-loop (STEP 3c-prime)",
     "A retry or redo must keep the original start time.",
 )
 TR_WORKFLOW_REPLACED = _t(
     "TR-WORKFLOW-REPLACED",
-    E,
+    I,
     "active_workflow was replaced or cleared without the old one being archived.",
-    "001 symptom 1 (active_workflow reverts), 003 IR-010 AC-010c",
+    "docs/formats.md#write-guards; docs/formats.md#phase-loop (finalize)",
     "A stale write reverted the workflow: restore the newer state from the timeline.",
 )
 TR_WORKFLOW_STARTED = _t(
     "TR-WORKFLOW-STARTED",
     I,
     "A new workflow was started.",
-    "000 FR-01 AC-01d (init is allowed)",
+    "docs/formats.md#phase-loop (init)",
     "Nothing to do.",
 )
 TR_PHASES_CHANGED = _t(
     "TR-PHASES-CHANGED",
-    W,
+    I,
     "active_workflow.phases changed inside one workflow.",
-    "003 IR-009 AC-009d (adaptive sizing)",
+    "docs/formats.md#workflow-definitions-and-phase-keys (light sizing)",
     "Removing pending phases is adaptive sizing (info); removing or reordering started phases "
     "corrupts the index.",
 )
 TR_REVIEW_LOST = _t(
     "TR-REVIEW-LOST",
-    W,
+    I,
     "An open review gate disappeared without a review_history entry.",
-    "FORMATS 1 Supervised review gate (a decision written is honoured)",
+    "docs/formats.md#supervised-review-gate (restart)",
     "The gate decision was lost (stale write?): check review_history and re-present the gate.",
 )
 TR_RECOVERY = _t(
     "TR-RECOVERY",
     I,
     "A recovery action (retry / rollback / resume) was recorded.",
-    "FORMATS 1 active_workflow.recovery_action",
+    "docs/formats.md#the-active-workflow (recovery_action)",
     "Nothing to do; regressions it explains are not reported.",
 )
 

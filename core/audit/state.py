@@ -1,4 +1,4 @@
-"""Snapshot rules: what one ``state.json`` says about itself (seed 003, FORMATS 1).
+"""Snapshot rules: what one ``state.json`` says about itself (docs/formats.md#isdlc).
 
 The checks live in one module per topic: :mod:`.sync` (SYNC, ACT), :mod:`.lifecycle` (INIT,
 BOUNDS, FINAL), :mod:`.fields` (FIELD, EVID, ALIAS), :mod:`.gates` (ESC, REV), :mod:`.times` (TIME);
@@ -15,7 +15,6 @@ from __future__ import annotations
 from .fields import (
     check_aliases,
     check_enums,
-    check_evidence,
     check_statuses,
     check_summaries,
     check_version,
@@ -55,7 +54,6 @@ SNAPSHOT_CHECKS = (
     check_workflow_fields,
     check_summaries,
     check_enums,
-    check_evidence,
     check_escalations,
     check_escalation_entries,
     check_escalation_duplicates,

@@ -46,9 +46,11 @@ def _status_finding(em: Emitter, row: PhaseLocations, column: str) -> None:
             R.SYNC_STATUS,
             ppath(key, "status"),
             f"The two status maps disagree on {q(key)}: phases[{key}].status says "
-            f"{q(row.detail)}, active_workflow.phase_status[{key}] says {q(row.summary)}.",
+            f"{q(row.detail)}, active_workflow.phase_status[{key}] says {q(row.summary)} (the "
+            "framework's V9-A compares the keys exactly and does not warn here).",
             expected="both maps equal",
             actual=_both(key, row),
+            severity=R.I,
         )
 
 
@@ -87,7 +89,9 @@ def _agent_finding(em: Emitter, state: State, row: PhaseLocations) -> None:
 
 
 def check_locations(em: Emitter, state: State, raw: dict[str, Any]) -> None:
-    """Findings from exactly the disagreements the location matrix highlights."""
+    """Findings from exactly the disagreements the location matrix highlights. Where the
+    framework's own V9 warns about one, :mod:`.mirror` has already raised it (as a warning,
+    same rule and path: the emitter keeps the first); what is left is information."""
     current_rows: list[PhaseLocations] = []
     index_rows: list[PhaseLocations] = []
     for row in location_rows(state):
@@ -125,10 +129,11 @@ def _pointer_findings(
             R.SYNC_CURRENT,
             "current_phase",
             f"The top-level current_phase says {q(state.current_phase)} while "
-            f"active_workflow.current_phase says {q(aw.current_phase)}; hooks that read the "
-            "top-level copy act on the wrong phase.",
+            f"active_workflow.current_phase says {q(aw.current_phase)} (the framework's V9-B "
+            "warns only when both are set and spelled differently, so it is silent here).",
             expected=f"equal to active_workflow.current_phase ({aw.current_phase})",
             actual=state.current_phase,
+            severity=R.I,
         )
     if index_rows:
         idx = aw.current_phase_index
@@ -139,9 +144,12 @@ def _pointer_findings(
             awpath("current_phase_index"),
             f"current_phase_index {q(idx)} points at {q(idx_key)} while "
             f"active_workflow.current_phase names {q(aw.current_phase)} (position {q(pos)}); "
-            "only the position itself or one past it (after STEP 3e) is legal.",
+            "only the position itself or one past it (after STEP 3e) is consistent. The "
+            "framework's V9-C does not warn here (it looks only at an index inside the list, "
+            "and only until March 2026).",
             expected=f"{pos} or {pos + 1}" if isinstance(pos, int) else "a position in phases",
             actual=idx,
+            severity=R.I,
         )
 
 

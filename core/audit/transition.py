@@ -1,6 +1,7 @@
 """Transition rules: what changed between two observations of one ``state.json``.
 
-The framework's own write guards (V7 stale version, V8 index/status regression, seed 000/001)
+The framework's own write guards (V7 stale version, V8 index/status regression,
+docs/formats.md#write-guards)
 fail open and, since March 2026, do not run; these rules judge the writes after the fact. Two
 observations may be several writes apart (the watcher coalesces): rules that need "one write"
 say so and stay quiet when ``state_version`` shows a gap.
@@ -27,6 +28,7 @@ from ._util import (
     same_identity,
     same_key,
 )
+from .framework import marker_set_by_write
 
 OPEN_GATE = frozenset({"gate_presented", "reviewing", "redo_pending"})
 
@@ -67,8 +69,14 @@ class Pair:
         return f"state_version {q(self.prev.state_version)} -> {q(self.cur.state_version)}"
 
     def rollback(self) -> bool:
+        """This write records a rollback. The framework never removes the marker, so one left
+        from an earlier write excuses nothing here (docs/framework-facts.md)."""
         ra = self.cur.active_workflow.recovery_action if self.cur.active_workflow else None
-        return ra is not None and ra.type == "rollback"
+        return (
+            ra is not None
+            and ra.type == "rollback"
+            and marker_set_by_write(self.prev_raw, self.cur_raw)
+        )
 
 
 # ----------------------------------------------------------------------------- versions
@@ -78,16 +86,8 @@ def check_version(em: Emitter, p: Pair) -> None:
     pv, cv = p.prev.state_version, p.cur.state_version
     changed = p.prev_raw != p.cur_raw
     if isinstance(pv, int) and isinstance(cv, int):
-        if cv < pv:
-            em.add(
-                R.TR_VERSION_DOWN,
-                "state_version",
-                f"state_version went down from {pv} to {cv}: a snapshot read before version "
-                f"{pv} was written over newer state (the framework's validator would have blocked it).",
-                expected=f">= {pv}",
-                actual=cv,
-            )
-        elif cv == pv and changed:
+        # lower, or missing: the framework's V7, raised by .mirror
+        if cv == pv and changed:
             em.add(
                 R.TR_VERSION_SAME,
                 "state_version",
@@ -104,15 +104,6 @@ def check_version(em: Emitter, p: Pair) -> None:
                 expected=pv + 1,
                 actual=cv,
             )
-    elif isinstance(pv, int) and cv is None and p.cur_raw.get("state_version") is None:
-        em.add(
-            R.TR_VERSION_LOST,
-            "state_version",
-            f"state_version was {pv} and is now missing: the framework's validator rejects such a "
-            "write (V7), so a writer bypassed it.",
-            expected=pv + 1,
-            actual=None,
-        )
 
 
 # ----------------------------------------------------------------------------- workflow identity
@@ -197,21 +188,6 @@ def _lost_or_replaced(em: Emitter, p: Pair, pid: dict[str, str]) -> None:
 # ----------------------------------------------------------------------------- pointers
 
 
-def check_index(em: Emitter, p: Pair) -> None:
-    if not p.same:
-        return
-    pi, ci = p.paw.current_phase_index, p.caw.current_phase_index
-    if isinstance(pi, int) and isinstance(ci, int) and ci < pi and not p.rollback():
-        em.add(
-            R.TR_INDEX_DOWN,
-            awpath("current_phase_index"),
-            f"current_phase_index went down from {pi} to {ci} without a rollback "
-            f"({p.versions()}); the framework's validator blocks such a write.",
-            expected=f">= {pi}",
-            actual=ci,
-        )
-
-
 def check_current(em: Emitter, p: Pair) -> None:
     if not p.same or p.rollback():
         return
@@ -239,9 +215,15 @@ def check_current(em: Emitter, p: Pair) -> None:
 def _excuse(p: Pair, key: str, old: str, new: str) -> str | None:
     caw = p.caw
     ra = caw.recovery_action
-    if ra is not None and ra.type == "rollback":
+    if p.rollback():
         return "rollback"
-    if ra is not None and ra.type == "retry" and (ra.phase is None or same_key(ra.phase, key)):
+    fresh = marker_set_by_write(p.prev_raw, p.cur_raw)
+    if (
+        fresh
+        and ra is not None
+        and ra.type == "retry"
+        and (ra.phase is None or same_key(ra.phase, key))
+    ):
         return "retry"
     rv = caw.supervised_review
     if (
@@ -256,30 +238,30 @@ def _excuse(p: Pair, key: str, old: str, new: str) -> str | None:
 
 
 def check_status(em: Emitter, p: Pair) -> None:
+    """A detailed record's status going backwards. The framework's V8 guards only
+    ``phase_status`` (raised by .mirror); a regression of ``phases[k]`` alone is information
+    (it shows as the V9-A disagreement when the summary map did not follow)."""
     if not p.same:
         return
-    pairs: list[tuple[str, str, str | None, str | None]] = []
     for key, rec in p.cur.phases.items():
-        old = p.prev.phases.get(key)
-        if old is not None:
-            pairs.append((ppath(key, "status"), key, old.status, rec.status))
-    for key, value in p.caw.phase_status.items():
-        if key in p.paw.phase_status:
-            pairs.append((awpath("phase_status", key), key, p.paw.phase_status[key], value))
-    for path, key, old, new in pairs:
+        prev = p.prev.phases.get(key)
+        old, new = (prev.status if prev is not None else None), rec.status
         ro, rn = rank(old), rank(new)
-        if ro is None or rn is None or rn >= ro:
+        if prev is None or ro is None or rn is None or rn >= ro:
             continue
         assert old is not None and new is not None
         if _excuse(p, key, old, new):
             continue
+        path = ppath(key, "status")
         em.add(
             R.TR_STATUS_DOWN,
             path,
             f"{path} went from {q(old)} back to {q(new)} ({p.versions()}) with no supervised "
-            "redo or recovery retry/rollback to explain it.",
+            "redo or recovery retry/rollback to explain it (the framework's V8 guards only "
+            "phase_status, so it lets this through).",
             expected=f"{old} or a later status (statuses only move forward)",
             actual=new,
+            severity=R.I,
         )
 
 
@@ -370,10 +352,11 @@ def check_phases_changed(em: Emitter, p: Pair) -> None:
     after = [canonical_phase(k) for k in p.caw.phases]
     if before == after:
         return
-    removed = [k for k in before if k not in after]
-    added = [k for k in after if k not in before]
-    common_before = [k for k in before if k in after]
-    common_after = [k for k in after if k in before]
+    before_set, after_set = set(before), set(after)  # (a list's ``in`` per key: quadratic)
+    removed = [k for k in before if k not in after_set]
+    added = [k for k in after if k not in before_set]
+    common_before = [k for k in before if k in after_set]
+    common_after = [k for k in after if k in before_set]
     reordered = common_before != common_after
     touched = [
         k
@@ -405,8 +388,8 @@ def check_phases_changed(em: Emitter, p: Pair) -> None:
             else (": the order of phases changed" if reordered else " (adaptive sizing?)")
         )
         + ".",
-        expected=list(p.paw.phases),
-        actual=list(p.caw.phases),
+        expected=p.paw.phases,
+        actual=p.caw.phases,
         severity=None if serious else R.I,
     )
 
@@ -453,7 +436,6 @@ def check_recovery(em: Emitter, p: Pair) -> None:
 TRANSITION_CHECKS = (
     check_version,
     check_workflow,
-    check_index,
     check_current,
     check_status,
     check_next_activated,

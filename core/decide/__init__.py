@@ -1,7 +1,7 @@
 """The write side: supervised review gate, escalation answers and TDD plan approval.
 
-One writer serves the TUI and the command line, following DESIGN.md "Writing files that other
-programs own":
+One writer serves the TUI and the command line, following the rules of
+docs/design.md#writing-files-other-programs-own:
 
 1. read the file's raw bytes and parse them (strict JSON, no repair; a torn read is retried);
 2. compare-and-swap: ``state_version`` and the fields the decision depends on must still be what
@@ -13,8 +13,15 @@ programs own":
 5. look again: an owner write that landed on the replaced inode is put back at once (our
    decision withdrawn); ``SETTLE_SECONDS`` after the rename the file is read again, and if the
    bytes are not ours each action's *claim* (:mod:`.claims`) tells whether the new content
-   still carries the decision (the owner read ours and wrote after it: ``applied``) or not (``race``);
-6. append one line per attempt (refusals too) to the journal.
+   still carries the decision (the owner read ours and wrote after it: ``applied``) or not
+   (``race``);
+6. append one line per attempt (refusals too) to the journal, which is opened first, with an
+   ``intent`` line before the rename: a decision the journal cannot record is not made; the
+   ``applied`` line carries the decision's claim.
+
+Every file is reached through its directory, opened once from the project root without
+following a link (``core.files.write.open_dir``); a file the user may not write is never
+replaced, and a replacement keeps the file's owner, group and mode or is not made.
 
 Outcomes and exit codes: ``applied`` 0; ``refused-conflict`` 3 (nothing written); ``race`` 3
 (someone wrote around our replace: ``version_after`` is set when the decision is in the file
@@ -36,8 +43,8 @@ What each decision writes (nothing else; ``state_version`` = disk + 1 always):
   last from its ``iteration_requirements`` too) and ``retry_count += 1`` (created);
   ``pending_escalations = []``.
 - escalation ``skip``: ``pending_escalations = []`` only. Marking the task done and starting the
-  next phase is the controller's part (seed 003 TS-015); ``recovery_action`` has no skip type,
-  so the override is recorded in the journal, not invented in the state.
+  next phase is the controller's part (docs/formats.md#escalations); ``recovery_action`` has no
+  skip type, so the override is recorded in the journal, not invented in the state.
 - escalation ``cancel`` (reason): the whole ``active_workflow`` object, plus ``status:
   "cancelled"``, ``cancelled_at``, ``cancellation_reason``, ``phase_snapshots`` and ``metrics``,
   is appended to ``workflow_history`` (pruned to the newest 50); ``active_workflow = null``;

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
+import stat
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -12,23 +15,22 @@ from .. import protocol
 from ..confirm import Footprint
 from ..files.lock import writer_lock
 from ..files.read import ReadRefused, read_regular
-from ..files.write import (
-    WriteRefused,
-)
+from ..files.write import Dir, WriteRefused, open_dir
 from ..tdd.approval import approval_line
 from ..text import clean, shorten
 from . import files
-from .claims import approval_footprint, holds_bytes
+from .claims import Claim, approval_footprint, holds_bytes
 from .files import (
     _WRITE_LOCK,
     _atomic_replace,
-    _check_writable,
     _read_bytes_or_none,
     _rel,
+    check_may_write,
     clean_stale_temps,
     failure,
+    open_target,
 )
-from .journal import _journal, default_who, journal_path
+from .journal import Journal, _journal, default_who, journal_path, open_journal
 from .outcomes import APPLIED, CONFLICT, INVALID, RACE, DecisionResult, Outcome
 
 _LAST_UPDATED = re.compile(r"^\s*(?:\*\*|__)?last[ _-]?updated(?:\*\*|__)?\s*:", re.I)
@@ -124,59 +126,87 @@ def decide_approval(
     params: dict[str, Any] = {}
     if expect_sha256:
         params["expect_sha256"] = expect_sha256
-    with _WRITE_LOCK:
-        try:
-            with writer_lock(root):
-                if discard:
-                    result.outcome, result.message = _discard_lock(lock)
-                else:
-                    _check_writable(root, progress, journal_file)
-                    result.outcome, result.message, result.footprint = _approve(
-                        progress, lock, expect_sha256
-                    )
+    entry = {"who": who or default_who(), "via": via, "action": action, "target": result.target,
+             "params": params, "version_before": None, "version_after": None}  # fmt: skip
+    journal: Journal | None = None
+    with _WRITE_LOCK, contextlib.ExitStack() as held:
+        try:  # the directory once, then the journal: a decision it cannot record is not made
+            directory = held.enter_context(open_target(root, progress))
+            journal = held.enter_context(open_journal(root, journal_file))
+            held.enter_context(writer_lock(root))
+
+            def intent(claim: Claim | None = None) -> None:
+                assert journal is not None
+                line = {"ts": protocol.now_iso(), **entry, "outcome": "intent"}
+                line["message"] = "writing"
+                if claim is not None:
+                    line["claim"] = claim
+                journal.append(line, sync=False)
+
+            if discard:
+                result.outcome, result.message = _discard_lock(directory, lock, intent)
+            else:
+                result.outcome, result.message, result.footprint = _approve(
+                    directory, progress, lock, expect_sha256, intent
+                )
         except WriteRefused as exc:
             result.outcome, result.message = INVALID, exc.reason
         except Exception as exc:
             result.outcome, result.message = failure(root, progress, exc)
-        result.state_summary = tdd_summary(progress, _read_bytes_or_none(progress), lock)
-        line = {
-            "ts": protocol.now_iso(),
-            "who": who or default_who(),
-            "via": via,
-            "action": action,
-            "target": result.target,
-            "params": params,
-            "version_before": None,
-            "version_after": None,
-            "outcome": result.outcome,
-            "message": result.message,
-        }
-        if result.footprint is not None:
+        result.state_summary = tdd_summary(progress, _read_or_none(root, progress), lock)
+        line = {"ts": protocol.now_iso(), **entry, "outcome": result.outcome,
+                "message": result.message}  # fmt: skip
+        if result.footprint is not None:  # what the file must hold for it to be "applied" later
             line["claim"] = result.footprint.claim
-        result.journal_error = _journal(root, journal_file, line)
+        if journal is not None:
+            result.journal_error = journal.outcome(line)
+        elif "journal" not in result.message:  # (a journal that cannot be opened said so)
+            result.journal_error = _journal(root, journal_file, line)
     if result.journal_error:
         result.message += f" [{result.journal_error}]"
     return result
 
 
-def _discard_lock(lock: Path) -> tuple[Outcome, str]:
-    if not (lock.exists() or lock.is_symlink()):
+def _read_or_none(root: Path, progress: Path) -> bytes | None:
+    """The plan's bytes for the summary (read from the project's directory, no link followed)."""
+    try:
+        with open_dir(root, progress.parent) as directory:
+            return _read_bytes_or_none(directory, progress.name)
+    except OSError:
+        return None
+
+
+def _lstat_or_none(directory: Dir, name: str) -> os.stat_result | None:
+    try:
+        return directory.lstat(name)
+    except OSError:
+        return None
+
+
+def _discard_lock(directory: Dir, lock: Path, intent: Callable[[], None]) -> tuple[Outcome, str]:
+    st = _lstat_or_none(directory, lock.name)
+    if st is None:
         return INVALID, f"no {lock.name}: nothing to discard"
-    if lock.is_dir() and not lock.is_symlink():
+    if stat.S_ISDIR(st.st_mode):
         return INVALID, f"{lock.name} is a directory; not removed"
-    os.unlink(lock)
-    files._fsync_dir(lock.parent)
+    intent()
+    directory.unlink(lock.name)
+    files._fsync_dir(directory)
     return APPLIED, f"{lock.name} removed (the plan is still not approved)"
 
 
 def _approve(
-    progress: Path, lock: Path, expect_sha256: str | None
+    directory: Dir,
+    progress: Path,
+    lock: Path,
+    expect_sha256: str | None,
+    intent: Callable[[Claim | None], None],
 ) -> tuple[Outcome, str, Footprint | None]:
     """Insert the marker; the outcome, its message and, when the file holds the marker now,
     the footprint a later revert is watched with."""
-    clean_stale_temps(progress)
+    clean_stale_temps(directory, progress.name)
     try:
-        data, st = read_regular(progress, follow_symlinks=False)
+        data, st = read_regular(Path(progress.name), follow_symlinks=False, dir_fd=directory.fd)
     except ReadRefused as exc:
         if exc.kind == "missing":
             return INVALID, f"no {progress.name}: nothing to approve", None
@@ -196,15 +226,20 @@ def _approve(
         return INVALID, f"already approved ({shorten(existing, 80)}); nothing written", None
     if not data.strip():
         return INVALID, f"{progress.name} is empty: nothing to approve", None
+    check_may_write(directory, progress.name, st)
     stamp = protocol.now_iso()
     offset, line, where = approval_insertion(data, stamp)
     new = data[:offset] + line + data[offset:]
-    outcome = _atomic_replace(progress, data, st, new, lambda b: bool(b.strip()))
+    footprint = approval_footprint(new)
+    assert footprint is not None  # the marker was inserted where the hook's test finds it
+    claim = footprint.claim
+    outcome = _atomic_replace(
+        directory, progress.name, data, st, new, lambda b: bool(b.strip()),
+        intent=lambda: intent(claim),
+    )  # fmt: skip
     if outcome.status == "changed":
         return CONFLICT, f"{progress.name}: {outcome.detail}. Nothing written; look again.", None
     message = f"approved at {stamp} (marker inserted {where})"
-    footprint = approval_footprint(new)
-    assert footprint is not None  # the marker was inserted where the hook's test finds it
     if outcome.status != "ok":
         kept = holds_bytes(footprint.claim, outcome.current or b"") is True
         if outcome.status != "overwritten" or not kept:
@@ -216,10 +251,10 @@ def _approve(
             )
         message += " (the file was written again since, with the marker kept)"
         footprint = Footprint("approval", outcome.current or b"", footprint.claim)
-    if lock.exists() or lock.is_symlink():
+    if _lstat_or_none(directory, lock.name) is not None:
         try:
-            os.unlink(lock)
-            files._fsync_dir(lock.parent)
+            directory.unlink(lock.name)
+            files._fsync_dir(directory)
             message += f"; {lock.name} removed"
         except OSError as exc:
             message += f"; {lock.name} could NOT be removed ({exc.strerror or exc})"

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
-from ..sources import discover, find_root, read_json
+from ..sources import discover, find_root, project_id_problem, read_json
 from .approval import decide_approval
 from .escalation import decide_escalation
 from .journal import confirm
@@ -55,6 +55,8 @@ class _Usage(Exception):
 def resolve_state(path: str | None, project_id: str | None) -> Path:
     """The state file a decision is about: ``path`` itself when it is a ``.json`` file, else
     the (monorepo: ``project_id`` or default) project's state under the discovered root."""
+    if project_id is not None and (problem := project_id_problem(project_id)) is not None:
+        raise _Usage(problem)
     if path is not None and Path(path).is_file() and path.endswith(".json"):
         return Path(path)
     project = discover(path)

@@ -43,8 +43,10 @@ def _cancelled_entry(
 ) -> dict[str, Any]:
     """The orchestrator's cancellation entry (00-sdlc-orchestrator.md, "Cancellation Process"),
     its keys in that order; the workflow's other fields follow, so nothing the audit or a
-    person reads (``artifact_folder``, ``review_history``) is lost. ``git_branch`` is copied as
-    it is: abandoning the branch is a git operation phasewatch does not perform."""
+    person reads (``artifact_folder``, ``review_history``) is lost. ``git_branch`` says
+    ``status: "abandoned"`` and ``abandoned_at``, as the orchestrator leaves it ("Branch on
+    Cancellation"); the git side (commit the work, check out main, keep the branch) is the
+    user's to do: phasewatch runs no git command."""
     # what the orchestrator does: set cancelled_at, then collectPhaseSnapshots(state)
     snapshots, metrics = archived(plain({**doc, "active_workflow": aw}), cancelled_at=now)
     entry = {
@@ -61,8 +63,11 @@ def _cancelled_entry(
         "phase_snapshots": snapshots,
         "metrics": metrics,
     }
-    if "git_branch" in aw:
-        entry["git_branch"] = aw["git_branch"]
+    branch = aw.get("git_branch")
+    if isinstance(branch, dict):
+        entry["git_branch"] = {**branch, "status": "abandoned", "abandoned_at": now}
+    elif "git_branch" in aw:
+        entry["git_branch"] = branch
     entry.update((k, v) for k, v in aw.items() if k not in entry)
     return entry
 

@@ -14,14 +14,8 @@ from pathlib import Path
 from typing import Literal
 
 from ..files.read import MAX_BYTES, read_fd, read_regular
-from ..files.write import (
-    WriteRefused,
-    check_target,
-    create_exclusive,
-    fsync_dir,
-    inside,
-    open_regular,
-)
+from ..files.write import Dir, WriteRefused, fsync_dir, may_write, open_dir
+from ..sources import project_id_problem
 from ..text import clean
 from .codec import reread
 from .outcomes import ERROR, INVALID, SETTLE_SECONDS, STALE_TEMP_SECONDS, Outcome
@@ -44,31 +38,31 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-def clean_stale_temps(path: Path) -> list[Path]:
-    """Remove this file's temps left by processes that are gone (or older than ten minutes)."""
-    removed = []
-    prefix, suffix = f".{path.name}.phasewatch-", ".tmp"
+def clean_stale_temps(directory: Dir, name: str) -> list[str]:
+    """Remove the temps of the file ``name`` left by processes that are gone (or older than
+    ten minutes); the names removed."""
+    removed: list[str] = []
+    prefix, suffix = f".{name}.phasewatch-", ".tmp"
     try:
-        entries = list(os.scandir(path.parent))
+        entries = directory.names()
     except OSError:
         return removed
     now = time.time()
     for entry in entries:
-        name = entry.name
-        if not (name.startswith(prefix) and name.endswith(suffix)):
+        if not (entry.startswith(prefix) and entry.endswith(suffix)):
             continue
-        pid_text = name[len(prefix) : -len(suffix)]
+        pid_text = entry[len(prefix) : -len(suffix)]
         if not pid_text.isdigit():
             continue
         pid = int(pid_text)
         try:
-            old = now - entry.stat(follow_symlinks=False).st_mtime > STALE_TEMP_SECONDS
+            old = now - directory.lstat(entry).st_mtime > STALE_TEMP_SECONDS
         except OSError:
             continue
         if pid == os.getpid() or not _pid_alive(pid) or old:
             with contextlib.suppress(OSError):
-                os.unlink(entry.path)
-                removed.append(Path(entry.path))
+                directory.unlink(entry)
+                removed.append(entry)
     return removed
 
 
@@ -80,18 +74,21 @@ def _read_whole(fd: int) -> bytes:
     return read_fd(fd, MAX_BYTES + 1, offset=0)
 
 
-def _read_bytes(path: Path) -> bytes:
+def _read_bytes(directory: Dir, name: str) -> tuple[bytes, os.stat_result]:
     """A file the writer is about to replace: never through a link, never a FIFO or device."""
-    return read_regular(path, follow_symlinks=False)[0]
+    return read_regular(Path(name), follow_symlinks=False, dir_fd=directory.fd)
 
 
-def _write_temp(path: Path, data: bytes, st: os.stat_result | None) -> Path:
-    tmp = temp_path(path)
+def _write_temp(directory: Dir, name: str, data: bytes, st: os.stat_result | None) -> str:
+    """``data`` in a new temp file next to ``name``, with the owner and mode of ``st`` (the
+    file it replaces: refused when they cannot be kept); its name."""
+    tmp = temp_path(Path(name)).name
     with contextlib.suppress(FileNotFoundError):
-        os.unlink(tmp)  # a link planted at the temp name is removed, never followed
-    mode = stat.S_IMODE(st.st_mode) if st else 0o644
-    owner = (st.st_uid, st.st_gid) if st is not None else None
-    create_exclusive(tmp, data, mode, owner)
+        directory.unlink(tmp)  # a link planted at the temp name is removed, never followed
+    try:
+        directory.create(tmp, data, st)
+    except WriteRefused as exc:
+        raise WriteRefused(f"{clean(name)}: {exc.reason}") from None
     return tmp
 
 
@@ -109,7 +106,8 @@ class _Replace:
 
 
 def _atomic_replace(
-    path: Path,
+    directory: Dir,
+    name: str,
     original: bytes,
     original_stat: os.stat_result,
     new: bytes,
@@ -117,38 +115,40 @@ def _atomic_replace(
     settle: float = SETTLE_SECONDS,
     intent: Callable[[], None] | None = None,
 ) -> _Replace:
-    """Steps 4 and 5: temp + fsync, last look, ``os.replace``, dir fsync, look again.
+    """Steps 4 and 5: temp + fsync, last look, ``os.replace``, dir fsync, look again, all in
+    ``directory`` (opened once: a link swapped in on the way since cannot redirect them).
 
-    The last look (same inode, same bytes) shrinks the window in which an owner's non-atomic
-    write could be lost to microseconds. An owner write that still lands on the inode we
-    replaced is seen right after the rename (its content moved; stamps are too coarse), and the
-    owner's bytes are put back at once when the file still holds ours. Then, ``settle`` seconds
-    after the rename, the file is read again: a writer that read the file before our rename and
-    wrote after it shows up here (``overwritten``) and the caller decides, from the content,
-    whether the decision survived.
+    ``intent`` (the journal line) runs first: when it raises, nothing is written. The last look
+    (same inode, same bytes) shrinks the window in which an owner's non-atomic write could be
+    lost to microseconds. An owner write that still lands on the inode we replaced is seen
+    right after the rename (its content moved; stamps are too coarse), and the owner's bytes
+    are put back at once when the file still holds ours. Then, ``settle`` seconds after the
+    rename, the file is read again: a writer that read the file before our rename and wrote
+    after it shows up here (``overwritten``) and the caller decides, from the content, whether
+    the decision survived.
     """
     if intent is not None:  # journaled before the temp: the last look and the rename stay adjacent
         intent()
-    tmp = _write_temp(path, new, original_stat)
+    tmp = _write_temp(directory, name, new, original_stat)
     try:
-        old_fd = open_regular(path, os.O_RDONLY)
+        old_fd = directory.open(name, os.O_RDONLY)
     except OSError:
-        os.unlink(tmp)
+        directory.unlink(tmp)
         return _Replace("changed", "the file disappeared or is no longer a regular file")
     try:
         if os.fstat(old_fd).st_ino != original_stat.st_ino or _read_whole(old_fd) != original:
-            os.unlink(tmp)
+            directory.unlink(tmp)
             return _Replace("changed", "the file changed while the decision was being written")
-        os.replace(tmp, path)
+        directory.replace(tmp, name)
         replaced_at = time.monotonic()
         orphan = None
         if _read_whole(old_fd) != original:  # an owner write is landing on the replaced inode
-            orphan = _restore_orphan(path, old_fd, new, valid)
-        _fsync_dir(path.parent)
+            orphan = _restore_orphan(directory, name, old_fd, new, valid)
+        _fsync_dir(directory)
     finally:
         os.close(old_fd)
     time.sleep(max(0.0, settle - (time.monotonic() - replaced_at)))
-    current = _settled_bytes(path, valid)
+    current = _settled_bytes(directory, name, valid)
     if orphan is not None:
         orphan.current = current
         return orphan
@@ -157,26 +157,28 @@ def _atomic_replace(
     return _Replace("ok", current=current)
 
 
-def _settled_bytes(path: Path, valid: Callable[[bytes], bool], attempts: int = 20) -> bytes | None:
+def _settled_bytes(
+    directory: Dir, name: str, valid: Callable[[bytes], bool], attempts: int = 20
+) -> bytes | None:
     """The file's bytes once its writer has finished (incomplete reads retried for ~40 ms)."""
     data = None
     for _ in range(attempts):
-        data = _read_bytes_or_none(path)
+        data = _read_bytes_or_none(directory, name)
         if data is None or valid(data):
             return data
         time.sleep(0.002)
     return data
 
 
-def _read_bytes_or_none(path: Path) -> bytes | None:
+def _read_bytes_or_none(directory: Dir, name: str) -> bytes | None:
     try:
-        return _read_bytes(path)
+        return _read_bytes(directory, name)[0]
     except OSError:
         return None
 
 
 def _restore_orphan(
-    path: Path, old_fd: int, new: bytes, valid: Callable[[bytes], bool]
+    directory: Dir, name: str, old_fd: int, new: bytes, valid: Callable[[bytes], bool]
 ) -> _Replace:
     """An owner write went to the inode we replaced: give the file back its bytes."""
     theirs = b""
@@ -191,15 +193,16 @@ def _restore_orphan(
             "another writer wrote during the replace and never finished; that owner write may "
             "be lost",
         )
-    tmp = _write_temp(path, theirs, os.fstat(old_fd))  # before the look: look and rename adjacent
-    if _bytes_now(path) != new:
-        os.unlink(tmp)
+    # before the look: look and rename adjacent
+    tmp = _write_temp(directory, name, theirs, os.fstat(old_fd))
+    if _bytes_now(directory, name) != new:
+        directory.unlink(tmp)
         return _Replace(
             "lost",
             f"another writer wrote during the replace ({_name_write(theirs)}) and again after "
             "it; that write may be lost",
         )
-    os.replace(tmp, path)
+    directory.replace(tmp, name)
     return _Replace(
         "withdrawn",
         f"another writer wrote during the replace ({_name_write(theirs)}); its write was put "
@@ -207,10 +210,10 @@ def _restore_orphan(
     )
 
 
-def _bytes_now(path: Path) -> bytes | None:
+def _bytes_now(directory: Dir, name: str) -> bytes | None:
     """One immediate read (no retry, no pause), for a last look right before a rename."""
     try:
-        fd = open_regular(path, os.O_RDONLY)
+        fd = directory.open(name, os.O_RDONLY)
     except OSError:
         return None
     try:
@@ -231,24 +234,67 @@ def _name_write(data: bytes) -> str:
 
 
 def _project_root(path: Path) -> Path:
-    """The nearest ancestor of ``path`` (as given, no link resolved) holding a ``.isdlc`` entry;
-    else its directory. Unlike ``find_root`` nothing is resolved first, so a ``.isdlc`` that
-    links outside the project cannot move the root there (and is then refused as outside)."""
+    """The project root of ``path`` (as given, no link resolved): the directory above the
+    nearest ``.isdlc`` component of the path itself (``<root>/.isdlc/state.json``,
+    ``<root>/.isdlc/projects/<id>/state.json``), else the nearest ancestor holding a ``.isdlc``
+    entry, else its directory. Taken from the names, never from what they point to now: a
+    ``.isdlc`` that links outside, or is swapped for one, cannot move the root there (it is
+    then refused when opened)."""
+    for candidate in path.parents:
+        if candidate.name == ".isdlc":
+            return candidate.parent
     for candidate in path.parents:
         if os.path.lexists(candidate / ".isdlc"):
             return candidate
     return path.parent
 
 
+def _check_project_file(root: Path, path: Path) -> None:
+    """Under ``.isdlc/projects`` only ``<id>/state.json`` is a decision's target, ``<id>`` one
+    directory name (:func:`~core.sources.project_id_problem`)."""
+    parts = path.relative_to(root).parts if path.is_relative_to(root) else ()
+    if parts[:2] != (".isdlc", "projects"):
+        return
+    problem = project_id_problem(parts[2]) if len(parts) == 4 else None
+    if len(parts) != 4 or parts[3] != "state.json" or problem is not None:
+        shown = clean(_rel(root, path))
+        raise WriteRefused(
+            problem
+            or f"{shown} is not a monorepo project's state file "
+            "(.isdlc/projects/<id>/state.json); nothing written"
+        )
 
 
-def _check_writable(root: Path, path: Path, journal: Path) -> None:
-    """Refuse a target (or journal) that is a link, not a regular file, or outside the root."""
-    check_target(root, path, may_be_missing=True)
-    if not inside(root, journal):
-        raise WriteRefused(f"{journal.name}: resolves outside the project; nothing written")
+def open_target(root: Path, path: Path) -> Dir:
+    """The directory of the file a decision writes, opened from ``root`` without following a
+    link (:func:`~core.files.write.open_dir`); the file itself, if present, must be a regular
+    file (not a link, FIFO, device or directory)."""
+    _check_project_file(root, path)
+    directory = open_dir(root, path.parent)
+    try:
+        st = directory.lstat(path.name)
+    except FileNotFoundError:
+        return directory
+    except BaseException:
+        directory.close()
+        raise
+    if not stat.S_ISREG(st.st_mode):
+        directory.close()
+        what = "a symbolic link; not followed" if stat.S_ISLNK(st.st_mode) else "not a regular file"
+        raise WriteRefused(f"{clean(path.name)} is {what}, not written")
+    return directory
 
 
+def check_may_write(directory: Dir, name: str, st: os.stat_result) -> None:
+    """Refuse a file this user may not write itself: replacing it needs only the directory's
+    permission, and would hand the file to this user (:func:`~core.files.write.may_write`)."""
+    if not may_write(directory, name, st):
+        raise WriteRefused(
+            f"{clean(name)}: this user may not write it (mode {stat.S_IMODE(st.st_mode):04o}, "
+            f"owner uid {st.st_uid}); replacing it would change its owner or override its "
+            "mode, so nothing was written. Decide as its owner, or ask them to grant write "
+            "access."
+        )
 
 
 def _rel(root: Path, path: Path) -> str:
@@ -269,8 +315,9 @@ def failure(root: Path, path: Path, exc: Exception) -> tuple[Outcome, str]:
     if isinstance(exc, PermissionError):
         where = Path(exc.filename) if isinstance(exc.filename, str) else path
         shown = clean(_rel(root, where))
+        fix = where if os.path.isdir(where) else where.parent  # a directory not opened: itself
         return INVALID, (
             f"{shown}: permission denied; nothing written. This user must be able to read and "
-            f"write it and search its directory (chmod u+rwx {clean(_rel(root, where.parent))})"
+            f"write it and search its directory (chmod u+rwx {clean(_rel(root, fix))})"
         )
     return ERROR, f"{clean(path.name)}: {type(exc).__name__}: {exc}"

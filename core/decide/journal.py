@@ -14,17 +14,17 @@ from typing import Any
 from .. import protocol
 from ..confirm import Confirmation, watch
 from ..files.read import read_regular
-from ..files.write import (
-    WriteRefused,
-    append_line,
-)
+from ..files.write import WriteRefused, append_line, open_dir
+from ..text import clean
 from .files import _project_root
 from .outcomes import JOURNAL_NAME, REVERTED, DecisionResult
 
 
 def journal_path(root: Path) -> Path:
+    """``<root>/.isdlc/<JOURNAL_NAME>`` when there is a ``.isdlc`` entry (a link there is then
+    refused, not followed), else ``<root>/.<JOURNAL_NAME>``."""
     isdlc = root / ".isdlc"
-    return isdlc / JOURNAL_NAME if isdlc.is_dir() else root / f".{JOURNAL_NAME}"
+    return isdlc / JOURNAL_NAME if os.path.lexists(isdlc) else root / f".{JOURNAL_NAME}"
 
 
 def default_who() -> str:
@@ -39,18 +39,79 @@ def default_who() -> str:
     return f"{user}@{host}"
 
 
+def _line(entry: dict[str, Any]) -> bytes:
+    return (json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n").encode(
+        "utf-8", "backslashreplace"
+    )
+
+
+def _why(exc: OSError) -> str:
+    return exc.reason if isinstance(exc, WriteRefused) else str(exc.strerror or exc)
+
+
 def _journal(root: Path, journal: Path, entry: dict[str, Any], sync: bool = True) -> str | None:
     """Append one line (a single write on an O_APPEND descriptor of a regular file inside the
     project, never through a link); the error text, if any."""
-    line = (json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n").encode(
-        "utf-8", "backslashreplace"
-    )
     try:
-        append_line(root, journal, line, sync=sync)
+        append_line(root, journal, _line(entry), sync=sync)
     except OSError as exc:
-        why = exc.reason if isinstance(exc, WriteRefused) else exc.strerror or exc
-        return f"journal {journal.name} not written: {why}"
+        return f"journal {clean(journal.name)} not written: {_why(exc)}"
     return None
+
+
+class Journal:
+    """A decision's journal, opened (:func:`open_journal`) before anything is decided: a
+    decision whose journal cannot be written is not made. A context manager."""
+
+    def __init__(self, path: Path, fd: int) -> None:
+        self.path = path
+        self.fd = fd
+
+    def __enter__(self) -> Journal:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+    def append(self, entry: dict[str, Any], sync: bool = True) -> None:
+        """One line, one ``write`` (raises :class:`WriteRefused` when it is not written)."""
+        line = _line(entry)
+        try:
+            written = os.write(self.fd, line)
+            if sync:
+                os.fsync(self.fd)
+        except OSError as exc:
+            raise WriteRefused(self.refusal(_why(exc))) from None
+        if written != len(line):
+            raise WriteRefused(self.refusal("a short write (is the disk full?)"))
+
+    def outcome(self, entry: dict[str, Any]) -> str | None:
+        """The outcome line; the error text, if any (the decision is made by then)."""
+        try:
+            self.append(entry)
+        except WriteRefused as exc:
+            return exc.reason
+        return None
+
+    def refusal(self, why: str) -> str:
+        return f"journal {clean(self.path.name)} not written ({why}): the decision is not made"
+
+
+def open_journal(root: Path, journal: Path) -> Journal:
+    """The journal, opened for appending inside the project (its directory opened without
+    following a link, the file ``O_NOFOLLOW``, regular), or :class:`WriteRefused` saying that
+    the decision is not made."""
+    try:
+        with open_dir(root, journal.parent) as directory:
+            fd = directory.open(journal.name, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+    except OSError as exc:
+        raise WriteRefused(
+            f"journal {clean(journal.name)} cannot be written ({_why(exc)}): the decision is "
+            "not made, nothing written"
+        ) from None
+    return Journal(journal, fd)
 
 
 def read_journal(journal: Path, *, intents: bool = False) -> list[dict[str, Any]]:

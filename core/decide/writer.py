@@ -13,9 +13,7 @@ from typing import Any, TypedDict
 from .. import protocol
 from ..files.lock import writer_lock
 from ..files.read import ReadRefused, read_regular
-from ..files.write import (
-    WriteRefused,
-)
+from ..files.write import Dir, WriteRefused
 from ..text import clean, shorten
 from .claims import Claim, holds, state_footprint
 from .codec import (
@@ -30,13 +28,14 @@ from .codec import (
 from .files import (
     _WRITE_LOCK,
     _atomic_replace,
-    _check_writable,
     _project_root,
     _rel,
+    check_may_write,
     clean_stale_temps,
     failure,
+    open_target,
 )
-from .journal import _journal, default_who, journal_path, read_journal
+from .journal import Journal, _journal, default_who, journal_path, open_journal, read_journal
 from .outcomes import (
     APPLIED,
     CONFLICT,
@@ -62,12 +61,15 @@ class Change:
 Mutation = Callable[[dict[str, Any]], "str | Change"]
 
 
-def _read_state(path: Path, attempts: int = 6) -> tuple[bytes, os.stat_result, dict[str, Any]]:
-    """Raw bytes, their stat and the literal-keeping parse; torn reads are retried briefly."""
+def _read_state(
+    directory: Dir, path: Path, attempts: int = 6
+) -> tuple[bytes, os.stat_result, dict[str, Any]]:
+    """Raw bytes, their stat and the literal-keeping parse (``path``'s entry in ``directory``);
+    torn reads are retried briefly."""
     last: DocumentError | None = None
     for n in range(attempts):
         try:
-            raw, st = read_regular(path, follow_symlinks=False)
+            raw, st = read_regular(Path(path.name), follow_symlinks=False, dir_fd=directory.fd)
         except ReadRefused as exc:
             if exc.kind == "missing":
                 raise _Refusal(INVALID, f"{path.name} does not exist: nothing to decide") from None
@@ -201,6 +203,8 @@ class _Attempt:
     result: DecisionResult
     reformatted: bool = False
     claim: Claim | None = None
+    opened: Journal | None = None  # the journal, once open (the decision waits for it)
+    directory: Dir | None = None  # the target's directory, once open
 
 
 def write(request: Request) -> DecisionResult:
@@ -218,10 +222,11 @@ def write(request: Request) -> DecisionResult:
     )  # fmt: skip
     result = attempt.result
     with _WRITE_LOCK, contextlib.ExitStack() as held:
-        try:
-            _check_writable(root, path, attempt.journal)
+        try:  # the directory once, then the journal: a decision it cannot record is not made
+            attempt.directory = held.enter_context(open_target(root, path))
+            attempt.opened = held.enter_context(open_journal(root, attempt.journal))
             held.enter_context(writer_lock(root))
-            clean_stale_temps(path)
+            clean_stale_temps(attempt.directory, path.name)
             _replace(request, attempt)
         except _Refusal as refusal:
             result.outcome, result.message = refusal.outcome, refusal.message
@@ -238,7 +243,10 @@ def write(request: Request) -> DecisionResult:
 def _replace(request: Request, attempt: _Attempt) -> None:
     """Read, compare, mutate, replace and judge what the file holds after (raises refusals)."""
     path, result = request.path, attempt.result
-    raw, st, doc = _read_state(path)
+    directory, journal = attempt.directory, attempt.opened
+    assert directory is not None and journal is not None
+    raw, st, doc = _read_state(directory, path)
+    check_may_write(directory, path.name, st)
     result.version_before = disk_version = _version_of(doc.get("state_version"))
     result.state_summary = state_summary(doc)
     if "state_version" in doc and disk_version is None:
@@ -260,10 +268,13 @@ def _replace(request: Request, attempt: _Attempt) -> None:
         if change.claim is not None:
             line["claim"] = change.claim
         # not fsynced: it must survive a kill -9 (the page cache does), and it sits between the
-        # read and the rename, where every millisecond is a chance for the owner to write
-        _journal(attempt.root, attempt.journal, line, False)
+        # read and the rename, where every millisecond is a chance for the owner to write. Not
+        # written: WriteRefused, and nothing is
+        journal.append(line, sync=False)
 
-    outcome = _atomic_replace(path, raw, st, new, valid_state_bytes, request.settle, intent)
+    outcome = _atomic_replace(
+        directory, path.name, raw, st, new, valid_state_bytes, request.settle, intent
+    )
     if outcome.status == "changed":
         raise _Refusal(CONFLICT, f"{path.name}: {outcome.detail}. Nothing written; look again.")
     result.state_summary = state_summary(doc)
@@ -363,7 +374,10 @@ def _journal_outcome(request: Request, attempt: _Attempt) -> None:
     }
     if result.footprint is not None:  # what the file must hold for it to be "applied" later
         line["claim"] = result.footprint.claim
-    result.journal_error = _journal(attempt.root, attempt.journal, line)
+    if attempt.opened is not None:
+        result.journal_error = attempt.opened.outcome(line)
+    elif "journal" not in result.message:  # (a journal that cannot be opened said so already)
+        result.journal_error = _journal(attempt.root, attempt.journal, line)
 
 
 def _own_write(

@@ -5,7 +5,8 @@ the second rename destroys the first decision. The owner (the iSDLC hooks, the T
 not take this lock; it only orders phasewatch against itself.
 
 The lock file is ``<root>/.isdlc/phasewatch.lock`` (``<root>/.phasewatch.lock`` without
-``.isdlc``), opened with the write-side checks (no symlink, regular file, inside the root), and
+``.isdlc``), opened with the write-side checks (its directory opened from the root without
+following a link, the file ``O_NOFOLLOW`` and regular), and
 held with ``flock(LOCK_EX)``; the kernel releases it when the process dies, so a ``kill -9`` never
 leaves a stale lock. Waiting is bounded: a lock not obtained within ``timeout`` seconds raises
 :class:`LockBusy`.
@@ -20,7 +21,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from .write import WriteRefused, inside, open_regular
+from .write import open_dir
 
 LOCK_NAME = "phasewatch.lock"
 TIMEOUT = 10.0
@@ -32,16 +33,15 @@ class LockBusy(OSError):
 
 def lock_path(root: Path) -> Path:
     isdlc = root / ".isdlc"
-    return isdlc / LOCK_NAME if isdlc.is_dir() else root / f".{LOCK_NAME}"
+    return isdlc / LOCK_NAME if os.path.lexists(isdlc) else root / f".{LOCK_NAME}"
 
 
 @contextmanager
 def writer_lock(root: Path, timeout: float = TIMEOUT) -> Iterator[Path]:
     """Hold the project's writer lock (exclusive ``flock``) for the duration of the block."""
     path = lock_path(Path(root))
-    if not inside(root, path):
-        raise WriteRefused(f"{path.name}: resolves outside the project; not used")
-    fd = open_regular(path, os.O_RDWR | os.O_CREAT)
+    with open_dir(Path(root), path.parent) as directory:  # no link followed on the way
+        fd = directory.open(path.name, os.O_RDWR | os.O_CREAT)
     try:
         deadline = time.monotonic() + timeout
         while True:

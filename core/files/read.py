@@ -10,7 +10,9 @@
   still name the same file; a file modified within a timestamp tick of the read (where a
   same-size rewrite can leave the stamp as it was) is read twice and both must agree. A read
   that saw a change is retried, then refused as "changed".
-* ``follow_symlinks=False`` (for files phasewatch is about to replace) adds ``O_NOFOLLOW``.
+* ``follow_symlinks=False`` (for files phasewatch is about to replace) adds ``O_NOFOLLOW``;
+  ``dir_fd`` reads the entry ``path`` of an open directory (the writer's, see
+  :func:`core.files.write.open_dir`) instead of walking the path again.
 
 Every refusal is a :class:`ReadRefused` (an ``OSError``) with a short, plain ``reason``.
 """
@@ -44,12 +46,12 @@ class ReadRefused(OSError):
         self.kind = kind
 
 
-def _open(path: Path, follow_symlinks: bool) -> int:
+def _open(path: Path, follow_symlinks: bool, dir_fd: int | None) -> int:
     flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
     if not follow_symlinks:
         flags |= os.O_NOFOLLOW
     try:
-        return os.open(path, flags)
+        return os.open(path, flags) if dir_fd is None else os.open(path, flags, dir_fd=dir_fd)
     except FileNotFoundError:
         raise ReadRefused("file not found", "missing") from None
     except OSError as exc:
@@ -93,8 +95,8 @@ def _confirmed(fd: int, data: bytes, st: os.stat_result) -> bool:
     return read_fd(fd, len(data) + 1, offset=0) == data
 
 
-def _read_once(path: Path, cap: int, follow_symlinks: bool, truncate: bool):
-    fd = _open(path, follow_symlinks)
+def _read_once(path: Path, cap: int, follow_symlinks: bool, truncate: bool, dir_fd: int | None):
+    fd = _open(path, follow_symlinks, dir_fd)
     try:
         before = os.fstat(fd)
         if not stat.S_ISREG(before.st_mode):
@@ -116,7 +118,8 @@ def _read_once(path: Path, cap: int, follow_symlinks: bool, truncate: bool):
     if len(data) > cap:  # grew past the cap while being read
         raise ReadRefused(f"larger than {cap:,} bytes: not read", "too_large")
     try:
-        now = os.stat(path, follow_symlinks=follow_symlinks)
+        where = {} if dir_fd is None else {"dir_fd": dir_fd}
+        now = os.stat(path, follow_symlinks=follow_symlinks, **where)
     except OSError:
         now = None  # vanished (or replaced by something unreadable) right after the read
     unchanged = confirmed and _same(before, after) and now is not None and _same(after, now)
@@ -132,6 +135,7 @@ def read_regular(
     follow_symlinks: bool = True,
     truncate: bool = False,
     attempts: int = ATTEMPTS,
+    dir_fd: int | None = None,
 ) -> tuple[bytes, os.stat_result]:
     """The bytes of the regular file ``path`` and its ``fstat`` (see the module docstring).
 
@@ -139,7 +143,7 @@ def read_regular(
     text shown to a human, never for a file to be parsed or rewritten).
     """
     for attempt in range(max(1, attempts)):
-        data, st, unchanged = _read_once(Path(path), cap, follow_symlinks, truncate)
+        data, st, unchanged = _read_once(Path(path), cap, follow_symlinks, truncate, dir_fd)
         if unchanged:
             return data, st
         if attempt + 1 < attempts:

@@ -1,7 +1,7 @@
 """``.isdlc/hook-activity.log``: parse lines, follow the file, count and audit what the hooks said,
 and hold the records for the viewer.
 
-FORMATS.md section 1. The parts: :mod:`.parse` (lines into records: the reference parser and a
+docs/formats.md#hook-log. The parts: :mod:`.parse` (lines into records: the reference parser and a
 fast one that agrees with it), :mod:`.tail` (the rotation-safe tailer, the line index),
 :mod:`.stats` and :mod:`.rules` (incremental counts and findings over the whole log) and
 :mod:`.store` (the records the hook screen shows: compact columns, the log file as the storage).

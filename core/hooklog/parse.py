@@ -1,4 +1,4 @@
-"""Parse ``.isdlc/hook-activity.log`` lines into :class:`HookRecord` (FORMATS.md section 1).
+"""Parse ``.isdlc/hook-activity.log`` lines into :class:`HookRecord` (docs/formats.md#hook-log).
 
 JSON Lines, each line compact JSON with exactly the keys ``ts, hook, event, phase, agent, reason``
 in that order (missing values ``null``). :func:`parse_line` is the reference parser (any input,

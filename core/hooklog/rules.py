@@ -19,10 +19,11 @@ import numpy as np
 from ..findings import Finding, Severity, make, rule
 from ..protocol import HOOK_EVENTS
 from ..text import shorten
-from .batch import TS_NONE, Batch, distinct_texts, tally_pairs, us_time
+from .batch import TS_NONE, Batch, distinct_texts, tally, tally_pairs, us_time
 from .parse import KEYS, HookRecord
+from .stats import MAX_NAME, MAX_NAMES, OTHER, add_count, bounded_name
 
-SEED = "FORMATS 1 hook-activity.log"
+SEED = "docs/formats.md#hook-log"
 
 R_INVALID_LINE = rule(
     "HOOK-INVALID-LINE",
@@ -68,7 +69,7 @@ R_STALE_WRITE = rule(
     "HOOK-STALE-WRITE",
     Severity.WARNING,
     "A hook caught a stale state write (V7: state_version lower than on disk).",
-    seed="FORMATS 1 Write guards (V7)",
+    seed="docs/formats.md#write-guards (V7)",
     fix="Two writers race on state.json; the late one must re-read before writing.",
     scope="hooklog",
 )
@@ -76,7 +77,7 @@ R_REGRESSION = rule(
     "HOOK-REGRESSION",
     Severity.WARNING,
     "A hook caught a state regression (V8: index or status going backwards).",
-    seed="FORMATS 1 Write guards (V8)",
+    seed="docs/formats.md#write-guards (V8)",
     fix="A writer used an old snapshot of state.json; check which agent wrote it.",
     scope="hooklog",
 )
@@ -183,10 +184,12 @@ class HookAudit:
         hooks, hook_codes = batch.field("hook")
         unknown = np.flatnonzero(kind == _UNKNOWN)
         self._unknown.add(batch, unknown, record)
-        self._unknown_names.update(events[c] or "" for c in codes[unknown].tolist())
+        for c, n in tally(codes[unknown]):
+            add_count(self._unknown_names, events[c] or "", n)
         errors = np.flatnonzero(kind == _ERROR)
         self._errors.add(batch, errors, record)
-        self._error_hooks.update(hooks[c] or "(none)" for c in hook_codes[errors].tolist())
+        for c, n in tally(hook_codes[errors]):
+            add_count(self._error_hooks, hooks[c] or "(none)", n)
         self._add_blocks(batch, np.flatnonzero(kind == _BLOCK))
         self._add_guards(batch, kind)
         self._add_order(batch)
@@ -197,15 +200,21 @@ class HookAudit:
         phases, phase_codes = batch.field("phase")
         at = phase_codes[rows]
         for p, h, n in tally_pairs(at, hook_codes[rows], len(hooks)):
-            phase, hook = phases[p], hooks[h] or "(none)"
-            self._blocks[(phase or "(none)", hook)] += n
+            phase = bounded_name(self._phase_blocks, phases[p])
+            hook = hooks[h] or "(none)"
+            pair = (phase or "(none)", hook)
+            if pair not in self._blocks and (len(self._blocks) >= MAX_NAMES or len(hook) > MAX_NAME):
+                hook = OTHER  # at most one more pair per phase: the pairs stay bounded
+                pair = (pair[0], OTHER)
             per_phase = self._phase_blocks.get(phase)
             if per_phase is None:
                 per_phase = self._phase_blocks[phase] = Counter()
             per_phase[hook] += n
+            self._blocks[pair] += n
         codes, last = np.unique(at[::-1], return_index=True)  # each phase's last block
         for code, k in zip(codes.tolist(), last.tolist(), strict=True):
-            self._block_last[phases[code]] = int(batch.line_no[rows[len(rows) - 1 - k]])
+            phase = bounded_name(self._phase_blocks, phases[code])
+            self._block_last[phase] = int(batch.line_no[rows[len(rows) - 1 - k]])
 
     def _add_guards(self, batch: Batch, kind: np.ndarray) -> None:
         """HOOK-STALE-WRITE / HOOK-REGRESSION: reasons holding ``7:``/``8:`` (the raw bytes

@@ -11,6 +11,28 @@ import numpy as np
 from .batch import Batch, tally, tally_pairs
 from .parse import HookRecord
 
+# A count (and the store's columns) keeps at most MAX_NAMES distinct names, each at most MAX_NAME
+# characters; the rest are counted under OTHER. The log's own hooks, events, phases and agents
+# are a few dozen short names: a log of junk, each line a new name, costs no more than they do.
+MAX_NAMES = 1000
+MAX_NAME = 100
+OTHER = "(other)"
+
+
+def bounded_name(held: Any, name: Any) -> Any:
+    """The key ``name`` is counted under, given the keys ``held`` so far (a dict or set):
+    ``name`` itself, or :data:`OTHER` when it is too long or ``held`` is full."""
+    if name in held or name is None:
+        return name
+    if len(held) >= MAX_NAMES or (isinstance(name, str) and len(name) > MAX_NAME):
+        return OTHER
+    return name
+
+
+def add_count(counter: Counter[Any], name: Any, n: int) -> None:
+    """``counter[name] += n`` with ``name`` bounded (:func:`bounded_name`)."""
+    counter[bounded_name(counter, name)] += n
+
 
 class HookCounts:
     """Totals, per hook, per event, per hook and event, blocks by phase, the last timestamp.
@@ -36,7 +58,8 @@ class HookCounts:
         hooks, hook_codes = batch.field("hook")
         events, event_codes = batch.field("event")
         for h, e, n in tally_pairs(hook_codes[valid], event_codes[valid], len(events)):
-            hook, event = hooks[h] or "(none)", events[e] or "(none)"
+            hook = bounded_name(self.by_hook, hooks[h] or "(none)")
+            event = bounded_name(self.by_event, events[e] or "(none)")
             self.by_hook[hook] += n
             self.by_event[event] += n
             per_hook = self.by_hook_event.get(hook)
@@ -46,7 +69,7 @@ class HookCounts:
         blocks = valid[np.isin(event_codes[valid], [k for k, e in enumerate(events) if e == "block"])]
         phases, phase_codes = batch.field("phase")
         for code, n in tally(phase_codes[blocks]):
-            self.blocks_by_phase[phases[code] or "(none)"] += n
+            add_count(self.blocks_by_phase, phases[code] or "(none)", n)
         dated = valid[batch.has_ts[valid]]
         if len(dated):
             self.last_ts = batch.ts(int(dated[-1]))

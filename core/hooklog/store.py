@@ -43,6 +43,7 @@ from rich.cells import cell_len
 
 from .batch import Batch, codes_of, is_plain
 from .parse import KEYS, MAX_LINE, RAW_KEEP, HookRecord, _overlong, parse_fast
+from .stats import MAX_NAME, MAX_NAMES, OTHER
 from .threads import map_parts
 
 KIND_INVALID = 0
@@ -110,7 +111,11 @@ class _Frozen:
 
 
 class _Column:
-    """Interned values of one field: ``values[id]`` plus one id per record."""
+    """Interned values of one field: ``values[id]`` plus one id per record. At most
+    :data:`~.stats.MAX_NAMES` values of at most :data:`~.stats.MAX_NAME` characters are held;
+    a record of any other value gets the id of :data:`~.stats.OTHER` (its own value is in its
+    line, which is parsed again when shown): a log of junk, a new name on every line, costs a
+    byte or four a row like any other."""
 
     __slots__ = ("_lower", "data", "ids", "max_len", "tally", "values")
 
@@ -135,7 +140,13 @@ class _Column:
         counted = {v: n for v, n in zip(values, tally, strict=True) if n}
         new = counted.keys() - ids.keys()
         if new:
-            ordered = sorted(new, key=lambda v: (v is not None, v or ""))
+            fits = [v for v in new if v is None or (v != OTHER and len(v) <= MAX_NAME)]
+            ordered = sorted(fits, key=lambda v: (v is not None, v or ""))
+            room = MAX_NAMES - len(self.values)
+            if (len(fits) < len(new) or len(fits) > room) and OTHER not in ids:
+                ordered = [*ordered[: max(0, room - 1)], OTHER]  # the rest share one id
+            else:
+                ordered = ordered[: max(0, room)]
             first = len(self.values)
             ids.update(zip(ordered, range(first, first + len(ordered)), strict=True))
             self.values.extend(ordered)
@@ -144,9 +155,10 @@ class _Column:
             if isinstance(self.data, bytearray) and len(self.values) > 256:
                 self.data = array("I", list(self.data))  # ids, not raw bytes
             self.tally.extend([0] * len(ordered))
+        fallback = ids.get(OTHER, 0)
         for value, n in counted.items():
-            self.tally[ids[value]] += n
-        lookup = np.array([ids.get(v, 0) for v in values], np.uint32)[codes]
+            self.tally[ids.get(value, fallback)] += n
+        lookup = np.array([ids.get(v, fallback) for v in values], np.uint32)[codes]
         data = self.data
         at = len(data)
         if isinstance(data, bytearray):
@@ -159,6 +171,11 @@ class _Column:
 
     def value(self, index: int) -> str | None:
         return self.values[self.data[index]]
+
+    @property
+    def overflowed(self) -> bool:
+        """Some records' values are not held (their id is :data:`OTHER`'s)."""
+        return OTHER in self.ids
 
     def lower_values(self) -> _Frozen:
         lower = self._lower
@@ -188,7 +205,8 @@ class _Column:
         return {self.ids[v] for v in allowed if v in self.ids}
 
     def ids_matching(self, needle: str) -> set[int]:
-        return {i for i, v in enumerate(self.lower_values()) if needle in v}
+        other = self.ids.get(OTHER)  # (its rows' own values are checked from their lines)
+        return {i for i, v in enumerate(self.lower_values()) if needle in v and i != other}
 
     def counts(self, index: Iterable[int] | None = None) -> dict[str | None, int]:
         """Records per value, most frequent first (``index``: only those records)."""
@@ -308,7 +326,8 @@ class HookStore:
         # byte offset in the row's file generation or in the copy: 4 bytes a row until a
         # file passes 4 GiB (then 8: :meth:`_put_where`)
         self._where = array("I")
-        self._copied: dict[int, int] = {}  # row -> its offset in the file, for rows in the copy
+        # rows in the copy: (first row, file offset - copy offset) of each batch copied
+        self._copied: list[tuple[int, int]] = []
         self._length = array("I")  # bytes of the line, without its newline
         self._gen = array("H")  # 0: the in-memory copy; k: file generation k
         # per filled row: 1 when its bytes are plain printable ASCII, 2 when they are also the
@@ -321,7 +340,14 @@ class HookStore:
         self._files: list[tuple[int, int] | None] = [None]  # generation -> (dev, ino); None: gone
         self._fd: int | None = None  # open on the newest live generation
         self._fd_gen = 0
-        self._invalid: dict[int, tuple[str, str]] = {}  # row -> (error, raw)
+        # an invalid row's error: an id per filled row (0: none) into a table of the few
+        # distinct errors; its text is parsed again from its bytes when shown (a junk line
+        # costs two bytes here, not a copy of it), except for the rows kept whole in _raw:
+        # records that came without their line, and over-long lines (one per MAX_LINE bytes)
+        self._error = array("H")
+        self._errors: dict[str, int] = {"": 0}
+        self._error_texts: list[str] = [""]
+        self._raw: dict[int, str] = {}
         self._markers: dict[int, Marker] = {}
         self._cache: OrderedDict[int, HookRecord] = OrderedDict()
         self.max_length = 0  # longest line held (bytes): the view's width
@@ -391,23 +417,36 @@ class HookStore:
 
     def _read(self, row: int) -> HookRecord:
         kind, line_no, where = self._kind[row], self._line_no[row], self._where[row]
-        offset = self._copied.get(row, where)
+        gen = self._gen[row]
+        offset = self._file_offset(row, where) if gen == 0 else where
         if kind == KIND_MARKER:
             return HookRecord(None, None, None, None, None, None, 0, 0)
-        if kind == KIND_INVALID:
-            error, raw = self._invalid.get(row, ("invalid line", ""))
-            return HookRecord(None, None, None, None, None, None, line_no, offset, False, error, raw)
+        if kind == KIND_INVALID and row in self._raw:
+            error = self._error_texts[self._error[row]] or "invalid line"
+            return HookRecord(None, None, None, None, None, None, line_no, offset, False, error, self._raw[row])
         length = self._length[row]
         if length >= self.max_line:
-            head = self._bytes(self._gen[row], where, RAW_KEEP)
+            head = self._bytes(gen, where, RAW_KEEP)
             return _overlong(head or b"", self.max_line, line_no, offset)
-        data = self._bytes(self._gen[row], where, length)
+        data = self._bytes(gen, where, length)
         if data is None:
             return _gone(line_no, offset)
         record = parse_fast(data, line_no, offset)
-        if row < self._filled and record.event != self._columns["event"].value(row):
-            return _gone(line_no, offset)  # rewritten before the tailer noticed
+        if row >= self._filled:
+            return record
+        if kind == KIND_INVALID:
+            if record.valid or record.error != self._error_texts[self._error[row]]:
+                return _gone(line_no, offset)  # rewritten before the tailer noticed
+            return record
+        event = self._columns["event"]
+        if record.event != event.value(row) and event.value(row) != OTHER:
+            return _gone(line_no, offset)
         return record
+
+    def _file_offset(self, row: int, where: int) -> int:
+        """The file offset of a row whose bytes are in the copy."""
+        k = bisect_right(self._copied, (row, 2**63)) - 1
+        return where + self._copied[k][1] if k >= 0 else where
 
     def _bytes(self, gen: int, where: int, length: int) -> bytes | None:
         if gen == 0:
@@ -496,10 +535,19 @@ class HookStore:
             self._cache.clear()
             self.generation += 1
 
-    def fill(self, batch: Batch, *, gen: int = 0, shaped: np.ndarray | None = None) -> None:
+    def fill(
+        self,
+        batch: Batch,
+        *,
+        gen: int = 0,
+        shaped: np.ndarray | None = None,
+        lines: bool = True,
+    ) -> None:
         """Add the rows of ``batch`` (file order), read from file generation ``gen``, or with
         ``gen`` 0 from bytes copied into the store (``batch.data``). ``shaped``: the rows that
-        keep their record but whose bytes are the owner's exact shape all the same."""
+        keep their record but whose bytes are the owner's exact shape all the same. ``lines``:
+        each invalid row's bytes are its line (parsing them again gives its record); False for
+        records made elsewhere."""
         if not len(batch):
             return
         with self._lock:
@@ -511,7 +559,7 @@ class HookStore:
             else:
                 where = batch.offset
             start = self._match_pending(batch.offset, gen)
-            self._store_rows(start, batch, where, gen, shaped)
+            self._store_rows(start, batch, where, gen, shaped, lines and batch.data is not None)
 
     def _match_pending(self, offsets: np.ndarray, gen: int) -> int:
         """Where the records go: over the pending rows at the same offsets, else after all
@@ -529,7 +577,13 @@ class HookStore:
         return start
 
     def _store_rows(
-        self, start: int, batch: Batch, where: np.ndarray, gen: int, shaped: np.ndarray | None
+        self,
+        start: int,
+        batch: Batch,
+        where: np.ndarray,
+        gen: int,
+        shaped: np.ndarray | None,
+        lines: bool,
     ) -> None:
         n = len(batch)
         stop = start + n
@@ -543,8 +597,10 @@ class HookStore:
         for target, values in rows:
             target[start:stop] = values
         self._put_where(start, where)
-        if gen == 0:
-            self._copied.update(zip(range(start, stop), batch.offset.tolist(), strict=True))
+        if gen == 0 and n:
+            delta = int(batch.offset[0]) - int(where[0])  # the same for every row of a batch
+            if not self._copied or self._copied[-1][1] != delta:
+                self._copied.append((start, delta))
         shape = batch.plain.astype(np.uint8)
         if batch.data:  # a row read from the bytes (no record of its own): the owner's shape
             owner = np.ones(n, np.uint8)
@@ -555,13 +611,26 @@ class HookStore:
         self._plain[start:stop] = shape.tobytes()
         for name, column in self._columns.items():
             column.extend(*batch.field(name))
+        errors = array("H", bytes(2 * n))
         for i, r in batch.extra.items():
             if not r.valid:
-                self._invalid[start + i] = (str(r.error or "invalid line"), str(r.raw or ""))
+                errors[i] = self._error_id(str(r.error or "invalid line"))
+                if not lines or batch.length[i] >= self.max_line:
+                    self._raw[start + i] = str(r.raw or "")
+        self._error[start:stop] = errors
         if n:
             self.max_length = max(self.max_length, int(lengths.max()))
         self._filled = stop
         self._count = max(self._count, stop)
+
+    def _error_id(self, error: str) -> int:
+        found = self._errors.get(error)
+        if found is None:
+            if len(self._error_texts) >= 2**16 - 1:  # not seen in practice: they are few
+                return self._error_id("invalid line")
+            found = self._errors[error] = len(self._error_texts)
+            self._error_texts.append(error)
+        return found
 
     def add_marker(self, text: str, when: datetime, lines: int = 0) -> None:
         """A notice row after the filled rows (pending rows are dropped first)."""
@@ -574,6 +643,7 @@ class HookStore:
             self._length.append(0)
             self._gen.append(0)
             self._plain.append(0)
+            self._error.append(0)
             for column in self._columns.values():
                 column.extend([None])
             self._markers[row] = Marker(when, text, lines)
@@ -594,7 +664,7 @@ class HookStore:
         # confirms a hit in its reason from the bytes (else each candidate row is parsed again)
         shaped = np.fromiter((r.valid and all(isinstance(v, str | None) for v in r[: len(KEYS)])
                               for r in fixed), np.bool_, len(fixed))
-        self.fill(batch, gen=0, shaped=shaped)
+        self.fill(batch, gen=0, shaped=shaped, lines=False)
 
     # ------------------------------------------------------------------ filters
     def mask(
@@ -646,11 +716,19 @@ class HookStore:
         for column, ids in matches:
             if ids:
                 hit = bytearray(_or(hit, column.mask(ids, start, stop)))
-        for row, (error, raw) in self._invalid.items():
-            if start <= row < stop and (needle in error.lower() or needle in raw.lower()):
-                hit[row - start] = 1
+        errors = [i for i, e in enumerate(self._error_texts) if i and needle in e.lower()]
+        if errors:
+            ids = np.frombuffer(self._error, np.uint16)[start:stop]
+            hit = bytearray(_or(hit, np.isin(ids, errors).astype(np.uint8).tobytes()))
         kinds = np.frombuffer(self._kind, np.uint8)[start:stop]
-        is_valid = kinds == KIND_VALID
+        # the valid rows and the invalid ones shown from their bytes are scanned
+        is_valid = (kinds == KIND_VALID) | (kinds == KIND_INVALID)
+        for row, raw in self._raw.items():
+            if start <= row < stop:
+                is_valid[row - start] = False
+                if needle in raw.lower():
+                    hit[row - start] = 1
+        others = any(c.overflowed for c, _ids in matches)
         parts = []
         if is_valid.any():
             # copies (the arrays may grow, and move, once the lock is let go): a slice's copy
@@ -672,17 +750,19 @@ class HookStore:
                 # one file generation (the usual case): every row, no gather
                 sel = slice(None) if len(present) == 1 else np.flatnonzero(gens == gen)
                 parts.append((gen, ident, valid[sel], where[sel], lengths[sel], plain[sel]))
-        return _TextPlan(needle, start, bytes(hit), parts)
+        return _TextPlan(needle, start, bytes(hit), parts, others)
 
     def _text_scan(self, plan: _TextPlan, wanted: Callable[[], bool] | None) -> bytes:
-        """The plan's rows, with those whose reason holds the needle: the raw bytes are searched
-        first (case-folded, :func:`_find_all`), a candidate not confirmed from them is parsed."""
+        """The plan's rows, with those whose reason (an invalid line: its text) holds the needle:
+        the raw bytes are searched first (case-folded, :func:`_find_all`), a candidate not
+        confirmed from them is parsed."""
         hit = bytearray(plan.hit)
         needle = plan.needle
         raw_needle = needle.encode() if needle.isascii() else None
         for gen, ident, rows, where, lengths, plain in plan.parts:
             with self._reader(gen, ident) as read:
-                for row in _scan(read, rows, where, lengths, plain, needle, raw_needle, wanted):
+                found = _scan(read, rows, where, lengths, plain, needle, raw_needle, wanted, plan.others)
+                for row in found:
                     hit[row - plan.start] = 1
         return bytes(hit)
 
@@ -732,8 +812,9 @@ def _pread_exact(fd: int, size: int, at: int) -> bytes | None:
 class _TextPlan(NamedTuple):
     needle: str
     start: int
-    hit: bytes  # rows already matched (columns, invalid lines)
+    hit: bytes  # rows already matched (columns, errors, invalid lines kept whole)
     parts: list[tuple[int, tuple[int, int] | None, np.ndarray, np.ndarray, np.ndarray, np.ndarray]]
+    others: bool = False  # a column holds values as OTHER: a row's hook, agent, phase are read too
 
 
 def _scan(
@@ -745,6 +826,7 @@ def _scan(
     needle: str,
     raw_needle: bytes | None,
     wanted: Callable[[], bool] | None,
+    others: bool = False,
 ) -> Iterator[int]:
     """The ``rows`` whose reason holds ``needle``, read ``SCAN_CHUNK`` bytes at a time (the
     parts scanned at once on the hook log's threads)."""
@@ -767,12 +849,11 @@ def _scan(
         if raw_needle is None or b'"' in raw_needle:
             candidates = np.arange(j - i)
         else:
-            found, candidates = _reason_hits(data, starts, lengths[i:j], plain[i:j], raw_needle)
+            found, candidates = _reason_hits(data, starts, lengths[i:j], plain[i:j], raw_needle, others)
             hits.extend(rows[i + found].tolist())
         for k in candidates.tolist():
             s = int(starts[k])
-            reason = parse_fast(data[s : s + int(lengths[i + k])]).reason
-            if reason and needle in reason.lower():
+            if _holds(parse_fast(data[s : s + int(lengths[i + k])]), needle, others):
                 hits.append(int(rows[i + k]))
         return hits
 
@@ -780,8 +861,24 @@ def _scan(
         yield from hits
 
 
+def _holds(record: HookRecord, needle: str, others: bool) -> bool:
+    """The text filter on a row parsed again: its reason (an invalid row: its text) holds the
+    needle, or with ``others`` its hook, agent or phase (not held in the columns)."""
+    text = record.reason if record.valid else record.raw
+    if text and needle in text.lower():
+        return True
+    return others and record.valid and any(
+        v is not None and needle in v.lower() for v in (record.hook, record.agent, record.phase)
+    )
+
+
 def _reason_hits(
-    data: bytes, starts: np.ndarray, lengths: np.ndarray, shape: np.ndarray, needle: bytes
+    data: bytes,
+    starts: np.ndarray,
+    lengths: np.ndarray,
+    shape: np.ndarray,
+    needle: bytes,
+    others: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Where the lower-cased ``data`` holds ``needle`` (no quote in it): the rows of the
     owner's exact shape whose reason holds it (confirmed from the bytes: the next quote after
@@ -800,7 +897,8 @@ def _reason_hits(
     nxt = np.append(quotes, -1)[after]  # -1: none
     closes = (nxt == ends - 2) & (raw[np.maximum(ends - 2, 0)] == 34) & (raw[np.maximum(ends - 1, 0)] == 125)
     found = np.unique(rows[shaped & closes])
-    check = np.union1d(rows[~shaped], np.flatnonzero(shape == 0))
+    unsure = ~(shaped & closes) if others else ~shaped  # others: a hit in a field is checked
+    check = np.union1d(rows[unsure], np.flatnonzero(shape == 0))
     return found, check
 
 

@@ -1,4 +1,4 @@
-"""The Plugin Freedom System's state files (FORMATS.md section 3, seed 002).
+"""The Plugin Freedom System's state files (docs/formats.md#plugin-freedom-system).
 
 Readers for ``PLUGINS.md`` (older layout: registry table plus a ``### <Name>`` full entry per
 plugin; newer layout: the table only, each entry in ``plugins/<Name>/NOTES.md``), for

@@ -25,7 +25,7 @@ from .status import Status
 
 
 def check_presence(em: Emitter, c: Ctx) -> None:
-    """Both locations hold the plugin (seed 1.2: update both together)."""
+    """Both locations hold the plugin (docs/formats.md#registry: update both together)."""
     rec, table, entry, ch = c.rec, c.rec.table, c.rec.entry, c.rec.handoff
     if c.have_md and table is not None and entry is None:
         where = (
@@ -76,13 +76,16 @@ def check_status_values(em: Emitter, c: Ctx) -> None:
     for status, src, path in places:
         why = _unknown_why(status) if status is not None else None
         if status is not None and why:
+            # the system compares words only (emoji dropped): another emoji is never its drift
             em.add(
                 R_STATUS_UNKNOWN,
                 path,
-                f"{c.name}: status {status.raw!r} {why}.",
+                f"{c.name}: status {status.raw!r} {why}"
+                + (" (the system's own check ignores emoji)." if status.emoji_conflict else "."),
                 source=src,
                 expected="a valid status",
                 actual=status.raw,
+                severity=Severity.INFO if status.emoji_conflict else None,
             )
     if entry is not None and entry.status is None and table is not None:
         field = "- **Current Status:**" if not entry.in_plugins_md else "**Status:**"

@@ -1,4 +1,4 @@
-"""Registry dates and the Lifecycle Timeline (seed 002 1.2 rules 3-5)."""
+"""Registry dates and the Lifecycle Timeline (docs/formats.md#registry, #drift)."""
 
 from __future__ import annotations
 
@@ -63,7 +63,9 @@ def check_timeline_format(em: Emitter, c: Ctx) -> None:
             )
 
 
-def _out_of_order(timeline: list[PluginTimelineEntry]) -> list[tuple[PluginTimelineEntry, PluginTimelineEntry]]:
+def _out_of_order(
+    timeline: list[PluginTimelineEntry],
+) -> list[tuple[PluginTimelineEntry, PluginTimelineEntry]]:
     """(entry, the latest earlier entry it precedes) for every entry dated too early."""
     out = []
     latest: PluginTimelineEntry | None = None

@@ -1,4 +1,4 @@
-"""The ``.continue-here.md`` handoff against the registry (seed 002 2.5, 3.3, 3.4, 5.1)."""
+"""The ``.continue-here.md`` handoff against the registry (docs/formats.md#drift)."""
 
 from __future__ import annotations
 
@@ -72,7 +72,7 @@ def _ideated_drift(em: Emitter, c: Ctx, ch: ContinueHere, status: Status) -> Non
 
 
 def check_handoff_stage(em: Emitter, c: Ctx) -> None:
-    """The handoff's stage/phase is the registry's (seed 3.4, 5.1)."""
+    """The handoff's stage/phase is the registry's (docs/formats.md#drift)."""
     pair = _open(c)
     if pair is None:
         return
@@ -84,7 +84,8 @@ def check_handoff_stage(em: Emitter, c: Ctx) -> None:
 
 
 def check_handoff_closed(em: Emitter, c: Ctx) -> None:
-    """Working/Installed: the handoff is gone (current system) or says workflow_complete (seed 2.5)."""
+    """Working/Installed: the handoff is gone (docs/formats.md#stage-numbering) or says
+    workflow_complete (the contract)."""
     pair = _open(c)
     if pair is None or pair[1].kind not in ("working", "installed"):
         return

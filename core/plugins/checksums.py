@@ -1,4 +1,5 @@
-"""Contract files against the sha256 checksums the handoff recorded (seed 002 3.2, 4.4).
+"""Contract files against the sha256 checksums the handoff recorded
+(docs/formats.md#contract-checksums).
 
 A contract changed after its checksum was recorded is tampering (``PLG-CONTRACT-TAMPERED``);
 a recorded checksum for a missing file and a contract without a checksum are reported too.

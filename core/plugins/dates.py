@@ -1,4 +1,4 @@
-"""Dates as agents write them in the registry and the handoffs (seed 002 1.2, FORMATS 3).
+"""Dates as agents write them in the registry and the handoffs (docs/formats.md#registry).
 
 ``2025-11-13`` is exact; the real system's handoffs write timestamps (``2025-11-13 14:30:00``,
 ``2025-11-13T14:30:00Z``), which :func:`parse_date` reads as their day (form ``datetime``); other

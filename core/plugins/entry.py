@@ -22,6 +22,9 @@ _FIELD_PLAIN = re.compile(
     re.I,
 )
 _ALIASES = {"current status": "status"}
+# The one NOTES.md status line the system can maintain: its template and its updater's
+# `sed "s/^- \*\*Current Status:\*\* .*$/…/"` (plugin-workflow references/state-management.md)
+SYSTEM_STATUS_LINE = re.compile(r"^- \*\*Current Status:\*\* ")
 KNOWN_FIELDS = {"status", "version", "last updated", "created", "type", "description"}
 _TIMELINE_KEYS = {"lifecycle timeline", "timeline"}
 
@@ -55,6 +58,7 @@ class Entry:
     fields: dict[str, str] = field(default_factory=dict)  # lower-cased key -> raw value
     field_lines: dict[str, int] = field(default_factory=dict)
     bulleted: list[str] = field(default_factory=list)  # fields written as `- **Key:**`
+    status_lines: list[tuple[int, str]] = field(default_factory=list)  # every status line, raw
     timeline: list[PluginTimelineEntry] = field(default_factory=list)
 
     @property
@@ -153,6 +157,8 @@ class EntryReader:
         if self._timeline_item(line_no, stripped, parsed):
             return
         if parsed is not None:
+            if parsed[0] == "status":
+                self.entry.status_lines.append((line_no, line))
             self._field(line_no, *parsed)
 
     def _timeline_item(

@@ -1,4 +1,4 @@
-"""YAML front matter read as literal text (``.continue-here.md``, seed 002 1.1).
+"""YAML front matter read as literal text (``.continue-here.md``, docs/formats.md#handoff-file).
 
 PyYAML is used only to *compose* the front matter into nodes with ``BaseLoader`` (no implicit
 type resolution, no object construction). Every scalar stays the literal text the agent wrote

@@ -1,8 +1,10 @@
-"""``plugins/<Name>/.continue-here.md``: YAML front matter plus Markdown sections (seed 002 1.1).
+"""``plugins/<Name>/.continue-here.md``: YAML front matter plus Markdown sections
+(docs/formats.md#handoff-file).
 
-The real system writes more than the seed: ideation handoffs say ``stage: ideation`` and
-``status: creative_brief_complete``; its templates stamp ``last_updated: YYYY-MM-DD HH:MM:SS``;
-its context-resume skill reads ``paused``/``blocked``/``ready`` statuses. Those are valid here.
+The real system writes more than its contract (docs/formats.md#handoff-file): ideation
+handoffs say ``stage: ideation`` and ``status: creative_brief_complete``; its templates stamp
+``last_updated: YYYY-MM-DD HH:MM:SS``; its context-resume skill reads
+``paused``/``blocked``/``ready`` statuses. Those are valid here.
 """
 
 from __future__ import annotations
@@ -170,7 +172,8 @@ def _sections(em: Emitter, ch: ContinueHere, body: list[str]) -> None:
 def parse_continue_here(
     text: str, directory: str, source: str | None = None
 ) -> tuple[ContinueHere, list[Finding]]:
-    """Parse and validate (seed 1.1 rules 1-9, as the real system reads them). Never raises."""
+    """Parse and validate (the contract's rules 1-9 in docs/formats.md#handoff-file, as the real
+        system reads them). Never raises."""
     source = source or f"plugins/{directory}/.continue-here.md"
     ch = ContinueHere(source=source, directory=directory)
     em = Emitter(source)

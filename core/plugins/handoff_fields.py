@@ -1,4 +1,5 @@
-"""The front-matter field checks of ``.continue-here.md`` (seed 002 1.1 rules 2-8), each typing
+"""The front-matter field checks of ``.continue-here.md`` (contract rules 2-8,
+docs/formats.md#handoff-file), each typing
 one field onto the :class:`~.handoff.ContinueHere` and reporting what the real system would not
 accept. They run in order (``phase`` needs ``stage``) through the shared rule runner.
 """
@@ -34,7 +35,7 @@ CONTRACT_FILES = {
     "architecture": "architecture.md",
     "plan": "plan.md",
 }
-# The seed's values, then the real system's: context-resume reads paused/blocked/ready, and
+# The contract's values, then the real system's: context-resume reads paused/blocked/ready, and
 # the ideation and improvement skills write their own "brief complete" statuses.
 VALID_CH_STATUS = (
     "in_progress",

@@ -14,6 +14,7 @@ from ._ctx import Ctx
 from .checks import RECORD_CHECKS, check_numbering
 from .checks_dates import DATE_CHECKS
 from .checks_handoff import HANDOFF_CHECKS
+from .checks_notes import NOTES_CHECKS
 from .checksums import check_checksums
 from .entry import Entry, parse_notes_md
 from .handoff import parse_continue_here
@@ -22,7 +23,7 @@ from .names import find_dir, plugin_dirs, rel
 from .registry_md import PluginsMd, TableRow, parse_plugins_md
 from .rules import R_DUPLICATE, R_REGISTRY_MISSING, R_TABLE_MISSING, R_UNREADABLE
 
-CHECKS = (*RECORD_CHECKS, *DATE_CHECKS, *HANDOFF_CHECKS, check_numbering)
+CHECKS = (*RECORD_CHECKS, *NOTES_CHECKS, *DATE_CHECKS, *HANDOFF_CHECKS, check_numbering)
 
 
 def read_file(path: Path, source: str, em: Emitter) -> str | None:

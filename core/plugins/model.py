@@ -1,5 +1,6 @@
 """The merged picture of one plugin (:class:`PluginRecord`) and of the registry (:class:`Registry`),
-plus which stage numbering a plugin's files use (seed 002's contract 0,2-6 or the current 0-3).
+plus which stage numbering a plugin's files use (the contract's 0,2-6 or the current 0-3:
+docs/formats.md#stage-numbering).
 """
 
 from __future__ import annotations
@@ -85,7 +86,8 @@ class PluginRecord:
 
     @property
     def status(self) -> Status | None:
-        """The registry status: the full entry's (canonical, seed 4.4), else the table's."""
+        """The registry status: the full entry's (canonical: docs/formats.md#registry), else the
+        table's."""
         if self.entry is not None and self.entry.status is not None:
             return self.entry.status
         return self.table.status if self.table is not None else None

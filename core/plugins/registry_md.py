@@ -1,5 +1,5 @@
 """``PLUGINS.md``: the registry table(s) and, in the older layout, a ``### Name`` full entry per
-plugin (FORMATS 3, seed 002 1.2). The newer layout keeps only the table; each entry is then
+plugin (docs/formats.md#registry). The newer layout keeps only the table; each entry is then
 ``plugins/<Name>/NOTES.md`` (:mod:`.entry`).
 """
 
@@ -8,12 +8,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..findings import Finding, make
+from ..findings import Finding, Rule, make
 from ..text import shorten
 from .dates import ParsedDate, parse_date
 from .entry import Entry, EntryReader
 from .markdown import HEADING, ascii_words, numbered_lines, plugin_name, strip_md
-from .rules import R_TABLE_ROW
+from .rules import R_TABLE_COLUMNS, R_TABLE_ROW
 from .status import Status, normalise_status
 
 _ALIGN = re.compile(r"^\s*:?-+:?\s*$")
@@ -82,6 +82,7 @@ class _TableReader:
             if "name" in cols and "status" in cols:
                 self.columns, self.headers = cols, cells
                 self.out.tables += 1
+                self._order(no, cols, cells)
             return
         if not all(_ALIGN.match(c) or not c for c in cells):
             self._row(no, line, cells, self.columns)
@@ -119,10 +120,27 @@ class _TableReader:
             )
         )
 
-    def _bad(self, path: str, expected: str, actual: str, message: str) -> None:
+    def _order(self, no: int, cols: list[str | None], cells: list[str]) -> None:
+        """The system reads a row as ``grep "^| Name |"`` and its status as the second cell
+        (``awk -F'|' '{print $3}'``): columns read by header here, by position there."""
+        if cols[:2] == ["name", "status"]:
+            return
+        self._bad(
+            f"table.line{no}",
+            "| Plugin Name | Status | …",
+            shorten(" | ".join(cells)),
+            f"line {no}: the table's first columns are not Plugin Name, Status; phasewatch "
+            "reads them by header (no drift), but the system's validateRegistryConsistency and "
+            "updatePluginStatus read and write them by position.",
+            R_TABLE_COLUMNS,
+        )
+
+    def _bad(
+        self, path: str, expected: str, actual: str, message: str, rule: Rule = R_TABLE_ROW
+    ) -> None:
         self.out.findings.append(
             make(
-                R_TABLE_ROW,
+                rule,
                 source=self.source,
                 path=path,
                 expected=expected,

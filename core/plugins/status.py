@@ -46,7 +46,7 @@ class Status:
 
     @property
     def key(self) -> tuple[Any, ...]:
-        """What must be equal for two locations to agree in meaning (seed 1.2 rule 1)."""
+        """What must be equal for two locations to agree in meaning (docs/formats.md#drift)."""
         if self.kind in ("unknown", "empty"):
             return (self.kind, self.text.casefold())
         return (self.kind, self.stage, self.phase, self.draft)

@@ -1,7 +1,7 @@
 """A faithful workflow player with fault injection (demo, tests, benchmarks).
 
 ``Simulator(SimConfig(directory, workflow="feature", ...)).run()`` writes a project directory
-exactly the way the real systems do (FORMATS.md): ``.isdlc/state.json`` through the owner's
+exactly the way the real systems do (docs/formats.md): ``.isdlc/state.json`` through the owner's
 non-atomic ``writeState()`` (``JSON.stringify(state, null, 2)``, no trailing newline,
 ``state_version`` = disk + 1), ``.isdlc/hook-activity.log`` with its in-place rotation, review
 summaries, and for the ``tdd`` workflow ``.tdd-progress.md``. It waits for review-gate,

@@ -1,5 +1,5 @@
 """The answers a human gives at a review gate or an escalation, as edits of a state document
-(FORMATS.md 1 "Supervised review gate", "Escalations"). Pure functions: the caller reads the
+(docs/formats.md#supervised-review-gate, #escalations). Pure functions: the caller reads the
 file, applies one, bumps ``state_version`` and writes. The simulator's ``--auto-decide`` uses
 them; tests and the demo may too."""
 

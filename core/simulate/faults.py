@@ -161,7 +161,7 @@ class StaleWrite(Fault):
     name = "stale-write"
     description = (
         "A sub-agent writes its launch-time snapshot back with a lower state_version than disk "
-        "(seed 001, BUG-0009)."
+        "(iSDLC BUG-0009; docs/formats.md#write-guards)."
     )
     rules = ("TR-VERSION-DOWN", "HOOK-STALE-WRITE")
 
@@ -191,7 +191,7 @@ class Regress(Fault):
     name = "regress"
     description = (
         "A sub-agent's write lands after the controller advanced and puts current_phase, the index "
-        "and the statuses back (seed 000, BUG-0011)."
+        "and the statuses back (iSDLC BUG-0011; docs/formats.md#write-guards)."
     )
     rules = ("TR-INDEX-DOWN", "TR-STATUS-DOWN", "TR-CURRENT-BACK", "HOOK-REGRESSION")
 
@@ -234,7 +234,7 @@ class NextActivated(Fault):
     name = "next-activated"
     description = (
         "The post-phase write (STEP 3e) also activates the next phase, as before the BUG-0006 fix "
-        "(seed 003 IR-003)."
+        "(docs/formats.md#phase-loop)."
     )
     rules = ("TR-NEXT-ACTIVATED",)
 
@@ -398,7 +398,7 @@ class TddUnapproved(Fault):
     name = "tdd-unapproved"
     description = (
         "The planner's approval step is lost (auto-compaction) and the slices are implemented "
-        "without an Approved: line (seed 004)."
+        "without an Approved: line (docs/formats.md#approval-marker)."
     )
     rules = ("TDD-UNAPPROVED-PROGRESS",)  # and TDD-LOCK-PROGRESS with the legacy lock
     systems = frozenset({"tdd"})

@@ -1,5 +1,5 @@
-"""Writing files the way their owners do (FORMATS.md 1 "How state.json is written",
-"hook-activity.log"): non-atomic truncate-then-write, ``JSON.stringify`` formatting, no trailing
+"""Writing files the way their owners do (docs/formats.md#how-the-state-file-is-written,
+#hook-log): non-atomic truncate-then-write, ``JSON.stringify`` formatting, no trailing
 newline, ``state_version`` = disk + 1, an append-only hook log rotated in place."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The iSDLC player: init, STEP 3c-prime, phase work, STEP 3e, supervised review gates,
-escalations and finalize, written exactly as FORMATS.md 1 "Phase loop protocol" describes."""
+escalations and finalize, written exactly as docs/formats.md#phase-loop describes."""
 
 from __future__ import annotations
 
@@ -318,9 +318,9 @@ class IsdlcRun:
             "phases": list(self.phases),
             "current_phase": first,
             "current_phase_index": 0,
-            "phase_status": {
-                k: ("in_progress" if i == 0 else "pending") for i, k in enumerate(self.phases)
-            },
+            # the orchestrator's MODE init-only (the Phase-Loop Controller's): every phase
+            # pending; STEP 3c-prime activates the first (docs/framework-facts.md, "Init")
+            "phase_status": dict.fromkeys(self.phases, "pending"),
             "artifact_folder": folder,
             "started_at": now,
             "flags": {"light": False, "supervised": sim.review_mode is not None},

@@ -1,4 +1,5 @@
-"""The Plugin Freedom System player (FORMATS.md 3, seed 002 "State Delegation Contract").
+"""The Plugin Freedom System player (docs/formats.md#plugin-freedom-system), following the
+system's state delegation contract (docs/formats.md#the-requirement-documents, 002).
 
 :class:`PluginPipeline` walks plugins through the contract's stages the way its sub-agents and
 orchestrator write them, interleaving the plugins (seeded), into a project directory:
@@ -7,12 +8,12 @@ orchestrator write them, interleaving the plugins (seeded), into a project direc
   Last Updated |`` plus a ``### <Name>`` full entry per plugin (**Status:**, **Version:**,
   **Created:**, **Type:**, **Description:**, **Lifecycle Timeline:** ``- **YYYY-MM-DD (Stage
   N):** text``, **Last Updated:**), both locations updated in the same write;
-* ``plugins/<Name>/.continue-here.md``: the seed's YAML front matter (section 1.1) and the six
+* ``plugins/<Name>/.continue-here.md``: the contract's YAML front matter (its 1.1) and the six
   required Markdown sections, with ``contract_checksums`` = ``sha256:<hex>`` of each contract
-  file's bytes; deleted at install (seed 2.5 note);
+  file's bytes; deleted at install (the contract's 2.5 note);
 * ``plugins/<Name>/.ideas/{creative-brief,parameter-spec,architecture,plan}.md``.
 
-Stages (seed Appendix A/C): 💡 Ideated -> 💡 Ideated (Draft Params) -> Stage 0 research running
+Stages (its Appendix A/C): 💡 Ideated -> 💡 Ideated (Draft Params) -> Stage 0 research running
 (handoff created, registry unchanged) -> 🚧 Stage 0 -> 🚧 Stage 2 -> 🚧 Stage 3 (3.1, 3.2, 3.3
 then 3 when complexity >= 3) -> 🚧 Stage 4 (4.x likewise) -> 🚧 Stage 5 (validation running) ->
 ✅ Working -> 📦 Installed. One *step* is one agent's complete update (every file it writes); a
@@ -57,29 +58,30 @@ PLUGIN_FAULTS: dict[str, PluginFault] = {
         PluginFault(
             "plugin-drift",
             "The registry table row is updated but the full entry's **Status:** is not "
-            "(seed 1.2 rule 1, 4.1 PLUGINS.md drift).",
+            "(docs/formats.md#drift).",
             ("PLG-STATUS-DRIFT",),
         ),
         PluginFault(
             "plugin-tamper",
-            "A contract file in .ideas/ is edited after its checksum was recorded (seed 3.2, 4.1).",
+            "A contract file in .ideas/ is edited after its checksum was recorded "
+            "(docs/formats.md#contract-checksums).",
             ("PLG-CONTRACT-TAMPERED",),
         ),
         PluginFault(
             "plugin-stage-drift",
-            "The registry advances but .continue-here.md is not updated (seed 5.3).",
+            "The registry advances but .continue-here.md is not updated (docs/formats.md#drift).",
             ("PLG-STAGE-DRIFT",),
         ),
         PluginFault(
             "plugin-timeline",
             "The full entry gets a wrong date: its new timeline entry is out of order and its "
-            "Last Updated differs from the table (seed 1.2 rules 3, 4).",
+            "Last Updated differs from the table (docs/formats.md#drift).",
             ("PLG-TIMELINE-ORDER", "PLG-DATE-DRIFT"),
         ),
     )
 }
 
-# Known plugins from the seed keep the seed's complexity; others get a seeded one.
+# Known plugins from the contract keep its complexity; others get a seeded one.
 KNOWN = {
     "MinimalKick": (5.0, "Instrument", "A minimal kick drum synthesizer with pitch and decay."),
     "GainKnob": (1.2, "Audio Effect", "A single gain knob with smoothing."),
@@ -165,7 +167,7 @@ class _Plugin:
 
 
 def _plan(p: _Plugin) -> list[_Spec]:
-    """The plugin's steps, following seed 002 sections 2.1-2.5 and Appendix C."""
+    """The plugin's steps, following the contract's sections 2.1-2.5 and Appendix C."""
     st = EMOJI["stage"]
     n = len(p.params)
     specs = [

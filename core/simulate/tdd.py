@@ -1,5 +1,6 @@
-"""The TDD plugin player (FORMATS.md 2): the planner writes ``.tdd-progress.md``, waits for an
-``**Approved:**`` line written by someone else, then slices go RED -> GREEN -> REFACTOR -> done."""
+"""The TDD plugin player (docs/formats.md#tdd-workflow-plugin): the planner writes
+``.tdd-progress.md``, waits for an ``**Approved:**`` line written by someone else, then slices go
+RED -> GREEN -> REFACTOR -> done."""
 
 from __future__ import annotations
 

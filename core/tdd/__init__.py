@@ -1,4 +1,4 @@
-"""The TDD workflow plugin's ``.tdd-progress.md`` (FORMATS.md section 2, seed 004).
+"""The TDD workflow plugin's ``.tdd-progress.md`` (docs/formats.md#tdd-workflow-plugin).
 
 - :mod:`.approval`: the one approval test, the plugin hook's own (dashboard, ``check``, ``approve``);
 - :mod:`.hook`: what the plugin's stop hook decides on the file's bytes (one computation, shown

@@ -23,11 +23,18 @@ grep in a UTF-8 locale (measured character by character, see ``tests/conformance
 - bytes that are not UTF-8 match nothing (they cannot be a space or a letter).
 
 In the C locale only the ASCII characters count; everything else is identical.
+
+The hook greps the whole file, however large, so :class:`HookCounter` takes the bytes in chunks
+and keeps only the line being read (a line longer than ``long_line`` is kept as its first and
+last few dozen characters, with each run of spaces counted as one: none of the three patterns
+can tell a run from a single space, and none spans more than a few dozen characters).
 """
 
 from __future__ import annotations
 
+import codecs
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -102,11 +109,12 @@ class StopHookView:
         )
 
 
-def _matching_lines(pattern: re.Pattern[str], text: str) -> tuple[int, ...]:
+def _matching_lines(pattern: re.Pattern[str], text: str, first: int = 1) -> list[int]:
     """The ``\\n`` line number of each grep line (split at ``\\n`` and NUL) that matches:
-    one entry per grep line, so two NUL-separated matches on one line give two entries."""
+    one entry per grep line, so two NUL-separated matches on one line give two entries.
+    ``first``: the number of the text's first line."""
     out: list[int] = []
-    line, grep_line, pos, last = 1, 0, 0, -1
+    line, grep_line, pos, last = first, 0, 0, -1
     for m in pattern.finditer(text):
         newlines = text.count("\n", pos, m.start())
         line += newlines
@@ -115,7 +123,99 @@ def _matching_lines(pattern: re.Pattern[str], text: str) -> tuple[int, ...]:
         if grep_line != last:
             out.append(line)
             last = grep_line
-    return tuple(out)
+    return out
+
+
+_RUN = re.compile(f"{_SPACE}+")
+_KEEP = 64  # characters kept of each end of a long line: every match is far shorter
+
+
+class _LongLine:
+    """One grep line too long to keep: its first and last ``_KEEP`` characters (runs of spaces
+    squeezed to one) and whether a terminal Status has been seen in between."""
+
+    def __init__(self) -> None:
+        self.decoder = codecs.getincrementaldecoder("utf-8")("surrogateescape")
+        self.head = ""
+        self.tail = ""
+        self.terminal = False
+
+    def feed(self, raw: bytes, final: bool = False) -> None:
+        text = self.decoder.decode(raw, final)
+        if len(self.head) < _KEEP:
+            self.head = _RUN.sub(" ", self.head + text)[:_KEEP]
+        window = _RUN.sub(" ", self.tail + text)
+        self.terminal = self.terminal or HOOK_TERMINAL_RE.search(window) is not None
+        self.tail = window[-_KEEP:]
+
+
+class HookCounter:
+    """The hook's three greps over a file fed in chunks (see the module docstring)."""
+
+    def __init__(self, long_line: int = 1 << 20) -> None:
+        self.long_line = long_line
+        self.line = 1  # the \n line the carried bytes belong to
+        self.carry = b""
+        self.long: _LongLine | None = None
+        self.approved = False
+        self.slices: list[int] = []
+        self.terminals: list[int] = []
+
+    def feed(self, chunk: bytes) -> HookCounter:
+        if self.long is not None:
+            end = chunk.find(b"\n")
+            self._feed_long(chunk if end == -1 else chunk[:end], end != -1)
+            if end == -1:
+                return self
+            self.line += 1
+            chunk = chunk[end + 1 :]
+        data, self.carry = self.carry + chunk, b""
+        end = data.rfind(b"\n")
+        if end != -1:
+            self._lines(data[: end + 1])
+            data = data[end + 1 :]
+        if len(data) > self.long_line:
+            self._feed_long(data, False)
+        else:
+            self.carry = data
+        return self
+
+    def view(self) -> StopHookView:
+        """The verdict on everything fed (the last line need not end in a newline)."""
+        if self.long is not None:
+            self._feed_long(b"", True)
+        elif self.carry:
+            self._lines(self.carry)
+        self.carry = b""
+        return StopHookView(self.approved, tuple(self.slices), tuple(self.terminals))
+
+    def _lines(self, raw: bytes) -> None:
+        """Whole lines (or the file's last one): the three greps at once."""
+        text = raw.decode("utf-8", errors="surrogateescape")
+        self.approved = self.approved or approval_line(raw) is not None
+        self.slices += _matching_lines(HOOK_SLICE_RE, text, self.line)
+        self.terminals += _matching_lines(HOOK_TERMINAL_RE, text, self.line)
+        self.line += raw.count(b"\n")
+
+    def _feed_long(self, raw: bytes, line_ends: bool) -> None:
+        """Bytes of a line too long to keep; each NUL ends a grep line (binary mode)."""
+        parts = raw.split(b"\x00")
+        for i, part in enumerate(parts):
+            if self.long is None:
+                self.long = _LongLine()
+            last = i == len(parts) - 1
+            self.long.feed(part, final=not last or line_ends)
+            if not last or line_ends:
+                self._end_long(self.long)
+                self.long = None
+
+    def _end_long(self, long: _LongLine) -> None:
+        head = long.head.encode("utf-8", errors="surrogateescape")
+        self.approved = self.approved or approval_line(head) is not None
+        if HOOK_SLICE_RE.match(long.head):
+            self.slices.append(self.line)
+        if long.terminal:
+            self.terminals.append(self.line)
 
 
 def stop_hook_view(raw: bytes | str) -> StopHookView:
@@ -123,9 +223,12 @@ def stop_hook_view(raw: bytes | str) -> StopHookView:
     if isinstance(raw, str):
         raw = raw.encode("utf-8", errors="replace")
     # invalid UTF-8 becomes lone surrogates, which no class above contains: they match nothing
-    text = raw.decode("utf-8", errors="surrogateescape")
-    return StopHookView(
-        approved=approval_line(raw) is not None,
-        slice_lines=_matching_lines(HOOK_SLICE_RE, text),
-        terminal_lines=_matching_lines(HOOK_TERMINAL_RE, text),
-    )
+    return HookCounter().feed(raw).view()
+
+
+def stream_hook_view(chunks: Iterable[bytes]) -> StopHookView:
+    """The same verdict on a file read in chunks (one longer than phasewatch's read cap)."""
+    counter = HookCounter()
+    for chunk in chunks:
+        counter.feed(chunk)
+    return counter.view()

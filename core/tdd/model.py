@@ -122,6 +122,9 @@ class TddPlan:
     # sha256 of the exact bytes parsed (filled by load_tdd; None if the file was cut at the read
     # cap): a decision made on what the user saw passes it, so a plan rewritten since is refused
     sha256: str | None = None
+    # the bytes parsed when the file is over the read cap (the structure is cut there; the hook's
+    # verdict is not: load_tdd streams the whole file for it); None when it was read whole
+    cut_at: int | None = None
     notes: list[str] = field(default_factory=list)
     line_count: int = 0
     # what the plugin's stop hook decides on the same bytes (filled by the parser)
@@ -130,7 +133,7 @@ class TddPlan:
     @property
     def is_approved(self) -> bool:
         """Approved as the stop hook (and ``approve``) sees it: see :mod:`.approval`."""
-        return self.approved_line_no is not None
+        return self.approved_line_no is not None or self.hook.approved
 
     @property
     def approved_at(self) -> datetime | None:

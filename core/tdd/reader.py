@@ -1,4 +1,4 @@
-"""Reading ``.tdd-progress.md`` (FORMATS.md section 2, seed 004) into a :class:`.TddPlan`.
+"""Reading ``.tdd-progress.md`` (docs/formats.md#progress-file) into a :class:`.TddPlan`.
 
 The Markdown (no YAML) tolerates both slice heading styles (``## Slice N:`` planner style,
 ``### Slice N:`` template style; a heading may be indented up to three spaces, as in Markdown),
@@ -10,15 +10,20 @@ decoded, cleaned lines: both are numbered alike because the bytes are split at `
 from __future__ import annotations
 
 import hashlib
+import os
 import re
+import stat
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
+from ..files.read import read_fd
 from ..findings import Finding, make
 from ..protocol import parse_iso
 from ..sources import R_UNREADABLE, Project, read_bytes
 from ..text import clean, shorten
 from .approval import find_approval, lookalike_line
-from .hook import stop_hook_view
+from .hook import stop_hook_view, stream_hook_view
 from .model import PHASES, Slice, TddPlan, TestSpec, normalise_status, slice_numbers
 from .rules import audit_tdd
 
@@ -235,6 +240,39 @@ def _slice_line(
         _declared_tests(value, s)
 
 
+def _chunks(path: Path, size: int = 1 << 20) -> Iterator[bytes]:
+    """The whole regular file, a chunk at a time (never a FIFO or a device)."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path, flags)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError("not a regular file")
+        offset = 0
+        while chunk := read_fd(fd, size, offset):
+            yield chunk
+            offset += len(chunk)
+    finally:
+        os.close(fd)
+
+
+def _over_cap(path: Path, plan: TddPlan, parsed: int) -> None:
+    """A file over the read cap: its structure is the first ``parsed`` bytes; the stop hook's
+    verdict comes from all of it, as the hook greps all of it."""
+    plan.cut_at = parsed
+    try:
+        plan.hook = stream_hook_view(_chunks(path))
+    except OSError as exc:
+        plan.notes.append(
+            f"over the read cap and not streamed ({exc}): the hook's verdict is "
+            f"on the first {parsed:,} bytes only"
+        )
+        return
+    plan.notes.append(
+        f"over the read cap ({parsed:,} bytes): slices shown from the first {parsed:,} bytes; "
+        "the stop hook's verdict is on the whole file, read in chunks as the hook greps it"
+    )
+
+
 def load_tdd(project: Project) -> tuple[TddPlan | None, list[Finding]]:
     """Read, parse and audit the project's ``.tdd-progress.md``; (None, []) when absent."""
     path = project.tdd_progress
@@ -256,6 +294,8 @@ def load_tdd(project: Project) -> tuple[TddPlan | None, list[Finding]]:
     plan = parse_progress(raw)
     if len(raw) < TDD_MAX_BYTES:
         plan.sha256 = hashlib.sha256(raw).hexdigest()
+    else:
+        _over_cap(path, plan, len(raw))
     try:
         plan.lock_exists = project.tdd_lock.exists()
     except OSError:

@@ -12,7 +12,7 @@ R_UNAPPROVED = rule(
     "TDD-UNAPPROVED-PROGRESS",
     Severity.WARNING,
     "Slices are being implemented but the plan has no Approved: marker the plugin accepts.",
-    seed="004 (unapproved plan cascade)",
+    seed="docs/formats.md#approval-marker",
     fix="Stop implementing; review the plan and add `**Approved:** <timestamp>` only if approved "
     "(a plan written by plugin v1.6.5 or older never had a marker: approve it if it was).",
     scope="tdd",
@@ -21,24 +21,25 @@ R_APPROVAL_LOOKALIKE = rule(
     "TDD-APPROVAL-NOT-ACCEPTED",
     Severity.WARNING,
     "A line looks like the Approved: marker, but the plugin's hook does not accept it.",
-    seed="plugin hooks/check-tdd-progress.sh (approval grep)",
+    seed="plugin hooks/check-tdd-progress.sh (approval grep); docs/formats.md#approval-marker",
     fix="The marker must start the line: `**Approved:** <timestamp>` (no bullet, no indentation, "
     "not `**Approved**:`); `approve` writes one.",
     scope="tdd",
 )
 R_LOCK_AFTER = rule(
     "TDD-LOCK-AFTER-APPROVAL",
-    Severity.WARNING,
-    "The plan is approved but .tdd-plan-locked still exists.",
-    seed="004 / FORMATS 2 (.tdd-plan-locked)",
-    fix="`rm .tdd-plan-locked` (the only allowed removal) once the approval is genuine.",
+    Severity.INFO,
+    "The plan is approved and a .tdd-plan-locked is left over (the plugin dropped the lock in "
+    "1.11.0; nothing reads it since).",
+    seed="plugin 1.11.0 (86fe75f): lock-file mechanism removed; docs/formats.md#plan-lock",
+    fix="`rm .tdd-plan-locked` when convenient: the marker decides approval, the lock does not.",
     scope="tdd",
 )
 R_LOCK_PROGRESS = rule(
     "TDD-LOCK-PROGRESS",
     Severity.ERROR,
-    "Slices progress while .tdd-plan-locked says the plan is not yet approved.",
-    seed="004 (lock gate bypassed)",
+    "Slices progress on an unapproved plan while .tdd-plan-locked says approval is pending.",
+    seed="docs/formats.md#plan-lock",
     fix="Stop implementing; the lock gate was bypassed (e.g. a `| tee` write). Re-plan and approve.",
     scope="tdd",
 )
@@ -46,7 +47,7 @@ R_HEADER = rule(
     "TDD-HEADER-CONTRADICTS",
     Severity.WARNING,
     "The header **Status:** contradicts the slices.",
-    seed="FORMATS 2 (.tdd-progress.md header)",
+    seed="docs/formats.md#progress-file (header)",
     fix="Update the header Status to match the slices (a header `done` also fools the stop hook).",
     scope="tdd",
 )
@@ -54,7 +55,7 @@ R_DEP_ORDER = rule(
     "TDD-DEPENDENCY-ORDER",
     Severity.WARNING,
     "A slice is finished before a slice it depends on.",
-    seed="004 (slice dependencies)",
+    seed="docs/formats.md#progress-file (Depends on / Blocks)",
     fix="Check the dependency really was satisfied; otherwise reopen the slice.",
     scope="tdd",
 )
@@ -62,7 +63,7 @@ R_HOOK_MISCOUNT = rule(
     "TDD-HOOK-MISCOUNT",
     Severity.WARNING,
     "The plugin's stop hook counts a different number of remaining slices than the file holds.",
-    seed="FORMATS 2 (stop hook counting)",
+    seed="docs/formats.md#stop-hook",
     fix="Use `## Slice N:` headings and `**Status:** <word>` lines; keep only slice Status lines "
     "terminal.",
     scope="tdd",
@@ -71,7 +72,7 @@ R_UNKNOWN_STATUS = rule(
     "TDD-UNKNOWN-STATUS",
     Severity.INFO,
     "A status value is missing or not one of the known words.",
-    seed="FORMATS 2 (status words)",
+    seed="docs/formats.md#progress-file (status words)",
     fix="Use pending, in-progress, done, pass, fail or skip.",
     scope="tdd",
 )
@@ -79,7 +80,7 @@ R_NO_SLICES = rule(
     "TDD-NO-SLICES",
     Severity.WARNING,
     "The progress file exists but holds no `## Slice N:` / `### Slice N:` headings.",
-    seed="FORMATS 2 (slice headings)",
+    seed="docs/formats.md#progress-file (slices)",
     fix="The plan was not written completely (or uses another format); re-run the planner.",
     scope="tdd",
 )
@@ -149,25 +150,36 @@ def check_approval_lookalike(em: Emitter, plan: TddPlan) -> None:
     )
 
 
+LOCK_HISTORY = (
+    "the plugin created the lock while planning and removed it on approval up to 1.10.0, and "
+    "dropped the mechanism in 1.11.0 (nothing reads the file since), so beside an accepted "
+    "marker it is a leftover"
+)
+
+
 def check_lock(em: Emitter, plan: TddPlan) -> None:
+    """A lock beside an accepted marker is a leftover (info); a lock on an unapproved plan
+    whose slices progress means the approval gate was bypassed (error)."""
     if not plan.lock_exists:
         return
     if plan.is_approved:
         em.add(
             R_LOCK_AFTER,
             "header.Approved",
-            f"Approved ({plan.approved or 'no value'}) but .tdd-plan-locked still exists: "
-            "writes stay blocked and the lock contradicts the marker.",
+            f"Approved ({plan.approved or 'no value'}) and .tdd-plan-locked still exists: "
+            f"{LOCK_HISTORY}. The stop hook never reads it.",
             expected="no .tdd-plan-locked after approval",
             actual=".tdd-plan-locked exists",
         )
+        return
     progressing = plan.progressing
     if progressing:
         path, what = _progress_path(progressing[0])
         em.add(
             R_LOCK_PROGRESS,
             path,
-            f"{len(progressing)} slice(s) progressing while .tdd-plan-locked exists.",
+            f"{len(progressing)} slice(s) progressing while .tdd-plan-locked exists and the "
+            "plan has no Approved: marker.",
             expected="no progress while .tdd-plan-locked exists",
             actual=what,
         )
@@ -264,6 +276,8 @@ def miscount_reasons(plan: TddPlan) -> list[str]:
 
 
 def check_hook_count(em: Emitter, plan: TddPlan) -> None:
+    if plan.cut_at is not None:
+        return  # the slices are cut at the read cap, the hook's counts are not: nothing to compare
     hook, remaining = plan.hook, true_remaining(plan)
     if max(0, hook.remaining) == remaining:
         return

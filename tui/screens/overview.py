@@ -111,9 +111,7 @@ class OverviewScreen(UpdateScreen):
         header.show(snap, now, fallback, plan_waiting, other_data_hint(update))
         self.query_one("#pipeline", Pipeline).show(snap, now)
         self.query_one("#matrix", LocationMatrix).show(snap.rows if snap is not None else [])
-        from phasewatch.core.config import apply_config  # loaded with the first data
-
-        findings = apply_config(update.findings_for(pid), self.pw_app.config)
+        findings = update.findings_for(pid)  # the config is applied by the session
         recent = update.events_for(pid)
         items: list[Item] = standing(findings) + events(
             (e.seq, e.state_version, e.finding) for e in reversed(recent)

@@ -4,6 +4,10 @@ Usage (from the repository root)::
 
     python tests/conformance/tdd/generate.py /path/to/claude-code-tdd-workflow.git [COMMIT]
 
+Besides the named mutations, a seeded walk (``SEED``) composes them with line edits
+(``random-NNN``), runs the hook beside a leftover ``.tdd-plan-locked`` (``lock-NNN``) and on
+files over phasewatch's read cap (``big``: recorded as a recipe, rebuilt by the replay).
+
 The plugin's repository is a git directory (bare is fine); nothing of it is copied here but the
 progress files its tests, its history and its planning archive hold (data), mutated, and the
 verdicts its hook gave on them. The hook runs under ``bash -x`` in a scratch directory with
@@ -14,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import re
 import subprocess
 import sys
@@ -251,14 +256,103 @@ def cases(repo: str, commit: str) -> Iterator[tuple[str, bytes]]:
                 yield f"{name}__{label}", out
 
 
+# ----------------------------------------------------------------------------- seeded walk
+
+SEED = 24
+RANDOM_CASES = 320
+LOCK_CASES = 48
+_FRAGMENTS = (
+    b"## Slice 9: extra",
+    b"### Slice 8: template",
+    b"**Status:** done",
+    b"**Status:** in_progress",
+    b"Status: pass",
+    b"- **Status:** skip",
+    b"**Approved:** 2026-03-01T09:00:00Z",
+    b"**Approved**: yes",
+    b"## Step 3",
+    b"  ## slice 4 indented",
+    b"**Status:**\xc2\xa0done",
+    b"```",
+    b"",
+)
+
+
+def _line_edit(rng: random.Random, raw: bytes) -> bytes:
+    lines = raw.split(b"\n")
+    i = rng.randrange(len(lines))
+    op = rng.choice(("delete", "duplicate", "swap", "insert", "insert"))
+    if op == "delete" and len(lines) > 1:
+        del lines[i]
+    elif op == "duplicate":
+        lines.insert(i, lines[i])
+    elif op == "swap":
+        j = rng.randrange(len(lines))
+        lines[i], lines[j] = lines[j], lines[i]
+    else:
+        lines.insert(i, rng.choice(_FRAGMENTS))
+    return b"\n".join(lines)
+
+
+def walk(pool: list[tuple[str, bytes]]) -> Iterator[tuple[str, bytes, bool]]:
+    """(name, bytes, lock): seeded compositions of mutations and line edits of small seeds, then
+    the same beside a ``.tdd-plan-locked`` (half of them approved)."""
+    rng = random.Random(SEED)
+    names = sorted(MUTATIONS)
+    for n in range(RANDOM_CASES + LOCK_CASES):
+        seed_name, raw = rng.choice(pool)
+        for _ in range(rng.randint(0, 2)):
+            raw = MUTATIONS[rng.choice(names)](raw)
+        for _ in range(rng.randint(1, 4)):
+            raw = _line_edit(rng, raw)
+        if n < RANDOM_CASES:
+            yield f"random-{n:03d}__{seed_name}", raw, False
+        else:
+            raw = approve(raw) if n % 2 else APPROVAL.sub(b"", raw)
+            yield f"lock-{n - RANDOM_CASES:03d}__{seed_name}", raw, True
+
+
+# Files over phasewatch's 8 MiB read cap (TDD_MAX_BYTES): a head, filler, a tail. Recorded as
+# recipes (the replay rebuilds the bytes); the filler is lines of ``width`` bytes, or one line.
+BIG_SIZE = 8 * 1024 * 1024 + 4096
+BIG = {
+    "big-pending-past-cap": (
+        b"# T\n" + MARKER + b"\n",
+        80,
+        b"## Slice 1: a\n**Status:** pending\n",
+    ),
+    "big-done-past-cap": (
+        b"# T\n" + MARKER + b"\n## Slice 1: a\n## Slice 2: b\n",
+        4096,
+        b"**Status:** done\n**Status:** pass\n",
+    ),
+    "big-marker-past-cap": (b"# T\n## Slice 1: a\n", 4096, MARKER + b"\n"),
+    "big-no-marker": (b"# T\n## Slice 1: a\n", 4096, b"**Status:** pending\n"),
+    "big-one-line": (b"# T\n" + MARKER + b"\n## Slice 1: a\n", 0, b"status: done\n"),
+    "big-one-line-spaces": (b"# T\n" + MARKER + b"\n## Slice 1: a\n**Status:**", -1, b"done\n"),
+    "big-nul-past-cap": (b"# T\n" + MARKER + b"\n", 4096, b"## Slice 1\x00Status: done\n"),
+}
+
+
+def big_bytes(head: bytes, width: int, tail: bytes, size: int = BIG_SIZE) -> bytes:
+    """``width`` > 0: filler lines of that many bytes; 0: one line of ``x``; -1: one run of
+    spaces (the hook's ``\\s*`` spans it)."""
+    if width > 0:
+        line = b"f" * (width - 1) + b"\n"
+        return head + line * (size // width + 1) + tail
+    return head + (b"x" if width == 0 else b" ") * size + tail
+
+
 # ----------------------------------------------------------------------------- the real hook
 
 TRACE = re.compile(rb"^\++ (TOTAL_SLICES|TERMINAL_SLICES)=(-?\d+)$", re.M)
 
 
-def run_hook(hook: Path, raw: bytes) -> dict[str, object]:
+def run_hook(hook: Path, raw: bytes, lock: bool = False) -> dict[str, object]:
     with tempfile.TemporaryDirectory() as tmp:
         Path(tmp, ".tdd-progress.md").write_bytes(raw)
+        if lock:
+            Path(tmp, ".tdd-plan-locked").touch()
         env = {**os.environ, "LC_ALL": "C.UTF-8"}
         done = subprocess.run(
             ["bash", "-x", str(hook)],
@@ -277,6 +371,8 @@ def run_hook(hook: Path, raw: bytes) -> dict[str, object]:
     if reached:
         record["total"] = counts.get("TOTAL_SLICES", 0)
         record["terminal"] = counts.get("TERMINAL_SLICES", 0)
+    if lock:
+        record["lock"] = True
     return record
 
 
@@ -290,19 +386,38 @@ def main(repo: str, commit: str = "HEAD") -> None:
         for old in out.glob("*.md"):
             old.unlink()
         verdicts: dict[str, object] = {}
+        pool: list[tuple[str, bytes]] = []
         for name, raw in cases(repo, commit):
             (out / f"{name}.md").write_bytes(raw)
             verdicts[name] = run_hook(hook, raw)
+            if len(raw) < 20_000:
+                pool.append((name, raw))
+        for name, raw, lock in walk(pool):
+            (out / f"{name}.md").write_bytes(raw)
+            verdicts[name] = run_hook(hook, raw, lock)
+        big: dict[str, object] = {}
+        for name, (head, width, tail) in BIG.items():
+            record = run_hook(hook, big_bytes(head, width, tail))
+            big[name] = {
+                "head": head.decode("latin-1"),
+                "width": width,
+                "tail": tail.decode("latin-1"),
+                "size": BIG_SIZE,
+                **record,
+            }
     doc = {
         "repository": "hugo-bluecorn/claude-code-tdd-workflow",
         "commit": commit,
         "hook": "hooks/check-tdd-progress.sh",
         "locale": "C.UTF-8",
+        "seed": SEED,
         "cases": verdicts,
+        "big": big,
     }
     (HERE / "verdicts.json").write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
     blocks = sum(1 for v in verdicts.values() if v["decision"] == "block")  # type: ignore[index]
-    print(f"{len(verdicts)} cases, {blocks} blocked, commit {commit}")
+    kinds = {k: sum(n.startswith(k) for n in verdicts) for k in ("random-", "lock-")}
+    print(f"{len(verdicts)} cases ({kinds}), {blocks} blocked, {len(big)} big, commit {commit}")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,209 @@
+"""The generated iSDLC corpus (``tests/conformance/isdlc/generated.jsonl.gz``, made by
+``make corpus`` from the real framework's own code) and phasewatch's agreement with it.
+
+Each record is one state the framework's code wrote (or a single-field mutation of one), judged
+by the framework's own validators: ``v829`` (state-write-validator at the V9-C era), ``head``
+(state-logic today) and ``vs`` (validate-state). See ``tests/conformance/isdlc/README.md``.
+
+The severity contract (README "Severity"), as figures over the whole corpus:
+
+- ``valid_exit0``: every state validate-state calls VALID: ``check`` exits 0 (no error);
+- ``silent_quiet``: every state on which all the framework's validators are silent: no warning
+  or error (and no loud transition finding for a write every validator allowed);
+- ``v9_warned``: every V9 warning (either era): a warning or error at the location it names;
+- ``invalid_error``: every state validate-state calls INVALID: an error (exit 1);
+- ``blocked_error``: every write a validator blocks (V7/V8): an error of the transition audit;
+- ``cli_quiet``: every write of the framework's own CLIs (which no hook judges): no error of the
+  transition audit.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from phasewatch.core.findings import Finding, Severity
+from phasewatch.core.snapshot import Snapshot, evaluate
+from phasewatch.core.sources import parse_document
+
+CORPUS = Path(__file__).parent.parent / "conformance" / "isdlc" / "generated.jsonl.gz"
+SOURCE = ".isdlc/state.json"
+LOUD = (Severity.ERROR, Severity.WARNING)
+
+
+@cache
+def load() -> tuple[dict[str, Any], tuple[dict[str, Any], ...]]:
+    """(header, records) of the committed corpus."""
+    with gzip.open(CORPUS, "rt", encoding="utf-8") as fh:
+        lines = [json.loads(line) for line in fh if line.strip()]
+    return lines[0], tuple(lines[1:])
+
+
+def warnings(rec: dict[str, Any]) -> set[str]:
+    """Every warning the framework raises on the state (``s``: a blocked write's state alone)."""
+    out = set(rec["vs"].get("w", ()))
+    for era in ("v829", "head"):
+        out |= {*rec[era].get("w", ()), *rec[era].get("s", ())}
+    return out
+
+
+def blocked(rec: dict[str, Any]) -> bool:
+    """A write an agent or the controller made (through the hook) that a validator blocks.
+    The framework's CLIs write the file themselves: no hook judges them."""
+    return (
+        rec["prev"] is not None
+        and rec.get("via", "hook") == "hook"
+        and "block" in (rec["v829"]["d"], rec["head"]["d"])
+    )
+
+
+def v9_paths(rule: str) -> set[str]:
+    """Where a V9 warning points: the finding must name one of these paths."""
+    kind, _, key = rule.partition(":")
+    if kind == "V9-A":
+        return {f"phases.{key}.status", f"active_workflow.phase_status.{key}", f"phases.{key}"}
+    if kind == "V9-B":
+        return {"current_phase", "active_workflow.current_phase"}
+    return {"active_workflow.current_phase_index", "active_workflow.current_phase"}
+
+
+@dataclass
+class Judged:
+    rec: dict[str, Any]
+    state: list[Finding]
+    transition: list[Finding]
+
+
+def observe(state: Any, previous: Snapshot | None = None) -> Snapshot:
+    """What ``check`` and the dashboard make of ``state`` written as the framework writes it
+    (``JSON.stringify(state, null, 2)``): read through the same parser and cleaning."""
+    raw = json.dumps(state, indent=2, ensure_ascii=False).encode("utf-8", "surrogatepass")
+    result = parse_document(Path(SOURCE), raw)
+    return evaluate(result.data, SOURCE, previous, read=result)
+
+
+@cache
+def judged() -> tuple[Judged, ...]:
+    """phasewatch's findings on every record (the state alone, and the write over ``prev``)."""
+    _, records = load()
+    snaps: dict[int, Snapshot] = {}
+    out = []
+    for rec in records:
+        snap = observe(rec["state"])
+        transition: list[Finding] = []
+        prev = rec["prev"]
+        if prev is not None and isinstance(records[prev]["state"], dict):
+            base = snaps.get(prev) or observe(records[prev]["state"])
+            if base.raw != snap.raw or (
+                base.read and snap.read and base.read.exact != snap.read.exact
+            ):
+                after = observe(rec["state"], base)
+                transition = _transition_only(after.findings, snap.findings)
+        snaps[rec["i"]] = snap
+        out.append(Judged(rec, list(snap.findings), transition))
+    return tuple(out)
+
+
+def _transition_only(both: list[Finding], alone: list[Finding]) -> list[Finding]:
+    """The findings a state gets only because of the write before it."""
+    seen = [(f.rule_id, f.path, f.message) for f in alone]
+    rest = []
+    for f in both:
+        key = (f.rule_id, f.path, f.message)
+        if key in seen:
+            seen.remove(key)
+        else:
+            rest.append(f)
+    return rest
+
+
+@dataclass
+class Figure:
+    name: str
+    held: int = 0
+    cases: int = 0
+    misses: list[str] = field(default_factory=list)
+
+    def check(self, ok: bool, rec: dict[str, Any], why: str) -> None:
+        self.cases += 1
+        if ok:
+            self.held += 1
+        else:
+            self.misses.append(f"#{rec['i']} {rec['era']}/{rec['kind']} {rec['step']}: {why}")
+
+    def __str__(self) -> str:
+        return f"{self.name}: {self.held}/{self.cases}"
+
+
+def _loud(found: list[Finding]) -> list[str]:
+    return [f"{f.severity.value} {f.rule_id} {f.path}" for f in found if f.severity in LOUD]
+
+
+def figures() -> dict[str, Figure]:
+    figs = {
+        n: Figure(n)
+        for n in (
+            "valid_exit0",
+            "silent_quiet",
+            "v9_warned",
+            "invalid_error",
+            "blocked_error",
+            "cli_quiet",
+        )
+    }
+    for j in judged():
+        rec = j.rec
+        errors = [f for f in j.state if f.severity is Severity.ERROR]
+        valid = rec["vs"]["result"] == "VALID"
+        warned = warnings(rec)
+        if valid:
+            figs["valid_exit0"].check(not errors, rec, str(_loud(errors)))
+        else:
+            figs["invalid_error"].check(bool(errors), rec, str(rec["vs"].get("errors")))
+        if valid and not warned:
+            quiet_write = blocked(rec) or not _loud(j.transition)
+            figs["silent_quiet"].check(
+                not _loud(j.state) and quiet_write, rec, str(_loud(j.state) + _loud(j.transition))
+            )
+        for rule in sorted(w for w in warned if w.startswith("V9")):
+            paths = v9_paths(rule)
+            hit = any(f.severity in LOUD and f.path in paths for f in j.state)
+            figs["v9_warned"].check(hit, rec, f"{rule}: {_loud(j.state)}")
+        if rec.get("via") == "cli" and rec["prev"] is not None:
+            errors_tr = [f for f in j.transition if f.severity is Severity.ERROR]
+            figs["cli_quiet"].check(not errors_tr, rec, str(_loud(errors_tr)))
+        if blocked(rec):
+            figs["blocked_error"].check(
+                any(f.severity is Severity.ERROR for f in j.transition),
+                rec,
+                f"{rec['v829'].get('r') or rec['head'].get('r')}: {_loud(j.transition)}",
+            )
+    return figs
+
+
+def iter_misses(figs: dict[str, Figure]) -> Iterator[str]:
+    for fig in figs.values():
+        for miss in fig.misses:
+            yield f"{fig.name} {miss}"
+
+
+def main() -> int:
+    """Print the agreement figures (``python -m tests.helpers.generated_corpus``)."""
+    header, records = load()
+    print(f"corpus: {len(records)} states, {json.dumps(header['counts'], sort_keys=True)}")
+    figs = figures()
+    for fig in figs.values():
+        print(f"  {fig}")
+    misses = list(iter_misses(figs))
+    for miss in misses[:40]:
+        print(f"  MISS {miss}")
+    return 1 if misses else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,70 @@
+"""phasewatch's verdicts against the real framework's on the generated corpus: seeded random
+walks of the framework's own code (both eras) and single-field mutations of their states, each
+judged by the framework's own validators (``make corpus``; tests/conformance/isdlc/README.md).
+
+The severity contract (docs/severity.md) as five figures, each of which must hold on every
+record: see :mod:`tests.helpers.generated_corpus`.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.helpers import generated_corpus as G
+
+FIGURES = (
+    "valid_exit0",
+    "silent_quiet",
+    "v9_warned",
+    "invalid_error",
+    "blocked_error",
+    "cli_quiet",
+)
+
+
+def test_the_corpus_is_large_and_covers_both_eras_and_mutations() -> None:
+    header, records = G.load()
+    counts = header["counts"]
+    assert len(records) == sum(counts.values())
+    for kind in ("antigravity/walk", "claude/walk", "antigravity/mutation", "claude/mutation"):
+        assert counts.get(kind, 0) >= 150, (kind, counts)
+
+
+@pytest.mark.parametrize(
+    "step",
+    [
+        "workflow-init --type",  # every init
+        "process.json",  # phases skipped by the project's process.json (recorded in the step)
+        "--interrupt -> INITIALIZED",
+        "workflow-retry -> RETRIED",
+        "workflow-rollback --to-phase",
+        "workflow-finalize --skip-merge -> FINALIZED",
+        "completion enforcer",
+        "phase-advance -> ADVANCED",
+        "orchestrator init-only",
+        "3c-prime",
+        "3e ",
+        "gate continue",
+        "gate review",
+        "gate redo",
+        "escalation answer retry",
+        "escalation answer skip",
+        "cancel (orchestrator)",
+    ],
+)
+def test_the_walks_drive_every_step(step: str) -> None:
+    _, records = G.load()
+    assert any(step in r["step"] for r in records if r["kind"] == "walk"), step
+
+
+def test_the_framework_raises_every_verdict_somewhere() -> None:
+    """A corpus in which the framework never objects would prove nothing."""
+    figs = G.figures()
+    for name in FIGURES:
+        assert figs[name].cases >= 20, figs[name]
+
+
+@pytest.mark.parametrize("name", FIGURES)
+def test_agreement(name: str) -> None:
+    fig = G.figures()[name]
+    assert fig.held == fig.cases, f"{fig}\n" + "\n".join(fig.misses[:20])
