@@ -111,6 +111,23 @@ def test_a_continue_whose_gate_comes_back_is_a_revert(tmp_path: Path) -> None:
     assert judge(result.footprint, stringify(mixed))[0] == "reverted"
 
 
+def test_a_retry_whose_workflow_ended_since_still_holds(tmp_path: Path) -> None:
+    """The retried phase ran, the workflow completed and was archived (``recovery_action``
+    goes with it, ``active_workflow`` null) within the watch: not a revert. The stale copy,
+    which brings the workflow back with its escalations, still is."""
+    path = write_state(tmp_path, feature_state(gate=None, escalations=2))
+    before = load(path)
+    result = decide.decide_escalation(path, "retry", seen=before)
+    after = load(path)
+    done = copy.deepcopy(after)
+    archived = {k: v for k, v in done["active_workflow"].items() if k != "recovery_action"}
+    done.setdefault("workflow_history", []).append({**archived, "status": "completed"})
+    done["active_workflow"], done["pending_escalations"] = None, []
+    done["state_version"] += 1
+    assert judge(result.footprint, stringify(done))[0] == "held"
+    assert judge(result.footprint, stringify(controller_write(before, done)))[0] == "reverted"
+
+
 owner_noise = st.dictionaries(
     st.sampled_from(["sub_agent_log", "hook_events", "budget_status", "zz_owner", "git_branch"]),
     st.integers(0, 5) | st.text(max_size=4) | st.lists(st.integers(0, 3), max_size=3),

@@ -22,7 +22,9 @@ bumps ``state_version``, still undid it):
   or the gate is still ``redo_pending`` with our guidance at our count and each phase status we
   set still ``in_progress``;
 * ``escalation retry``: none of the answered escalations pending, and ``recovery_action`` ours
-  (or a newer one: it is only ever replaced by a later recovery);
+  (or a newer one: it is only ever replaced by a later recovery), or the workflow it answered
+  no longer the active one (it ended since, completed or cancelled: a stale copy would bring it
+  back, escalation and all);
 * ``escalation skip``: none of the answered escalations pending;
 * ``escalation cancel``: our ``workflow_history`` entry is there, the cancelled workflow is no
   longer the active one and none of the answered escalations pending;
@@ -158,7 +160,8 @@ def _retry(doc: Mapping[str, Any], claim: Claim) -> bool:
     recovery = plain(_workflow(doc).get("recovery_action"))
     ours = {"type": "retry", "phase": claim["phase"], "timestamp": claim["at"]}
     newer = isinstance(recovery, dict) and _later(recovery.get("timestamp"), claim["at"])
-    return (recovery == ours or newer) and _answered_gone(doc, claim)
+    ended = "workflow" in claim and plain(_identity(doc)) != claim["workflow"]
+    return (recovery == ours or newer or ended) and _answered_gone(doc, claim)
 
 
 def _cancel(doc: Mapping[str, Any], claim: Claim) -> bool:

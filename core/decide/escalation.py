@@ -139,7 +139,13 @@ def _retry(pending: _Pending, _reason: str | None) -> Change:
     pending.doc["pending_escalations"] = []
     return Change(
         f"retry: {pending.label} will re-run ({len(pending.cleared)} escalation(s) cleared{note})",
-        escalation_claim("retry", pending.cleared, phase=pending.phase, at=pending.now),
+        escalation_claim(
+            "retry",
+            pending.cleared,
+            phase=pending.phase,
+            at=pending.now,
+            workflow=_identity(pending.doc),
+        ),
     )
 
 
