@@ -154,10 +154,10 @@ def test_a_directory_flipped_to_a_link_never_redirects_a_write(tmp_path: Path, w
     switch = sys.getswitchinterval()
     sys.setswitchinterval(1e-6)  # interleave the two threads as finely as the GIL allows
     flipper.start()
-    try:
-        outcomes = [
-            decide.apply_update(target, bump, action="bump", settle=0).outcome for _ in range(150)
-        ]
+    outcomes: list[str] = []
+    try:  # 150 decisions, and more until one lands between the flips (a busy machine)
+        while len(outcomes) < 150 or ("applied" not in outcomes and len(outcomes) < 3000):
+            outcomes.append(decide.apply_update(target, bump, action="bump", settle=0).outcome)
     finally:
         stop.set()
         flipper.join()
