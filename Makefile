@@ -25,8 +25,9 @@ demo: $(RUNTIME_STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
+# On every core (pytest-xdist): each test stands alone, so the order and the worker do not matter.
 test: lint
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto
 
 screenshots: $(STAMP)
 	$(BIN)/python screenshots/make_screenshots.py
