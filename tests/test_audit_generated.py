@@ -9,6 +9,8 @@ record: see :mod:`tests.helpers.generated_corpus`.
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tests.helpers import generated_corpus as G
 
@@ -68,3 +70,18 @@ def test_the_framework_raises_every_verdict_somewhere() -> None:
 def test_agreement(name: str) -> None:
     fig = G.figures()[name]
     assert fig.held == fig.cases, f"{fig}\n" + "\n".join(fig.misses[:20])
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
+
+
+@given(json_values, json_values)
+def test_a_state_stored_as_a_change_comes_back_whole(old: object, new: object) -> None:
+    """The corpus stores most states as their change from the one before (compact)."""
+    assert G.patch(old, G.diff(old, new)) == new

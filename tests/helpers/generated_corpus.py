@@ -38,10 +38,68 @@ LOUD = (Severity.ERROR, Severity.WARNING)
 
 @cache
 def load() -> tuple[dict[str, Any], tuple[dict[str, Any], ...]]:
-    """(header, records) of the committed corpus."""
+    """(header, records) of the committed corpus, every state whole (see :func:`compact`)."""
     with gzip.open(CORPUS, "rt", encoding="utf-8") as fh:
         lines = [json.loads(line) for line in fh if line.strip()]
-    return lines[0], tuple(lines[1:])
+    records = lines[1:]
+    for rec in records:
+        if "delta" in rec:
+            rec["state"] = patch(records[rec["prev"]]["state"], rec.pop("delta"))
+    return lines[0], tuple(records)
+
+
+# A record's state is stored as its change from the state before it (``prev``), when that is
+# smaller: {"~": {key: change or new value}, "-": [removed keys]}, nested for objects.
+_SET, _DEL = "~", "-"
+
+
+def diff(old: Any, new: Any) -> Any:
+    """The change from ``old`` to ``new`` (objects recursively); :func:`patch` undoes it."""
+    if not (isinstance(old, dict) and isinstance(new, dict)):
+        return {_SET: new}
+    out: dict[str, Any] = {}
+    changed = {k: v for k, v in new.items() if k not in old or old[k] != v}
+    if changed:
+        out[_SET] = {
+            k: (diff(old[k], v) if isinstance(old.get(k), dict) and isinstance(v, dict) else [v])
+            for k, v in changed.items()
+        }
+    removed = [k for k in old if k not in new]
+    if removed:
+        out[_DEL] = removed
+    return out
+
+
+def patch(old: Any, change: dict[str, Any]) -> Any:
+    """``old`` with ``change`` (from :func:`diff`) applied."""
+    if not isinstance(old, dict) or not isinstance(change.get(_SET, {}), dict):
+        return change.get(_SET)  # a whole new value
+    out = {k: v for k, v in old.items() if k not in change.get(_DEL, ())}
+    for k, v in change.get(_SET, {}).items():  # [value] replaces, a change object recurses
+        out[k] = v[0] if isinstance(v, list) else patch(old.get(k), v)
+    return out
+
+
+def compact(path: Path) -> None:
+    """Rewrite the corpus at ``path`` with each state as its change from ``prev`` where that
+    is smaller (``make corpus`` does this after the walks)."""
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        lines = [json.loads(line) for line in fh if line.strip()]
+    records = lines[1:]
+    out = [json.dumps(lines[0], ensure_ascii=False)]
+    for rec in records:
+        prev = rec["prev"]
+        rec = dict(rec)
+        if prev is not None and isinstance(records[prev]["state"], dict):
+            change = diff(records[prev]["state"], rec["state"])
+            if patch(records[prev]["state"], change) == rec["state"] and len(
+                json.dumps(change)
+            ) < len(json.dumps(rec["state"])):
+                rec["delta"] = change
+                del rec["state"]
+        out.append(json.dumps(rec, ensure_ascii=False, separators=(",", ":")))
+    with gzip.open(path, "wt", encoding="utf-8", compresslevel=9) as fh:
+        fh.write("\n".join(out) + "\n")
 
 
 def warnings(rec: dict[str, Any]) -> set[str]:
@@ -192,8 +250,11 @@ def iter_misses(figs: dict[str, Figure]) -> Iterator[str]:
             yield f"{fig.name} {miss}"
 
 
-def main() -> int:
-    """Print the agreement figures (``python -m tests.helpers.generated_corpus``)."""
+def main(argv: list[str]) -> int:
+    """Print the agreement figures (``python -m tests.helpers.generated_corpus``);
+    ``--compact FILE`` first stores each state of FILE as its change from the one before."""
+    if argv[:1] == ["--compact"]:
+        compact(Path(argv[1]))
     header, records = load()
     print(f"corpus: {len(records)} states, {json.dumps(header['counts'], sort_keys=True)}")
     figs = figures()
@@ -206,4 +267,6 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    import sys
+
+    raise SystemExit(main(sys.argv[1:]))

@@ -32,4 +32,5 @@ NODE_PATH="$scratch/deps/node_modules" node "$here/walks.cjs" \
   --framework "$scratch/head" --framework-commit "$head" \
   --validator "$scratch/v9c" --validator-commit "$v9c" \
   --walks "$walks" --seed "$seed" --out "$here/generated.jsonl.gz"
-"$python" -m tests.helpers.generated_corpus
+# each state stored as its change from the one before (about a third of the size), then the figures
+"$python" -m tests.helpers.generated_corpus --compact "$here/generated.jsonl.gz"
