@@ -362,7 +362,11 @@ async def test_escalation_retry_then_skip(tmp_path: Path, simulate) -> None:
             pilot,
             lambda: screen.pending and screen.pending[0].type == "corridor_blocked",
         )
-        await pilot.press("s")
+        await pilot.press("s")  # Skip overrides a block: confirmed first, like Cancel
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await wait_until(pilot, lambda: "Keep the block (n)" in screen_text(app))
+        assert not sim.seen("decision:skip", "06-implementation")
+        await pilot.press("y")
         await wait_until(pilot, lambda: sim.seen("decision:skip", "06-implementation"))
         await wait_until(pilot, lambda: sim.seen("3c-prime", "16-quality-loop"))
         actions = [(e["action"], e["outcome"]) for e in journal(tmp_path)]

@@ -1,10 +1,10 @@
 """``e``: pending escalations (type, hook, phase, age) with the full multi-line ``detail`` of the
 selected one, and the three answers, with the letters the escalation's own text offers
-(``[R] Retry [S] Skip [C] Cancel``): ``r`` Retry, ``s`` Skip, ``c`` Cancel workflow (asks for a
-reason, then a confirmation). An answer applies to every pending escalation (the protocol clears
-the whole array); it is written by ``core.decide.decide_escalation`` with ``seen=`` the state
-document on screen. A key within a moment of the screen appearing, or of the list changing,
-does nothing (KeyGuard)."""
+(``[R] Retry [S] Skip [C] Cancel``): ``r`` Retry; ``s`` Skip, which overrides a hook's block, so
+it asks for a confirmation; ``c`` Cancel workflow (asks for a reason, then a confirmation). An
+answer applies to every pending escalation (the protocol clears the whole array); it is written
+by ``core.decide.decide_escalation`` with ``seen=`` the state document on screen. A key within a
+moment of the screen appearing, or of the list changing, does nothing (KeyGuard)."""
 
 from __future__ import annotations
 
@@ -34,10 +34,10 @@ class EscalationsScreen(ConsoleScreen):
     NAME = "escalations"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("r", "answer('retry')", "Retry phase"),
-        Binding("s", "answer('skip')", "Skip (override)"),
+        Binding("s", "skip", "Skip (override)…"),
         Binding("c", "cancel_workflow", "Cancel workflow…"),
         Binding("R", "answer('retry')", "Retry phase", show=False),
-        Binding("S", "answer('skip')", "Skip (override)", show=False),
+        Binding("S", "skip", "Skip (override)…", show=False),
         Binding("C", "cancel_workflow", "Cancel workflow…", show=False),
         Binding("escape", "back", "Back"),
     ]
@@ -149,7 +149,7 @@ class EscalationsScreen(ConsoleScreen):
 
     # ------------------------------------------------------------------ answers
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("answer", "cancel_workflow"):
+        if action in ("answer", "skip", "cancel_workflow"):
             if self.read_only:
                 return False
             return True if self.pending else None
@@ -162,6 +162,32 @@ class EscalationsScreen(ConsoleScreen):
         if self.guard.refuses(self):
             return
         self.console.decide_escalation(self.snap, action, asker=self)
+
+    def action_skip(self) -> None:
+        """Skip overrides what a hook blocked, like Cancel it is confirmed first (y)."""
+        snap = self.snap
+        if snap is None or not self.pending:
+            self.app.notify("No pending escalations.", markup=False, timeout=3)
+            return
+        if self.console.refuse_read_only("skip") or self.guard.refuses(self):
+            return
+        message = Text("Skip overrides the block: every pending escalation is cleared and the ")
+        message.append("workflow goes on without what the hook asked for (")
+        message.append(", ".join(sorted({e.hook or "?" for e in self.pending})), style="bold")
+        message.append(").\n\nRetry re-runs the phase instead.")
+        dialog = ConfirmDialog(
+            "Skip the blocked phase?",
+            message,
+            yes="Skip (override)",
+            no="Keep the block",
+            guard=self.console.key_guard(),
+        )
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self.console.decide_escalation(snap, "skip", asker=self)
+
+        self.app.push_screen(dialog, confirmed)
 
     def action_cancel_workflow(self) -> None:
         snap = self.snap
