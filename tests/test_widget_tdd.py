@@ -152,3 +152,12 @@ async def test_tdd_and_plan_screens_show_one_stop_hook_verdict(tmp_path):
         on_plan = str(app.screen.query_one("#tdd-counts", Static).render())
     assert on_tdd == on_plan
     assert "remaining slices 0" in on_tdd and "counts 0" in on_tdd and "(agree)" in on_tdd
+
+
+def test_no_dependency_is_a_dash_not_the_word_none():
+    from phasewatch.widgets.tdd_board import _numbers
+
+    for raw in ("None", "none", "N/A", "-", "**None**", None, ""):
+        assert _numbers([], raw) == "—", raw
+    assert _numbers([1, 2], "1, 2") == "1, 2"
+    assert _numbers([], "slice 3 (partly)") == "slice 3 (partly)"

@@ -48,10 +48,15 @@ def status_cell(status: str | None, raw: str | None, styles: dict[str, Style]) -
     return text
 
 
+#: How plans write "no slice" in Depends on / Blocks: shown as the one dash for nothing.
+_NOTHING = frozenset({"none", "n/a", "-", "—", "nothing", ""})
+
+
 def _numbers(values: Any, raw: Any) -> str:
     if isinstance(values, list | tuple) and values:
         return ", ".join(str(v) for v in values)
-    return shorten(str(raw), 24) if raw else "—"
+    text = str(raw).strip() if raw else ""
+    return "—" if text.strip("*_ .").lower() in _NOTHING else shorten(text, 24)
 
 
 class TddBoard(Vertical):
