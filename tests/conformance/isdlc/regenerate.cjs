@@ -24,24 +24,10 @@
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const { spawnSync } = require('child_process');
 
-function parseArgs(argv) {
-    const out = { out: path.join(__dirname, 'corpus') };
-    for (let i = 0; i < argv.length; i += 2) {
-        const key = argv[i].replace(/^--/, '').replace(/-([a-z])/g, (_, c) => c.toUpperCase());
-        out[key] = argv[i + 1];
-    }
-    for (const need of ['framework', 'validator']) {
-        if (!out[need]) {
-            console.error(`missing --${need} DIR (see the comment at the top of this file)`);
-            process.exit(2);
-        }
-    }
-    return out;
-}
+const { parseArgs, validatorWarnings, runAntigravity, answerGate } = require('./lib.cjs');
 
-const ARGS = parseArgs(process.argv.slice(2));
+const ARGS = parseArgs(process.argv.slice(2), { out: path.join(__dirname, 'corpus') });
 const FW = path.resolve(ARGS.framework);
 const VAL = path.resolve(ARGS.validator);
 const PROJECT = fs.mkdtempSync(path.join(os.tmpdir(), 'isdlc-conformance-'));
@@ -104,12 +90,9 @@ function baseProject() {
 // ------------------------------------------------------------------ running the framework
 
 function splitWarnings(stderr) {
-    if (!stderr) return [];
-    return stderr.split(/\n(?=\[state-write-validator\])/).map((text) => {
-        const m = /^\[state-write-validator\] (V9-[ABC]) WARNING/.exec(text);
-        const issue = /Issue: (.*)/.exec(text);
-        return { rule: m ? m[1] : 'V1-V3', text: scrub(issue && !m ? issue[1] : text) };
-    });
+    return validatorWarnings(stderr).map((w) => (/^V9/.test(w.rule)
+        ? { rule: w.rule, text: scrub(w.text) }
+        : { rule: 'V1-V3', text: scrub(w.issue || w.text) }));
 }
 
 function runValidator(content) {
@@ -129,14 +112,7 @@ function runValidator(content) {
 }
 
 function runCli(script, args) {
-    const r = spawnSync(process.execPath, [path.join(FW, 'src/antigravity', script), ...args], {
-        cwd: PROJECT, env: process.env, encoding: 'utf8',
-    });
-    try {
-        return JSON.parse(r.stdout.slice(r.stdout.indexOf('{', r.stdout.lastIndexOf('\n{') + 1)));
-    } catch (e) {
-        return { result: 'UNPARSEABLE', stdout: r.stdout, stderr: r.stderr };
-    }
+    return runAntigravity(FW, PROJECT, script, args);
 }
 
 function validateState() {
@@ -339,16 +315,7 @@ function scenarioFeatureSupervised() {
 
 /** The evidence a phase agent writes before the gate (what gate-logic.cjs's BLOCKED asks for). */
 function satisfyGate(blocked) {
-    const key = blocked.phase;
-    for (const d of blocked.details || []) {
-        const m = /missing: (.*)$/.exec(d.reason || '');
-        for (const rel of m ? m[1].split(', ') : []) {
-            fs.mkdirSync(path.dirname(path.join(PROJECT, rel)), { recursive: true });
-            fs.writeFileSync(path.join(PROJECT, rel), '# artifact\n');
-        }
-    }
-    write(`agent evidence ${key}`, (s) => {
-        const rec = s.phases[key] || (s.phases[key] = {});
+    write(`agent evidence ${blocked.phase}`, answerGate(PROJECT, blocked, (rec) => {
         rec.constitutional_validation = { status: 'compliant', completed: true, iterations_used: 1,
             max_iterations: 5 };
         rec.iteration_requirements = {
@@ -356,15 +323,7 @@ function satisfyGate(blocked) {
                 last_test_result: 'passed', status: 'success' },
             interactive_elicitation: { completed: true, menu_interactions: 2 },
         };
-        for (const d of blocked.details || []) {
-            const agent = /Phase agent '([^']+)'/.exec(d.reason || '');
-            if (agent) {
-                s.skill_usage_log = s.skill_usage_log || [];
-                s.skill_usage_log.push({ timestamp: now(), agent: agent[1], agent_phase: key,
-                    skill_id: 'DEL-001', status: 'executed' });
-            }
-        }
-    });
+    }, now));
 }
 
 /** phase-advance.cjs until it reports WORKFLOW_COMPLETE, answering each BLOCKED like an agent. */

@@ -43,22 +43,10 @@ const path = require('path');
 const zlib = require('zlib');
 const { spawnSync } = require('child_process');
 
-function parseArgs(argv) {
-    const out = { walks: '120', seed: '1', out: path.join(__dirname, 'generated.jsonl.gz') };
-    for (let i = 0; i < argv.length; i += 2) {
-        const key = argv[i].replace(/^--/, '').replace(/-([a-z])/g, (_, c) => c.toUpperCase());
-        out[key] = argv[i + 1];
-    }
-    for (const need of ['framework', 'validator']) {
-        if (!out[need]) {
-            console.error(`missing --${need} DIR (see the comment at the top of this file)`);
-            process.exit(2);
-        }
-    }
-    return out;
-}
+const { parseArgs, validatorWarnings, runAntigravity, answerGate } = require('./lib.cjs');
 
-const ARGS = parseArgs(process.argv.slice(2));
+const ARGS = parseArgs(process.argv.slice(2),
+    { walks: '120', seed: '1', out: path.join(__dirname, 'generated.jsonl.gz') });
 const FW = path.resolve(ARGS.framework);
 const VAL = path.resolve(ARGS.validator);
 const SCRATCH = fs.mkdtempSync(path.join(os.tmpdir(), 'isdlc-walks-'));
@@ -132,18 +120,10 @@ function quiet(fn) {
     try { return fn(); } finally { [console.error, console.log] = saved; }
 }
 
+/** The warnings as rule names: V9-A:<key>, V9-B, V9-C, V1/V2/V3:<phase>. */
 function warningRules(stderr) {
-    if (!stderr) return [];
-    const rules = [];
-    for (const text of stderr.split(/\n(?=\[state-write-validator\])/)) {
-        const v9 = /(V9-[ABC]) WARNING: (?:Phase status divergence for '([^']*)')?/.exec(text);
-        if (v9) { rules.push(v9[2] !== undefined ? `${v9[1]}:${v9[2]}` : v9[1]); continue; }
-        const phase = /Phase: (.*)/.exec(text);
-        const kind = /Issue: (constitutional_validation|interactive_elicitation|test_iteration)/.exec(text);
-        const n = kind ? { constitutional_validation: 'V1', interactive_elicitation: 'V2', test_iteration: 'V3' }[kind[1]] : 'V?';
-        rules.push(`${n}:${phase ? phase[1] : ''}`);
-    }
-    return rules;
+    return validatorWarnings(stderr).map((w) => (w.rule === 'V9-A' ? `V9-A:${w.key}`
+        : /^V9/.test(w.rule) ? w.rule : `${w.rule}:${w.phase}`));
 }
 
 /** One validator's verdict on writing `content` over `prev` (null: no file). */
@@ -251,15 +231,7 @@ function write(step, mutate, { raw = false } = {}) {
 }
 
 function runCli(script, args, note = '') {
-    const r = spawnSync(process.execPath, [path.join(FW, 'src/antigravity', script), ...args], {
-        cwd: PROJECT, env: process.env, encoding: 'utf8',
-    });
-    let result;
-    try {
-        result = JSON.parse(r.stdout.slice(r.stdout.indexOf('{', r.stdout.lastIndexOf('\n{') + 1)));
-    } catch (e) {
-        result = { result: 'UNPARSEABLE' };
-    }
+    const result = runAntigravity(FW, PROJECT, script, args);
     observe(`${script.replace('.cjs', '')} ${args.filter((a) => a !== '--description').join(' ')}`.trim()
         + ` -> ${result.result}${note}`, 'cli');
     return result;
@@ -507,27 +479,7 @@ function claudeWalk() {
 // ------------------------------------------------------------------ the antigravity era walk
 
 function satisfyGate(blocked) {
-    const key = blocked.phase;
-    for (const d of blocked.details || []) {
-        const m = /missing: (.*)$/.exec(d.reason || '');
-        for (const rel of m ? m[1].split(', ') : []) {
-            fs.mkdirSync(path.dirname(path.join(PROJECT, rel)), { recursive: true });
-            fs.writeFileSync(path.join(PROJECT, rel), '# artifact\n');
-        }
-    }
-    write(`agent evidence ${key}`, (s) => {
-        s.phases = s.phases || {};
-        const rec = s.phases[key] || (s.phases[key] = {});
-        addEvidence(rec);
-        for (const d of blocked.details || []) {
-            const agent = /Phase agent '([^']+)'/.exec(d.reason || '');
-            if (agent) {
-                s.skill_usage_log = s.skill_usage_log || [];
-                s.skill_usage_log.push({ timestamp: now(), agent: agent[1], agent_phase: key,
-                    skill_id: 'DEL-001', status: 'executed' });
-            }
-        }
-    });
+    write(`agent evidence ${blocked.phase}`, answerGate(PROJECT, blocked, addEvidence, now));
 }
 
 /** workflow-init's arguments (and the project's process.json, written here): [args, note]. */
