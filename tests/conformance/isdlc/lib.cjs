@@ -84,4 +84,19 @@ function answerGate(project, blocked, evidence, now) {
     };
 }
 
-module.exports = { parseArgs, validatorWarnings, runAntigravity, answerGate };
+/** STEP 3e-review's [R] Review: the gate paused (reviewing), then resumed and recorded
+ *  (common.cjs recordReviewAction), two writes through `write(step, mutate)`. */
+function reviewThenResume(write, common, key, now) {
+    const paused = now();
+    write(`gate review ${key}`, (s) => {
+        Object.assign(s.active_workflow.supervised_review, { status: 'reviewing', paused_at: paused });
+    });
+    write(`gate resume ${key}`, (s) => {
+        const resumed = now();
+        Object.assign(s.active_workflow.supervised_review, { status: 'completed', resumed_at: resumed });
+        common.recordReviewAction(s, key, 'review', { paused_at: paused, resumed_at: resumed });
+        delete s.active_workflow.supervised_review;
+    });
+}
+
+module.exports = { parseArgs, validatorWarnings, runAntigravity, answerGate, reviewThenResume };

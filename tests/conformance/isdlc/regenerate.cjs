@@ -25,7 +25,7 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 
-const { parseArgs, validatorWarnings, runAntigravity, answerGate } = require('./lib.cjs');
+const { parseArgs, validatorWarnings, runAntigravity, answerGate, reviewThenResume } = require('./lib.cjs');
 
 const ARGS = parseArgs(process.argv.slice(2), { out: path.join(__dirname, 'corpus') });
 const FW = path.resolve(ARGS.framework);
@@ -238,16 +238,7 @@ function reviewGate(key) {
             delete s.active_workflow.supervised_review;
         });
     } else if (key === '03-architecture') {
-        const paused = now();
-        write(`gate review ${key}`, (s) => {
-            Object.assign(s.active_workflow.supervised_review, { status: 'reviewing', paused_at: paused });
-        });
-        write(`gate resume ${key}`, (s) => {
-            const resumed = now();
-            Object.assign(s.active_workflow.supervised_review, { status: 'completed', resumed_at: resumed });
-            common.recordReviewAction(s, key, 'review', { paused_at: paused, resumed_at: resumed });
-            delete s.active_workflow.supervised_review;
-        });
+        reviewThenResume(write, common, key, now);
     } else {
         redo(key);
     }

@@ -43,7 +43,7 @@ const path = require('path');
 const zlib = require('zlib');
 const { spawnSync } = require('child_process');
 
-const { parseArgs, validatorWarnings, runAntigravity, answerGate } = require('./lib.cjs');
+const { parseArgs, validatorWarnings, runAntigravity, answerGate, reviewThenResume } = require('./lib.cjs');
 
 const ARGS = parseArgs(process.argv.slice(2),
     { walks: '120', seed: '1', out: path.join(__dirname, 'generated.jsonl.gz') });
@@ -351,16 +351,7 @@ function reviewGate(key) {
             return;
         }
         if (answer === 'review') {
-            const paused = now();
-            write(`gate review ${key}`, (s) => {
-                Object.assign(s.active_workflow.supervised_review, { status: 'reviewing', paused_at: paused });
-            });
-            write(`gate resume ${key}`, (s) => {
-                const resumed = now();
-                Object.assign(s.active_workflow.supervised_review, { status: 'completed', resumed_at: resumed });
-                common.recordReviewAction(s, key, 'review', { paused_at: paused, resumed_at: resumed });
-                delete s.active_workflow.supervised_review;
-            });
+            reviewThenResume(write, common, key, now);
             return;
         }
         const guidance = pick(['Cover the error paths too.', 'Split the module.', 'Name the limits.']);
