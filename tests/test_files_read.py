@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -19,7 +20,7 @@ from phasewatch.core.files import read as read_mod
 from phasewatch.core.files.read import MAX_BYTES, ReadRefused, read_regular
 from phasewatch.core.sources import read_json
 
-from tests import torn_writer
+from tests import torn_writer, unprivileged
 
 
 def refused(path: Path, **kwargs) -> ReadRefused:
@@ -198,15 +199,27 @@ def test_permission_denied_is_plain(tmp_path, monkeypatch):
     assert err.kind == "unreadable" and err.reason == "permission denied"
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads anything")
-def test_permission_denied_for_real(tmp_path):
-    p = tmp_path / "state.json"
-    p.write_bytes(b"{}")
-    p.chmod(0)
+def test_permission_denied_for_real():
+    """Run unprivileged (as ``nobody`` when the suite runs as root, which reads anything)."""
+    work = unprivileged.workdir()
     try:
-        assert refused(p).reason == "permission denied"
+        script = (
+            "import os, sys\n"
+            "from pathlib import Path\n"
+            "from phasewatch.core.files.read import ReadRefused, read_regular\n"
+            "p = Path(sys.argv[1]) / 'state.json'\n"
+            "p.write_bytes(b'{}'); p.chmod(0)\n"
+            "try:\n"
+            "    read_regular(p)\n"
+            "    print('read')\n"
+            "except ReadRefused as exc:\n"
+            "    print(exc.kind, exc.reason, sep='|')\n"
+            "p.chmod(0o644)\n"
+        )
+        proc = unprivileged.run(script, str(work))
+        assert proc.stdout.strip() == "unreadable|permission denied", proc.stderr
     finally:
-        p.chmod(0o644)
+        shutil.rmtree(work, ignore_errors=True)
 
 
 @pytest.mark.parametrize(

@@ -16,6 +16,8 @@ from phasewatch.core.sources import (
     read_json,
 )
 
+from tests import unprivileged
+
 
 def write(path, text: str | bytes):
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -152,20 +154,28 @@ def test_directory_in_place_of_file(tmp_path):
     assert read_json(tmp_path / "s.json").status == "unreadable"
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads everything")
-def test_permission_denied(tmp_path):
-    p = tmp_path / "s.json"
-    write(p, "{}")
-    p.chmod(0)
+def test_permission_denied():
+    """Run unprivileged (as ``nobody`` when the suite runs as root, which reads everything)."""
+    work = unprivileged.workdir()
     try:
-        r = read_json(p)
-        assert r.status == "unreadable" and "Permission" in r.error
+        script = (
+            "import sys\n"
+            "from pathlib import Path\n"
+            "from phasewatch.core.sources import read_json\n"
+            "p = Path(sys.argv[1]) / 's.json'\n"
+            "p.write_text('{}'); p.chmod(0)\n"
+            "r = read_json(p)\n"
+            "print(r.status, r.error, sep='|')\n"
+            "p.chmod(0o644)\n"
+        )
+        proc = unprivileged.run(script, str(work))
+        status, _, error = proc.stdout.strip().partition("|")
+        assert status == "unreadable" and "ermission" in error, (proc.stdout, proc.stderr)
     finally:
-        p.chmod(0o644)
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def test_permission_denied_simulated(tmp_path, monkeypatch):
-    import os
 
     p = tmp_path / "s.json"
     write(p, "{}")
@@ -237,7 +247,6 @@ def test_read_json_never_raises(tmp_path, blob):
 def test_an_unsearchable_isdlc_is_a_finding_with_the_fix_not_a_traceback(tmp_path, monkeypatch, capsys):
     """Mode 000 on .isdlc for a non-root user (simulated: root ignores modes): every lookup
     inside it fails with EACCES, where Path.exists() raises instead of answering."""
-    import os
 
     from phasewatch.tui.cli import main
 
