@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,7 +45,8 @@ R_INVALID = rule(
     Severity.ERROR,
     "The file is not valid JSON (and stayed so across retries).",
     seed="docs/formats.md#how-the-state-file-is-written",
-    fix="Restore the file from the last good version (see the timeline) or git; do not hand-edit.",
+    fix="Restore the file from git or a backup (the message says where the parse failed); the "
+    "dashboard offers the last good version it saw on the Timeline, when it saw one.",
     scope="read",
 )
 R_UNREADABLE = rule(
@@ -463,6 +465,16 @@ def read_finding(result: ReadResult, source: str, *, kept: bool = False) -> Find
         "not_object": R_NOT_OBJECT,
     }
     r = rules.get(result.status, R_INVALID)
+    hint = None
+    if r is R_INVALID:  # a fix that fits what was seen: no promise of a version never read
+        hint = (
+            "Restore it from the last good version phasewatch showed (the Timeline holds its "
+            "document) or from git; do not hand-edit."
+            if kept
+            else "phasewatch has not read a good version of this file: restore it from git "
+            f"(git checkout -- {shlex.quote(source)}) or a backup, or let the workflow's next "
+            "write replace it."
+        )
     return make(
         r,
         source=source,
@@ -470,4 +482,5 @@ def read_finding(result: ReadResult, source: str, *, kept: bool = False) -> Find
         expected="a JSON object",
         actual=result.error,
         message=f"{source}: {result.status.replace('_', ' ')} ({result.error}).{tail}",
+        hint=hint,
     )

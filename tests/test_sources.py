@@ -13,6 +13,7 @@ from phasewatch.core.sources import (
     StateReader,
     discover,
     find_root,
+    read_finding,
     read_json,
 )
 
@@ -360,3 +361,19 @@ def test_the_fast_parse_agrees_with_json(value, ascii_only, edits):
 )
 def test_what_the_fast_parse_refuses_json_decides(raw):
     assert _parsed_or_error(raw) == _json_only(raw)
+
+
+def test_a_corrupt_state_gets_a_fix_that_fits_what_was_seen(tmp_path):
+    """Never a promise of a "last good version" phasewatch did not read."""
+    p = tmp_path / ".isdlc" / "state.json"
+    p.parent.mkdir()
+    p.write_text('{"state_version": 1, oops}')
+    never = read_finding(read_json(p, retries=0), ".isdlc/state.json")
+    assert never.rule_id == "READ-INVALID" and "has not read a good version" in never.hint
+    assert "git checkout -- .isdlc/state.json" in never.hint
+    reader = StateReader(p, ".isdlc/state.json")
+    p.write_text('{"state_version": 1}')
+    assert reader.read()[0].ok
+    p.write_text('{"state_version": 2, oops}')
+    _, kept, (finding,) = reader.read()
+    assert kept is not None and "last good version phasewatch showed" in finding.hint
