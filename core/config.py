@@ -13,7 +13,7 @@ default_screen = "overview"     # overview | hooks | timeline | history | tdd | 
 [notifications]
 enabled = true                  # the off switch for all of them
 desktop = true                  # OSC 9 / OSC 777 through the terminal
-command = "notify-send phasewatch"  # run with the event as JSON on stdin (optional)
+command = "notify-send {title} {summary}"  # the event's fields in its words, JSON on stdin
 
 [autopilot]
 enabled = false                 # the demo's autopilot (``phasewatch demo``)

@@ -20,6 +20,7 @@ notifications (and as many command processes), never 500.
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import subprocess
 import time
@@ -71,13 +72,24 @@ def osc_sequences(event: Event) -> str:
     return f"\x1b]9;{title}: {body}\x07\x1b]777;notify;{title};{body}\x07"
 
 
+#: ``{title}``, ``{summary}``, ... in a notify command's words are the event's (cleaned) fields.
+_FIELD = re.compile(r"\{(title|summary|kind|key|project)\}")
+
+
 def run_command(command: str, event: Event, timeout: float = COMMAND_TIMEOUT) -> str | None:
     """Run ``command`` with the event as JSON on stdin; None on success, else why it failed
-    (cleaned, one line). Blocking: call it off the UI thread."""
+    (cleaned, one line). Blocking: call it off the UI thread.
+
+    No shell: the command is split into words first, then ``{title}``, ``{summary}``,
+    ``{kind}``, ``{key}`` and ``{project}`` in a word become the event's fields, so
+    ``notify-send {title} {summary}`` shows the event's text, and nothing in that text can run
+    or split into another word."""
     try:
-        argv = shlex.split(command)
+        words = shlex.split(command)
     except ValueError as exc:
         return f"notify command not understood: {clean(str(exc))}"
+    fields = {**{k: clean(str(v)) for k, v in asdict(event).items()}, "title": event.title}
+    argv = [_FIELD.sub(lambda m: fields[m.group(1)], word) for word in words]
     if not argv:
         return "notify command is empty"
     try:

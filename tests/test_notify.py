@@ -109,3 +109,18 @@ def test_notifications_apart_in_time_each_go_out():
         assert n.notify(escalation(i))
         clock.now += n.interval
     assert [e.key for e in ran] == ["esc-0", "esc-1", "esc-2"]
+
+
+def test_the_events_text_can_be_the_commands_words(tmp_path):
+    """notify-send reads no stdin: {title} and {summary} put the event's text in its words,
+    whole and inert (no shell: the text cannot run or split into more words)."""
+    out = tmp_path / "argv.json"
+    script = f"import sys, json, pathlib; pathlib.Path({str(out)!r}).write_text(json.dumps(sys.argv[1:]))"
+    event = Event("gate", "gate|04-design", "", "Review gate 04-design; $(rm -rf ~) `x`")
+    command = f"{sys.executable} -c {json.dumps(script)} {{title}} --body={{summary}} {{nope}}"
+    assert run_command(command, event) is None
+    assert json.loads(out.read_text()) == [
+        "phasewatch: Review gate waiting",
+        "--body=Review gate 04-design; $(rm -rf ~) `x`",
+        "{nope}",
+    ]
