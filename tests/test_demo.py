@@ -100,6 +100,48 @@ def test_autopilot_answers_through_the_writer_only_when_due(tmp_path):
     assert entry["action"] == "review continue" and entry["who"] == "demo-autopilot"
 
 
+def test_autopilot_never_resumes_a_gate_someone_paused(tmp_path):
+    state = F.build_state()
+    state["active_workflow"]["supervised_review"].update(
+        {"status": "reviewing", "paused_at": "2026-11-26T10:00:00.000Z"}
+    )
+    path = tmp_path / ".isdlc" / "state.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(state))
+    pilot, _presence, ticks = autopilot(tmp_path)
+    for _ in range(5):
+        pilot.tick()
+        ticks[0] += 60
+    assert not (tmp_path / ".isdlc" / "phasewatch-decisions.jsonl").exists()
+    assert json.loads(path.read_text()) == state
+
+
+PLAN = """# TDD Task: Rate limit
+
+**Status:** in-progress
+
+## Slice 1: Token bucket
+
+**Status:** pending
+"""
+
+
+def test_autopilot_never_approves_the_plan_while_it_is_read(tmp_path):
+    (tmp_path / ".tdd-progress.md").write_text(PLAN)
+    pilot, presence, ticks = autopilot(tmp_path)
+    for screen in ("tdd", "plan"):
+        presence.screen = screen
+        pilot.tick()
+        ticks[0] += 60
+        pilot.tick()
+        assert "**Approved:**" not in (tmp_path / ".tdd-progress.md").read_text(), screen
+    presence.screen = "overview"
+    pilot.tick()
+    ticks[0] += 60
+    pilot.tick()
+    assert "**Approved:**" in (tmp_path / ".tdd-progress.md").read_text()
+
+
 # ---------------------------------------------------------------------------- temp dirs
 
 
@@ -159,3 +201,18 @@ async def test_the_demo_app_tells_the_autopilot_when_a_human_is_there(tmp_path):
         assert presence.last_activity > 0.0
         await pilot.press("escape")
         await wait_until(pilot, lambda: not presence.busy)
+        await pilot.press("5")  # the TDD screen: the plan may be read there
+        await wait_until(pilot, lambda: presence.screen == "tdd")
+
+
+async def test_the_demo_app_announces_its_autopilot(tmp_path):
+    from phasewatch.tui.demo import DemoApp
+
+    from tests.test_app_helpers import frozen_clock, wait_until
+
+    app = DemoApp(tmp_path, clock=frozen_clock, watch=False, announce="autopilot after 20 s")
+    notes: list[str] = []
+    app.notify = lambda message, **kw: notes.append(message)  # type: ignore[method-assign]
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until(pilot, lambda: bool(notes))
+    assert notes[0] == "autopilot after 20 s"

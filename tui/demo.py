@@ -90,13 +90,17 @@ class Presence:
         self.last_activity = 0.0
         #: True while a dialog or a console screen is open over the data screens.
         self.busy = False
+        #: The data screen on view (its NAME): the plan is not approved while it is read.
+        self.screen = ""
 
 
 class Autopilot:
     """Answers waiting decisions through ``core.decide`` like a human, but only what has waited
     its full ``grace`` with nobody at the keyboard: each item's timer starts when it appears,
     any key or click restarts every timer, and nothing is answered while a dialog or a console
-    screen is open (the user may be typing redo guidance or reading an escalation)."""
+    screen is open (the user may be typing redo guidance or reading an escalation). It never
+    resumes a gate someone paused for review (a pause is a person's decision), and never
+    approves the plan while the TDD or plan screen is on view (someone may be reading it)."""
 
     def __init__(
         self,
@@ -149,7 +153,7 @@ class Autopilot:
             waiting[key] = lambda: self._answer_escalation(state_path, doc, escalations)
         progress = self.root / ".tdd-progress.md"
         plan = _unapproved_plan(progress)
-        if plan is not None:
+        if plan is not None and self.presence.screen not in READING_PLAN:
             waiting[f"plan:{plan}"] = lambda: self._approve(progress)
         for key in self.due(list(waiting)):
             self.log(waiting[key]())
@@ -159,9 +163,8 @@ class Autopilot:
         from phasewatch.core import decide
 
         review = doc["active_workflow"]["supervised_review"]
-        action = "continue" if review["status"] == "gate_presented" else "resume"
-        result = decide.decide_review(state_path, action, seen=doc, who=WHO, via="demo")
-        return f"autopilot: review {action} {review.get('phase')}: {result.outcome}"
+        result = decide.decide_review(state_path, "continue", seen=doc, who=WHO, via="demo")
+        return f"autopilot: review continue {review.get('phase')}: {result.outcome}"
 
     def _answer_escalation(self, state_path: Path, doc: dict[str, Any], pending: list[Any]) -> str:
         from phasewatch.core import decide
@@ -181,13 +184,16 @@ class Autopilot:
 
 
 WHO = "demo-autopilot"
+#: The screens on which the plan is read: no approval while one is on view.
+READING_PLAN = frozenset({"tdd", "plan"})
 
 
 def _waiting_gate(doc: dict[str, Any]) -> str | None:
-    """The identity of the gate waiting in ``doc`` (phase, status, redo count), or None."""
+    """The identity of the gate waiting in ``doc`` (phase, redo count), or None. A gate paused
+    for review (``reviewing``) is not waiting for the autopilot: someone paused it."""
     aw = doc.get("active_workflow")
     review = aw.get("supervised_review") if isinstance(aw, dict) else None
-    if not isinstance(review, dict) or review.get("status") not in ("gate_presented", "reviewing"):
+    if not isinstance(review, dict) or review.get("status") != "gate_presented":
         return None
     return f"gate:{review.get('phase')}:{review.get('status')}:{review.get('redo_count')}"
 
@@ -415,15 +421,24 @@ class DemoApp(PhasewatchApp):
     """The dashboard, telling the autopilot (``presence``) when a human is at it: the time of
     the last key or click, and whether anything is open over the data screens."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, announce: str | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.presence = Presence()
+        self.announce = announce
+
+    def on_ready(self) -> None:
+        super().on_ready()
+        if self.announce:  # the autopilot says so at start: no decision comes as a surprise
+            self.notify(self.announce, title="demo autopilot", markup=False, timeout=15)
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key | events.MouseDown | events.MouseScrollDown):
             self.presence.last_activity = time.monotonic()
         await super().on_event(event)
-        self.presence.busy = self.is_running and len(self.screen_stack) > 1
+        stack = self.screen_stack if self.is_running else []
+        self.presence.busy = len(stack) > 1
+        if stack:  # (none while the app shuts down)
+            self.presence.screen = getattr(stack[-1], "NAME", "")
 
 
 def _dashboard(args: argparse.Namespace, root: Path) -> int:
@@ -436,7 +451,17 @@ def _dashboard(args: argparse.Namespace, root: Path) -> int:
     runner = DemoRunner(
         args, root, log, finished="demo: every player finished; the dashboard stays open (q quits)"
     )
-    app = DemoApp(root, read_only=args.read_only, demo=runner, freeze_startup=True)
+    announce = None
+    if runner.autopilot is not None:
+        announce = (
+            f"The autopilot answers a gate, an escalation or the plan after {args.autopilot:g} s "
+            "with nobody at the keyboard (any key restarts the wait). It never resumes a gate "
+            "you paused, nor approves the plan while you read it. --autopilot 0: you answer "
+            "everything."
+        )
+    app = DemoApp(
+        root, read_only=args.read_only, demo=runner, freeze_startup=True, announce=announce
+    )
     if runner.autopilot is not None:
         runner.autopilot.presence = app.presence
     result = app.run()
