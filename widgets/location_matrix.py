@@ -73,7 +73,22 @@ def row_cells(row: PhaseLocations, styles: dict[str, Style]) -> tuple[Text, ...]
     return (phase, detail, summary, pointers, agent)
 
 
+#: The pointer letters in plain words (the column's header is ``ptr A I T``).
+POINTER_LEGEND = (
+    "A: active_workflow.current_phase, I: the phase at current_phase_index, "
+    "T: the top-level current_phase"
+)
+
+
 def explain(row: PhaseLocations | None) -> Text:
+    text = _explain(row)
+    if row is not None and row.is_current:
+        text.append("\n  ptr ", style="bold")
+        text.append(POINTER_LEGEND)
+    return text
+
+
+def _explain(row: PhaseLocations | None) -> Text:
     if row is None:
         return Text("No phase selected.")
     if not row.disagree and row.legal:  # the cells differ, legally (core.locations says why)
