@@ -319,14 +319,20 @@ def _json_only(raw: bytes):
         return "ok", json.loads(raw.decode("utf-8", errors="replace"),
                                 parse_constant=sources._reject_constant)  # fmt: skip
     except (ValueError, RecursionError) as exc:
-        return "error", type(exc).__name__
+        return "error", _kind(exc)
+
+
+def _kind(exc: Exception) -> str:
+    """A refusal's kind: too deep, or not JSON (json's JSONDecodeError and the owner-like
+    refusals, a byte order mark or NaN, are all ValueErrors: the same verdict)."""
+    return "RecursionError" if isinstance(exc, RecursionError) else "ValueError"
 
 
 def _parsed_or_error(raw: bytes):
     try:
         return "ok", sources._parse(raw)
     except (ValueError, RecursionError) as exc:
-        return "error", type(exc).__name__
+        return "error", _kind(exc)
 
 
 _JSON_VALUES = st.recursive(
