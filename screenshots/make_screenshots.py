@@ -7,7 +7,8 @@ pictures only change when the product changes.
 
 The story on screen: a finished `fix` workflow (History), then a supervised `feature` workflow with
 injected faults (a stale subagent write, a half-applied write, a torn write, a log rotation during
-a burst) that stops at the implementation phase's review gate; a TDD plan being implemented
+a burst), the overview taken right after the half-applied write (the locations disagree), that
+stops at the implementation phase's review gate; a TDD plan being implemented
 without approval; and a plugin registry with drift and a tampered contract.
 """
 
@@ -77,6 +78,18 @@ async def shoot(app: PhasewatchApp, pilot, name: str, out: Path) -> None:
     print(f"  screenshots/{name}.svg")
 
 
+async def overview_on_divergence(app: PhasewatchApp, pilot, out: Path) -> None:
+    """The overview with the matrix on the first row whose locations disagree."""
+    snap = app.last_update.snapshot() if app.last_update is not None else None
+    rows = snap.rows if snap is not None else []
+    row = next((i for i, r in enumerate(rows) if r.divergent), 0)
+    table = app.screen.query_one("#matrix-table")
+    table.cursor_blink = False
+    table.move_cursor(row=row)
+    app.screen.query_one("#findings-table").move_cursor(row=0)  # the most severe finding
+    await shoot(app, pilot, "overview", out)
+
+
 async def scenario(root: Path, out: Path) -> None:
     sim_clock = VirtualClock()  # one time line for every player: the logs stay in order
     clock = AppClock(sim_clock)
@@ -105,9 +118,14 @@ async def scenario(root: Path, out: Path) -> None:
                 clock=sim_clock,
             )
         )
+        divergence_shot = False
         for step in feature.steps():
             if step.path is not None:
                 await reread(app, pilot)
+            if step.fault == "half-applied" and step.path is not None and not divergence_shot:
+                # the headline: the three locations disagree, highlighted and explained
+                await overview_on_divergence(app, pilot, out)
+                divergence_shot = True
             if step.name == "gate" and (step.phase or "").startswith("06"):
                 break
         # 3. a TDD plan implemented without approval, stopped part-way
@@ -142,9 +160,6 @@ async def scenario(root: Path, out: Path) -> None:
         await wait_for(pilot, lambda: getattr(app.screen, "summary_loaded", True), "the summary")
         await shoot(app, pilot, "review-gate", out)
         await pilot.press("escape")
-        app.screen.query_one("#matrix-table").cursor_blink = False
-        app.screen.query_one("#findings-table").move_cursor(row=0)  # the most severe finding
-        await shoot(app, pilot, "overview", out)
 
         await pilot.press("2")
         await shoot(app, pilot, "hooks", out)
