@@ -103,6 +103,9 @@ async def scenario(root: Path, out: Path) -> None:
     app = PhasewatchApp(root, clock=clock, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.updates_applied > 0, "the first read")
+        # this script is the watcher (it reads after every write, deterministically), so the
+        # status bar says what a user sees: watching, not "read once"
+        app.watch_mode = "watching"
         # 2. the supervised feature workflow with faults, read after every write, up to the
         #    implementation phase's review gate (the player then waits for a decision)
         feature = Simulator(
