@@ -201,7 +201,7 @@ def evidence(state: Any) -> list[tuple[str, str, tuple[str, ...], Any]]:
             block: Any = rec
             for part in where:
                 block = prop(block, part) if is_object(block) else None
-            if not (truthy(block) and block is not True and prop(block, "completed") is True):
+            if not (truthy(block) and prop(block, "completed") is True):
                 continue
             count = prop(block, count_key)
             if _missing(count) or less(count, 1):
