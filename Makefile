@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 RUNTIME_STAMP := $(VENV)/.installed-runtime
 
-.PHONY: demo test lint screenshots screenshot-web bench bench-readme clean readme-rules reliability corpus
+.PHONY: demo test lint typecheck screenshots screenshot-web bench bench-readme clean readme-rules reliability corpus
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,8 +22,13 @@ $(RUNTIME_STAMP): pyproject.toml
 demo: $(RUNTIME_STAMP)
 	$(BIN)/phasewatch demo
 
+# ruff, then mypy (tests/typecheck.py: mypy cannot follow the package-dir mapping by itself).
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/python tests/typecheck.py
+
+typecheck: $(STAMP)
+	$(BIN)/python tests/typecheck.py
 
 # On every core (pytest-xdist): each test stands alone, so the order and the worker do not matter.
 test: lint
@@ -59,7 +64,7 @@ corpus: $(STAMP)
 	bash tests/conformance/isdlc/make_corpus.sh
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache build dist *.egg-info
+	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache build dist *.egg-info
 
 # Regenerate the rule table in README.md from the rule registry (a test keeps them in step).
 readme-rules: $(STAMP)

@@ -172,7 +172,8 @@ def metrics(snapshots: list[dict[str, Any]], workflow: Mapping[str, Any]) -> dic
     phases = workflow.get("phases")
     end = workflow.get("completed_at")
     end = end if js_truthy(end) else workflow.get("cancelled_at")
-    tests_total = first_try = iterated = 0
+    tests_total: int | float = 0
+    first_try = iterated = 0
     for snap in snapshots:
         tests = snap.get("test_iterations")
         count = tests["count"] if tests else 0

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ctypes
 import sys
+from collections.abc import Callable
 from functools import cache
 
 M_ARENA_MAX = -8  # mallopt's parameter number (malloc.h)
@@ -32,7 +33,7 @@ def _libc() -> ctypes.CDLL | None:
         return None
 
 
-def _trim() -> object | None:
+def _trim() -> Callable[[int], int] | None:
     return getattr(_libc(), "malloc_trim", None)  # musl and others have no malloc_trim
 
 

@@ -147,6 +147,7 @@ class ActiveWorkflow(_Tolerant):
 
     def _positions(self) -> tuple[dict[str, int], dict[str, int]]:
         private = self.__pydantic_private__  # (self._index goes through a slow __getattr__)
+        assert private is not None  # (a model with a PrivateAttr always has the dict)
         index, phases = private["_index"], self.phases
         if index is None or index[0] is not phases or index[1] != len(phases):
             index = private["_index"] = (phases, len(phases), *phase_positions(phases))

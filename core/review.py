@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from .findings import Finding, sort_findings
 from .protocol import MAX_REDOS, parse_iso
@@ -187,11 +187,14 @@ def presented_gate(snap: Snapshot | None) -> GateView | None:
 # ---------------------------------------------------------------------------- attention queue
 
 
+AttentionKind = Literal["gate", "escalation", "plan"]
+
+
 @dataclass(frozen=True, slots=True)
 class AttentionItem:
     """One thing waiting for a human: a review gate, a pending escalation, an unapproved plan."""
 
-    kind: str  # gate | escalation | plan
+    kind: AttentionKind
     key: str  # identity within the queue
     since_raw: str | None
     title: str

@@ -566,7 +566,7 @@ class ProjectSession:
         snap = observe(track.reader, previous, track.source.project_id)
         snap.findings = self._configured(snap.findings)
         result = snap.read
-        status = result.status if result is not None else "missing"
+        status: str = result.status if result is not None else "missing"
         if status == "ok":
             track.existed = True
             track.ever_ok = True
@@ -589,7 +589,8 @@ class ProjectSession:
         self._obs += 1
         self._timeline_total += 1
         if previous is None or previous.raw is None:
-            paths, truncated, first = [], False, True
+            paths: list[str] = []
+            truncated, first = False, True
         else:
             paths, truncated = capped_paths(previous.raw, snap.raw, max_changes=DIFF_LIMIT)
             first = False

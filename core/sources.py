@@ -11,6 +11,7 @@ import json
 import os
 import shlex
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -182,13 +183,13 @@ class Project:
 
 
 def find_root(
-    path: str | os.PathLike[str] | None = None, env: dict[str, str] | None = None
+    path: str | os.PathLike[str] | None = None, env: Mapping[str, str] | None = None
 ) -> Path:
     """The project root: an explicit ``path`` (or ``$CLAUDE_PROJECT_DIR``, or the current
     directory), walked up to the nearest ancestor holding ``.isdlc/``; else the start itself."""
-    env = os.environ if env is None else env
+    environ: Mapping[str, str] = os.environ if env is None else env
     if path is None:
-        path = env.get("CLAUDE_PROJECT_DIR") or os.getcwd()
+        path = environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
     start = Path(path).expanduser().resolve()
     if start.is_file():
         start = start.parent
@@ -211,7 +212,7 @@ def _searchable(directory: Path) -> bool:
 
 
 def discover(
-    path: str | os.PathLike[str] | None = None, env: dict[str, str] | None = None
+    path: str | os.PathLike[str] | None = None, env: Mapping[str, str] | None = None
 ) -> Project:
     root = find_root(path, env)
     project = Project(root=root)

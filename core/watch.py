@@ -74,7 +74,7 @@ def polling_forced(force_polling: bool | None = None) -> bool:
 
         return bool(_default_force_polling(None))
     except Exception:  # private helper moved: fall back to the documented variable
-        value = os.environ.get("WATCHFILES_FORCE_POLLING")
+        value = os.environ.get("WATCHFILES_FORCE_POLLING", "")
         return bool(value) and value.lower() not in {"false", "disable", "disabled"}
 
 

@@ -216,6 +216,8 @@ async def test_counts_and_stats_widget():
         assert stats.events == events
         text = str(stats.render())
         assert "block 20" in text and "gate-blocker 25" in text
+        body.view.set_filter(events={"no-such-event"})  # nothing visible: no counts, no error
+        assert body.view.counts(filtered=True) == ({}, {})
 
 
 async def test_rotation_marker_is_shown_and_earlier_records_kept():

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import os
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -154,12 +155,12 @@ class PhasewatchApp(App[int]):
         Binding("r", "reread", "Re-read", show=False),
         Binding("q", "quit", "Quit"),
     ]
-    MODES: ClassVar[dict[str, str]] = {name: name for name in SCREEN_NAMES}  # type: ignore[misc]
+    MODES: ClassVar[dict[str, str | Callable[[], Screen[Any]]]] = {n: n for n in SCREEN_NAMES}
     DEFAULT_MODE = "overview"
 
     def __init__(
         self,
-        path: str | Path | None = None,
+        path: str | os.PathLike[str] | None = None,
         read_only: bool = False,
         project_id: str | None = None,
         demo: Any = None,
@@ -395,7 +396,10 @@ class PhasewatchApp(App[int]):
     def on_hook_log_grew(self, _message: HookLogGrew) -> None:
         screen = self.data_screens.get("hooks")
         if screen is not None and self.is_running:
-            screen.sync_log()  # type: ignore[attr-defined]
+            from .screens.hooks import HookActivityScreen  # (loaded already: the screen exists)
+
+            if isinstance(screen, HookActivityScreen):
+                screen.sync_log()
 
     def _refresh_status(self) -> None:
         for screen in self.data_screens.values():
@@ -589,7 +593,7 @@ class PhasewatchApp(App[int]):
 
 def _read_in_background(
     future: Future[FirstRead],
-    path: str | Path | None,
+    path: str | os.PathLike[str] | None,
     clock: Clock,
     options: dict[str, Any],
     config: Config | None,

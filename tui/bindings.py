@@ -30,6 +30,6 @@ def refresh_bindings_if_changed(node: DOMNode, bindings: Iterable[BindingType]) 
     states = binding_states(node, bindings)
     if getattr(node, "_pw_binding_states", None) == states:
         return False
-    node._pw_binding_states = states  # type: ignore[attr-defined]
+    node._pw_binding_states = states  # type: ignore[attr-defined]  # our memo on their node
     node.refresh_bindings()
     return True

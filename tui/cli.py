@@ -15,10 +15,13 @@ import sys
 import types
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from phasewatch.core.config_file import config_to_read
 from phasewatch.core.text import clean, json_safe
+
+if TYPE_CHECKING:
+    from phasewatch.core.decide.command import Kind as DecisionKind
 
 COMMANDS = (
     "check", "simulate", "demo", "review", "escalation", "approve", "dashboard", "serve", "config",
@@ -43,7 +46,7 @@ Run `phasewatch COMMAND --help` for a command's options."""
 class _Version(argparse.Action):
     """``--version`` (the version is read from the installed metadata only when asked)."""
 
-    def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[override]
+    def __call__(self, parser, namespace, values, option_string=None):
         import phasewatch
 
         print(f"phasewatch {phasewatch.__version__}")
@@ -451,11 +454,11 @@ def _decide_parser(kind: str) -> argparse.ArgumentParser:
     return p
 
 
-def _decide(kind: str, argv: list[str]) -> int:
+def _decide(kind: DecisionKind, argv: list[str]) -> int:
     from phasewatch.core.decide.command import Command, run
 
     args = vars(_decide_parser(kind).parse_args(argv))
-    return run(Command(kind=kind, **args))  # type: ignore[arg-type]
+    return run(Command(kind=kind, **args))
 
 
 def _theme_problem(config) -> str | None:
@@ -587,7 +590,7 @@ def full_parser(directory_hint: Any = None) -> argparse.ArgumentParser:
         for parser in (root, *sub.choices.values()):
             for action in parser._actions:
                 if not action.option_strings and action.dest in ("path", "directory"):
-                    action.complete = directory_hint  # type: ignore[attr-defined]
+                    action.complete = directory_hint  # type: ignore[attr-defined]  # shtab's hook
     return root
 
 

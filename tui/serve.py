@@ -163,7 +163,7 @@ def make_server(command: str, host: str, port: int, token: str) -> Any:
     return GuardedServer(command, host=host, port=port, title="phasewatch")
 
 
-class _Redacting(logging.StreamHandler):  # type: ignore[type-arg]
+class _Redacting(logging.StreamHandler):
     def __init__(self, secret: str) -> None:
         super().__init__(sys.stderr)
         self.secret = secret

@@ -52,7 +52,7 @@ def show_in(static: Static, visual: Text | Content | str) -> None:
     out again, and the hot ones (a detail pane, a status line) repeat themselves on every
     refresh of the session."""
     if not same_visual(getattr(static, "_phasewatch_shown", None), visual):
-        static._phasewatch_shown = visual  # type: ignore[attr-defined]
+        static._phasewatch_shown = visual  # type: ignore[attr-defined]  # our memo on their widget
         static.update(visual)
 
 

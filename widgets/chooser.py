@@ -135,7 +135,7 @@ class Chooser(Widget, can_focus=True):
             self._chosen,
         )
 
-    def _on_click(self, event: events.Click) -> None:
+    async def _on_click(self, event: events.Click) -> None:  # (async, as Widget's)
         event.stop()
         self.focus()
         self.action_show_list()
@@ -193,6 +193,6 @@ class _ChooserList(ModalScreen[tuple[Any] | None]):
     def action_close(self) -> None:
         self.dismiss(None)
 
-    def _on_click(self, event: events.Click) -> None:
+    async def _on_click(self, event: events.Click) -> None:  # (async, as Widget's)
         if event.widget is self:  # outside the list
             self.dismiss(None)

@@ -50,7 +50,7 @@ class Item(NamedTuple):
     finding: Finding
     event: int | None = None  # timeline seq of the (newest) transition (events only)
     version: int | None = None  # state_version the transition led to
-    count: int = 1  # events of this rule at this place (events only)
+    count: int = 1  # type: ignore[assignment]  # a field shadowing tuple.count (fine at runtime)
 
 
 def finding_key(f: Finding) -> str:
@@ -230,8 +230,8 @@ class FindingsList(Vertical):
                         timer.stop()
                     self._new[key] = self.set_timer(NEW_SECONDS, lambda k=key: self._unmark(k))
             if old is not None:
-                for (column, _), before, after in zip(COLUMNS, old, cells, strict=True):
-                    if not same_text(before, after):
+                for (column, _), was, after in zip(COLUMNS, old, cells, strict=True):
+                    if not same_text(was, after):
                         table.update_cell(key, column, after)
                         self.cell_updates += 1
             self._cells[key] = cells

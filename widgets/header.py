@@ -96,12 +96,14 @@ def header_content(
     """Two lines; without an iSDLC state (``snap`` None) the second is ``hint``: where the
     project's other data is, or how to see phasewatch at work."""
     if snap is None:
+        waiting: list[Part] = ["   ", *attention_parts(None, plan_waiting)] if plan_waiting else []
+        hinted: list[Part] = ["\n", (hint, "$text-accent")] if hint else []
         return Content.assemble(
             ("◆ ", "bold $primary"),
             plain_content(fallback_name or "phasewatch"),
             ("  no .isdlc/state.json", "$text-muted"),
-            *(["   ", *attention_parts(None, plan_waiting)] if plan_waiting else []),
-            *(["\n", (hint, "$text-accent")] if hint else []),
+            *waiting,
+            *hinted,
         )
     state = snap.state
     wf = snap.workflow

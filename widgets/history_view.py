@@ -93,7 +93,9 @@ def phase_timings(entry: Any) -> list[PhaseTiming]:
             ),
             phases[i] if i < len(phases) else f"#{i + 1}",
         )
-        timing = snap.get("timing") if isinstance(snap.get("timing"), dict) else {}
+        timing = snap.get("timing")
+        if not isinstance(timing, dict):
+            timing = {}
         minutes, source = _num(timing.get("wall_clock_minutes")), "wall_clock_minutes"
         if minutes is None:
             minutes, source = _span(timing.get("started_at"), timing.get("completed_at")), "timing"

@@ -248,14 +248,18 @@ class HookLogView(ScrollView, can_focus=True):
         visible = self._visible if filtered else None
         markers = self.store.markers  # markers hold None in every column and always show
 
+        def rows() -> Iterable[int] | None:  # (a new iterator per field)
+            # (not `visible and visible.records()`: an empty _Visible is falsy, passed as is)
+            return visible.records() if visible is not None else None
+
         def named(d: dict[str | None, int]) -> dict[str, int]:
             if markers and None in d:
                 d[None] -= markers
             return {("(none)" if k is None else k): n for k, n in d.items() if n > 0}
 
         return (
-            named(self.store.counts("hook", visible and visible.records())),
-            named(self.store.counts("event", visible and visible.records())),
+            named(self.store.counts("hook", rows())),
+            named(self.store.counts("event", rows())),
         )
 
     def distinct(self, field: str) -> list[str | None]:
@@ -304,8 +308,9 @@ class HookLogView(ScrollView, can_focus=True):
         """Forget every row (a new, empty store)."""
         self.store = HookStore()
         self._synced = (0, 0, self.store.generation)
-        self._visible = _Visible() if self._filter.active else None
+        self._visible = None
         if self._filter.active:
+            self._visible = _Visible()
             self._visible.set_from(0, b"")
         self._cache.clear()
         self._layout = None

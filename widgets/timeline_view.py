@@ -19,6 +19,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
+from textual.coordinate import Coordinate
 from textual.widgets import DataTable
 from textual.widgets.data_table import CellDoesNotExist, RowDoesNotExist
 
@@ -199,7 +200,7 @@ class TimelineView(Vertical):
         if not table.row_count:
             return None
         try:
-            key = table.coordinate_to_cell_key((table.cursor_row, 0)).row_key.value
+            key = table.coordinate_to_cell_key(Coordinate(table.cursor_row, 0)).row_key.value
         except CellDoesNotExist:
             return None
         return int(key) if key is not None and key.lstrip("-").isdigit() else None
@@ -230,8 +231,8 @@ class TimelineView(Vertical):
         self._shown = key
         label = "marked " if len(self.marks) == 2 else ""
         if old is None:
-            title = Text(f"#{new.seq} (v{_ver(new)}): first observation in this session")
-            self.diff_view.show_changes([], title.plain)
+            first = Text(f"#{new.seq} (v{_ver(new)}): first observation in this session")
+            self.diff_view.show_changes([], first.plain)
             return
         changes = [] if old.raw is None or new.raw is None else diff_json(old.raw, new.raw)
         title = clean(f"{label}#{old.seq} (v{_ver(old)}) → #{new.seq} (v{_ver(new)})")

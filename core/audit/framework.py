@@ -319,7 +319,7 @@ def v8(disk: Any, incoming: Any) -> tuple[str, str, str] | None:
                 if not (truthy(new_v) and is_object(new_v) and truthy(old_v) and is_object(old_v)):
                     continue
                 new_v, old_v = prop(new_v, "status"), prop(old_v, "status")
-            rn, ro = STATUS_ORDINAL.get(_key(new_v)), STATUS_ORDINAL.get(_key(old_v))
+            rn, ro = _ordinal(new_v), _ordinal(old_v)
             if rn is None or ro is None or rn >= ro:
                 continue
             if redo and new_v == "in_progress" and old_v == "completed":
@@ -331,8 +331,8 @@ def v8(disk: Any, incoming: Any) -> tuple[str, str, str] | None:
     return None
 
 
-def _key(v: Any) -> str | None:
-    return v if isinstance(v, str) else None
+def _ordinal(v: Any) -> int | None:
+    return STATUS_ORDINAL.get(v) if isinstance(v, str) else None
 
 
 _STALE_MARKER = (

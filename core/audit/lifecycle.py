@@ -249,7 +249,7 @@ def check_stale_keys(em: Emitter, state: State, raw: dict[str, Any]) -> None:
 
 def _history_missing(h: HistoryEntry) -> list[str]:
     """The fields finalize writes that the entry lacks."""
-    wanted = [("phases", h.phases), ("started_at", h.started_at)]
+    wanted: list[tuple[str, object]] = [("phases", h.phases), ("started_at", h.started_at)]
     if h.status != "cancelled":
         wanted += [
             ("phase_snapshots", h.phase_snapshots is not None),

@@ -128,20 +128,20 @@ def decide_approval(
         params["expect_sha256"] = expect_sha256
     entry = {"who": who or default_who(), "via": via, "action": action, "target": result.target,
              "params": params, "version_before": None, "version_after": None}  # fmt: skip
-    journal: Journal | None = None
+    opened: Journal | None = None
     with _WRITE_LOCK, contextlib.ExitStack() as held:
         try:  # the directory once, then the journal: a decision it cannot record is not made
             directory = held.enter_context(open_target(root, progress))
-            journal = held.enter_context(open_journal(root, journal_file))
+            opened = held.enter_context(open_journal(root, journal_file))
             held.enter_context(writer_lock(root))
 
             def intent(claim: Claim | None = None) -> None:
-                assert journal is not None
+                assert opened is not None
                 line = {"ts": protocol.now_iso(), **entry, "outcome": "intent"}
                 line["message"] = "writing"
                 if claim is not None:
                     line["claim"] = claim
-                journal.append(line, sync=False)
+                opened.append(line, sync=False)
 
             if discard:
                 result.outcome, result.message = _discard_lock(directory, lock, intent)
@@ -158,8 +158,8 @@ def decide_approval(
                 "message": result.message}  # fmt: skip
         if result.footprint is not None:  # what the file must hold for it to be "applied" later
             line["claim"] = result.footprint.claim
-        if journal is not None:
-            result.journal_error = journal.outcome(line)
+        if opened is not None:
+            result.journal_error = opened.outcome(line)
         elif "journal" not in result.message:  # (a journal that cannot be opened said so)
             result.journal_error = _journal(root, journal_file, line)
     if result.journal_error:

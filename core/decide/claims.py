@@ -46,14 +46,16 @@ Claim = dict[str, Any]
 
 def review_claim(action: str, phase: str, at: str, **more: Any) -> Claim:
     """The claim of a review-gate answer on ``phase``, written at ``at``."""
-    return plain({"decision": f"review {action}", "phase": phase, "at": at, **more})
+    claim: Claim = plain({"decision": f"review {action}", "phase": phase, "at": at, **more})
+    return claim
 
 
 def escalation_claim(action: str, answered: list[Any], **more: Any) -> Claim:
     """The claim of an escalation answer; ``answered``: the escalations it cleared."""
-    return plain(
+    claim: Claim = plain(
         {"decision": f"escalation {action}", "answered": [fingerprint(e) for e in answered], **more}
     )
+    return claim
 
 
 def approval_claim(marker: bytes) -> Claim:
@@ -80,7 +82,7 @@ def _gate(doc: Mapping[str, Any]) -> dict[str, Any]:
     return _obj(_workflow(doc).get("supervised_review"))
 
 
-def _entries(doc: Mapping[str, Any], key: str, where: Mapping[str, Any] | None = None) -> list:
+def _entries(doc: Mapping[str, Any], key: str, where: Mapping[str, Any] | None = None) -> list[Any]:
     value = (_workflow(doc) if where is None else where).get(key)
     return [e for e in value if isinstance(e, dict)] if isinstance(value, list) else []
 
@@ -116,7 +118,7 @@ def _continue(doc: Mapping[str, Any], claim: Claim) -> bool:
 def _review(doc: Mapping[str, Any], claim: Claim) -> bool:
     gate, at = _gate_on(doc, claim), claim["at"]
     paused = gate is not None and gate.get("paused_at") == at
-    if paused and gate.get("status") in ("reviewing", "redo_pending"):  # or redone from it
+    if paused and gate is not None and gate.get("status") in ("reviewing", "redo_pending"):  # or redone from it
         return True
     return any(  # resumed (the pause recorded), or the gate was decided since
         e.get("phase") == claim["phase"]
@@ -188,7 +190,8 @@ _STATE_TESTS = {
 
 def holds(claim: Claim, doc: Any) -> bool:
     """True when ``doc`` (a parsed state) still holds the decision ``claim`` describes."""
-    test = _STATE_TESTS.get(claim.get("decision"))  # type: ignore[arg-type]
+    decision = claim.get("decision")
+    test = _STATE_TESTS.get(decision) if isinstance(decision, str) else None
     if test is None:
         raise ValueError(f"not a state decision's claim: {claim.get('decision')!r}")
     return isinstance(doc, Mapping) and test(doc, claim)

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -104,7 +105,12 @@ def parse_document(text: str) -> Any:
     literal spelling of every string, key and number that ``JSON.stringify`` would spell
     differently. Raises :class:`DocumentError`."""
     n = len(text)
-    scan = json.decoder.scanstring
+    scan: Callable[[str, int, bool], tuple[str, int]]
+    scan = json.decoder.scanstring  # type: ignore[attr-defined]  # public at runtime, not in typeshed
+
+    def ws(i: int) -> int:  # past the whitespace at i ([ \t\n\r]* always matches)
+        m = _WS.match(text, i)
+        return m.end() if m else i
 
     def fail(msg: str, pos: int) -> DocumentError:
         return DocumentError(msg, pos, torn=pos >= len(text.rstrip()))
@@ -131,7 +137,7 @@ def parse_document(text: str) -> Any:
             return string(i)
         if c == "{":
             obj: dict[str, Any] = {}
-            i = _WS.match(text, i + 1).end()
+            i = ws(i + 1)
             if i < n and text[i] == "}":
                 return obj, i + 1
             while True:
@@ -140,29 +146,29 @@ def parse_document(text: str) -> Any:
                 key, i = string(i)
                 if key in obj:
                     raise DocumentError(f"duplicate key {shorten(clean(key), 40)!r}", i)
-                i = _WS.match(text, i).end()
+                i = ws(i)
                 if i >= n or text[i] != ":":
                     raise fail("expected ':'", i)
-                i = _WS.match(text, i + 1).end()
+                i = ws(i + 1)
                 obj[key], i = value_at(i, depth + 1)
-                i = _WS.match(text, i).end()
+                i = ws(i)
                 if i < n and text[i] == ",":
-                    i = _WS.match(text, i + 1).end()
+                    i = ws(i + 1)
                     continue
                 if i < n and text[i] == "}":
                     return obj, i + 1
                 raise fail("expected ',' or '}'", i)
         if c == "[":
             arr: list[Any] = []
-            i = _WS.match(text, i + 1).end()
+            i = ws(i + 1)
             if i < n and text[i] == "]":
                 return arr, i + 1
             while True:
                 item, i = value_at(i, depth + 1)
                 arr.append(item)
-                i = _WS.match(text, i).end()
+                i = ws(i)
                 if i < n and text[i] == ",":
-                    i = _WS.match(text, i + 1).end()
+                    i = ws(i + 1)
                     continue
                 if i < n and text[i] == "]":
                     return arr, i + 1
@@ -186,9 +192,9 @@ def parse_document(text: str) -> Any:
                 num = _with_literal(LiteralInt, num, lit)
         return num, m.end()
 
-    i = _WS.match(text, 0).end()
+    i = ws(0)
     value, i = value_at(i, 0)
-    i = _WS.match(text, i).end()
+    i = ws(i)
     if i != n:
         raise DocumentError("extra data after the document", i)
     return value

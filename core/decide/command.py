@@ -68,9 +68,9 @@ def resolve_state(path: str | None, project_id: str | None) -> Path:
                 return source.path
         known = ", ".join(s.project_id or "(root)" for s in project.states)
         raise _Usage(f"unknown project {project_id!r} (known: {known})")
-    source = project.state_for(None)
-    assert source is not None
-    return source.path
+    default = project.state_for(None)
+    assert default is not None
+    return default.path
 
 
 def _seen(state: Path, expect_version: int | None) -> dict[str, Any] | None:

@@ -84,7 +84,7 @@ def _reset_for_retry(record: dict[str, Any]) -> list[str]:
     for key in RETRY_CLEARS:
         hit = False
         nested = key != "constitutional_validation" and isinstance(reqs, dict)
-        if nested and js_truthy(reqs.get(key)):
+        if nested and isinstance(reqs, dict) and js_truthy(reqs.get(key)):  # (narrows reqs)
             del reqs[key]
             hit = True
         if js_truthy(record.get(key)):
@@ -115,7 +115,8 @@ class _Pending:
 
 def _retry_phase(pending: _Pending) -> str:
     """Reset the phase's record as ``workflow-retry.cjs`` does; the note for the message."""
-    record = _obj(pending.doc.get("phases")).get(pending.phase)
+    phases = _obj(pending.doc.get("phases"))
+    record = phases.get(pending.phase) if pending.phase is not None else None
     if not isinstance(record, dict):
         return f" (no phases.{pending.label} record: retry_count not set)"
     retries = record.get("retry_count", 0)

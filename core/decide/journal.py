@@ -120,7 +120,7 @@ def read_journal(journal: Path, *, intents: bool = False) -> list[dict[str, Any]
     ``intent`` lines (written just before a rename, so a writer killed between the rename and
     its outcome line still left a trace) are skipped unless ``intents``: an intent with no
     outcome line after it is a decision whose fate the file itself must tell."""
-    out = []
+    out: list[dict[str, Any]] = []
     try:
         text = read_regular(journal, follow_symlinks=False)[0].decode("utf-8", "replace")
     except OSError:
@@ -157,7 +157,7 @@ def journal_revert(
     path = Path(os.path.abspath(path))
     state = result.footprint is None or result.footprint.kind == "state"
     root = _project_root(path) if state else path.parent
-    entry = {
+    entry: dict[str, Any] = {
         "ts": protocol.now_iso(),
         "who": who or default_who(),
         "via": via,

@@ -32,7 +32,9 @@ def state_summary(data: Mapping[str, Any] | None) -> dict[str, Any]:
     aw = data.get("active_workflow")
     summary: dict[str, Any] = {"state_version": data.get("state_version")}
     if isinstance(aw, dict):
-        phases = aw.get("phases") if isinstance(aw.get("phases"), list) else []
+        phases = aw.get("phases")
+        if not isinstance(phases, list):
+            phases = []
         summary["workflow"] = {
             "type": aw.get("type"),
             "id": aw.get("artifact_folder") or aw.get("slug"),

@@ -95,7 +95,9 @@ def _confirmed(fd: int, data: bytes, st: os.stat_result) -> bool:
     return read_fd(fd, len(data) + 1, offset=0) == data
 
 
-def _read_once(path: Path, cap: int, follow_symlinks: bool, truncate: bool, dir_fd: int | None):
+def _read_once(
+    path: Path, cap: int, follow_symlinks: bool, truncate: bool, dir_fd: int | None
+) -> tuple[bytes, os.stat_result, bool]:
     fd = _open(path, follow_symlinks, dir_fd)
     try:
         before = os.fstat(fd)

@@ -151,7 +151,10 @@ class Batch:
 
     def text(self, span: np.ndarray, row: int) -> str | None:
         start, end = span[row]
-        return None if start < 0 else self.data[start:end].decode("ascii")
+        if start < 0:
+            return None
+        assert self.data is not None  # (a span into the bytes: the batch has them)
+        return self.data[start:end].decode("ascii")
 
     def ts(self, row: int) -> str | None:
         r = self.extra.get(row)
@@ -165,9 +168,13 @@ class Batch:
         r = self.extra.get(row)
         if r is not None:
             return r
-        few = [values[codes[row]] for values, codes in map(self.fields.__getitem__, FIELDS)]
+        hook, event, phase, agent = [
+            values[codes[row]] for values, codes in map(self.fields.__getitem__, FIELDS)
+        ]
         ts, reason = self.text(self.ts_span, row), self.text(self.reason_span, row)
-        return HookRecord(ts, *few, reason, int(self.line_no[row]), int(self.offset[row]))
+        return HookRecord(
+            ts, hook, event, phase, agent, reason, int(self.line_no[row]), int(self.offset[row])
+        )
 
     def records(self) -> list[HookRecord]:
         return [self.record(i) for i in range(len(self))]
@@ -364,7 +371,7 @@ _MARKS = [4, 7, 10, 13, 16, 19, 23]
 _MARK_BYTES = np.frombuffer(b"--T::.Z", np.uint8)
 
 
-def _epoch_us(year, month, day, hour, minute, second, milli):  # type: ignore[no-untyped-def]
+def _epoch_us(year, month, day, hour, minute, second, milli):
     """Microseconds since 1970 of proleptic Gregorian dates (arrays; days from civil)."""
     y = year - (month <= 2)
     era = y // 400

@@ -91,8 +91,8 @@ def _interned(
     offset: int,
 ) -> HookRecord:
     """A usable line's record, its few-valued fields interned (records of one log share them)."""
-    few = (None if v is None else _intern(v) for v in (hook, event, phase, agent))
-    return HookRecord(ts, *few, reason, line_no, offset)  # type: ignore[call-arg]
+    h, e, p, a = (None if v is None else _intern(v) for v in (hook, event, phase, agent))
+    return HookRecord(ts, h, e, p, a, reason, line_no, offset)
 
 
 def parse_line(line: bytes | str, line_no: int = 0, offset: int = 0) -> HookRecord:
@@ -155,7 +155,10 @@ def parse_line(line: bytes | str, line_no: int = 0, offset: int = 0) -> HookReco
             notes.append(f"unknown event: {shorten(values[2] or '', 40)}")
         if values[0] is not None and parse_iso(values[0]) is None:
             notes.append(f"bad ts: not an ISO timestamp: {shorten(values[0], 40)}")
-        return HookRecord(*values, line_no, offset, True, None, None, tuple(notes))
+        ts, hook, event, phase, agent, reason = values
+        return HookRecord(
+            ts, hook, event, phase, agent, reason, line_no, offset, True, None, None, tuple(notes)
+        )
     except Exception as exc:  # defensive: a parser of untrusted bytes must never raise
         return _invalid(str(line)[:RAW_KEEP], f"unparseable: {type(exc).__name__}", line_no, offset)
 

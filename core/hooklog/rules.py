@@ -12,11 +12,11 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from datetime import timedelta
 from functools import lru_cache
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 
-from ..findings import Finding, Severity, make, rule
+from ..findings import Finding, Rule, Severity, make, rule
 from ..protocol import HOOK_EVENTS
 from ..text import shorten
 from .batch import TS_NONE, Batch, distinct_texts, tally, tally_pairs, us_time
@@ -114,7 +114,10 @@ def _lines(nums: list[int], count: int) -> str:
     return f"{word} {shown}" + (", …" if count > FIRST_LINES else "")
 
 
-class _Seen:
+_T = TypeVar("_T")
+
+
+class _Seen(Generic[_T]):
     """How many rows of one kind, the first few line numbers, and the first and last."""
 
     __slots__ = ("count", "first", "last", "lines")
@@ -122,10 +125,10 @@ class _Seen:
     def __init__(self) -> None:
         self.count = 0
         self.lines: list[int] = []
-        self.first: object = None
-        self.last: object = None
+        self.first: _T | None = None
+        self.last: _T | None = None
 
-    def add(self, batch: Batch, rows: np.ndarray, item: Callable[[int], object]) -> None:
+    def add(self, batch: Batch, rows: np.ndarray, item: Callable[[int], _T]) -> None:
         """``rows`` (ascending) of ``batch``; ``item(row)``: what is kept of the first and last."""
         if not len(rows):
             return
@@ -151,16 +154,16 @@ class HookAudit:
 
     def __init__(self) -> None:
         self.records = 0
-        self._invalid = _Seen()
-        self._odd = _Seen()
+        self._invalid: _Seen[HookRecord] = _Seen()
+        self._odd: _Seen[HookRecord] = _Seen()
         self._odd_notes: Counter[str] = Counter()
-        self._unknown = _Seen()
+        self._unknown: _Seen[HookRecord] = _Seen()
         self._unknown_names: Counter[str] = Counter()
-        self._errors = _Seen()
+        self._errors: _Seen[HookRecord] = _Seen()
         self._error_hooks: Counter[str] = Counter()
-        self._stale = _Seen()
-        self._regress = _Seen()
-        self._backwards = _Seen()
+        self._stale: _Seen[HookRecord] = _Seen()
+        self._regress: _Seen[HookRecord] = _Seen()
+        self._backwards: _Seen[tuple[HookRecord, int]] = _Seen()  # (record, latest ts before)
         self._blocks: Counter[tuple[str, str]] = Counter()  # (phase, hook) as shown
         self._phase_blocks: dict[str | None, Counter[str]] = {}  # phase -> hook -> blocks
         self._block_last: dict[str | None, int] = {}  # phase -> last block line
@@ -225,11 +228,13 @@ class HookAudit:
         raw = batch.reason_span[rows, 0] >= 0  # read from the bytes: ASCII, their own text
         if raw.any():  # each distinct reason classified once, then every row by its code
             span = batch.reason_span[rows[raw]]
-            values, codes, grouped = distinct_texts(batch.data, span)
+            data = batch.data
+            assert data is not None  # (spans into the bytes: the batch has them)
+            values, codes, grouped = distinct_texts(data, span)
             kinds = np.fromiter(map(_guard, values), np.int8, len(values))
             part = kinds[codes]
             for k in np.flatnonzero(~grouped).tolist():  # too long, or a shared hash: alone
-                part[k] = _guard(batch.data[int(span[k, 0]) : int(span[k, 1])])
+                part[k] = _guard(data[int(span[k, 0]) : int(span[k, 1])])
             found[raw] = part
         for k in np.flatnonzero(~raw).tolist():
             found[k] = _guard(batch.reason(int(rows[k])))
@@ -270,8 +275,10 @@ class HookAudit:
 
     def _invalid_finding(self, source: str) -> Finding | None:
         seen = self._invalid
-        first: HookRecord = seen.first  # type: ignore[assignment]
-        return None if not seen.count else _at(first, R_INVALID_LINE, source, (
+        first = seen.first
+        if not seen.count or first is None:
+            return None
+        return _at(first, R_INVALID_LINE, source, (
             "compact JSON object: ts, hook, event, phase, agent, reason", first.error,
             f"{seen.count} unusable line(s) ({seen.shown()}): "
             f"{first.error}; e.g. {shorten(first.raw or '', 60)!r}",
@@ -279,18 +286,22 @@ class HookAudit:
 
     def _odd_finding(self, source: str) -> Finding | None:
         seen = self._odd
-        first: HookRecord = seen.first  # type: ignore[assignment]
+        first = seen.first
+        if not seen.count or first is None:
+            return None
         notes = ", ".join(f"{k} ×{v}" for k, v in self._odd_notes.most_common())
-        return None if not seen.count else _at(first, R_SCHEMA, source, (
+        return _at(first, R_SCHEMA, source, (
             ", ".join(KEYS), "; ".join(n for n in first.notes if not n.startswith("unknown")),
             f"{seen.count} line(s) deviate from the log format ({seen.shown()}): {notes}",
         ))  # fmt: skip
 
     def _unknown_finding(self, source: str) -> Finding | None:
         seen = self._unknown
-        first: HookRecord = seen.first  # type: ignore[assignment]
+        first = seen.first
+        if not seen.count or first is None:
+            return None
         names = self._unknown_names.most_common(5)
-        return None if not seen.count else _at(first, R_UNKNOWN_EVENT, source, (
+        return _at(first, R_UNKNOWN_EVENT, source, (
             "one of " + ", ".join(sorted(HOOK_EVENTS)), first.event,
             f"{seen.count} line(s) with unknown events: "
             + ", ".join(f"{shorten(k, 30)} ×{v}" for k, v in names),
@@ -298,9 +309,11 @@ class HookAudit:
 
     def _error_finding(self, source: str) -> Finding | None:
         seen = self._errors
-        last: HookRecord = seen.last  # type: ignore[assignment]
+        last = seen.last
+        if not seen.count or last is None:
+            return None
         hooks = ", ".join(f"{k} ×{v}" for k, v in self._error_hooks.most_common(5))
-        return None if not seen.count else _at(last, R_ERROR, source, (
+        return _at(last, R_ERROR, source, (
             "hooks run without error", last.reason,
             f"{seen.count} hook error(s): {hooks}"
             + (f"; last: {shorten(last.reason, 60)}" if last.reason else ""),
@@ -329,8 +342,10 @@ class HookAudit:
 
     def _stale_finding(self, source: str) -> Finding | None:
         seen = self._stale
-        r: HookRecord = seen.last  # type: ignore[assignment]
-        m = _V7.search(r.reason or "") if seen.count else None
+        r = seen.last
+        if not seen.count or r is None:
+            return None
+        m = _V7.search(r.reason or "")
         return None if m is None else _at(r, R_STALE_WRITE, source, (
             f"state_version >= {m.group(2)}", None if m.group(1) is None else int(m.group(1)),
             f"{seen.count} stale write(s) caught ({seen.shown()}); "
@@ -339,8 +354,10 @@ class HookAudit:
 
     def _regress_finding(self, source: str) -> Finding | None:
         seen = self._regress
-        r: HookRecord = seen.last  # type: ignore[assignment]
-        m = _V8.search(r.reason or "") if seen.count else None
+        r = seen.last
+        if not seen.count or r is None:
+            return None
+        m = _V8.search(r.reason or "")
         return None if m is None else _at(r, R_REGRESSION, source, (
             "no regression", shorten(m.group(1), 80),
             f"{seen.count} regression(s) caught ({seen.shown()}); "
@@ -349,9 +366,11 @@ class HookAudit:
 
     def _order_finding(self, source: str) -> Finding | None:
         seen = self._backwards
-        r, before = seen.first or (None, 0)  # type: ignore[misc]
+        if not seen.count or seen.first is None:
+            return None
+        r, before = seen.first
         tolerance = TS_TOLERANCE.total_seconds()
-        return None if not seen.count else _at(r, R_TS_ORDER, source, (
+        return _at(r, R_TS_ORDER, source, (
             f">= {us_time(before).isoformat()}", r.ts,
             f"{seen.count} timestamp(s) go backwards by more than {tolerance:g} s "
             f"({seen.shown()})",
@@ -422,7 +441,7 @@ def _guard_candidates(batch: Batch) -> np.ndarray:
     return np.unique(np.concatenate(found)) if found else np.zeros(0, np.int64)
 
 
-def _at(r: HookRecord, rule_: object, source: str, what: tuple[Any, Any, str]) -> Finding:
+def _at(r: HookRecord, rule_: Rule, source: str, what: tuple[Any, Any, str]) -> Finding:
     """A finding about line ``r``: (expected, actual, message)."""
     expected, actual, message = what
     return make(rule_, source=source, path=f"line {r.line_no}", expected=expected,

@@ -167,7 +167,7 @@ class _Column:
             data.frombytes(lookup.tobytes())
 
     def clear(self) -> None:
-        self.__init__()  # type: ignore[misc]
+        self.__init__()  # type: ignore[misc]  # re-init in place: the view keeps this object
 
     def value(self, index: int) -> str | None:
         return self.values[self.data[index]]
@@ -718,8 +718,8 @@ class HookStore:
                 hit = bytearray(_or(hit, column.mask(ids, start, stop)))
         errors = [i for i, e in enumerate(self._error_texts) if i and needle in e.lower()]
         if errors:
-            ids = np.frombuffer(self._error, np.uint16)[start:stop]
-            hit = bytearray(_or(hit, np.isin(ids, errors).astype(np.uint8).tobytes()))
+            codes = np.frombuffer(self._error, np.uint16)[start:stop]
+            hit = bytearray(_or(hit, np.isin(codes, errors).astype(np.uint8).tobytes()))
         kinds = np.frombuffer(self._kind, np.uint8)[start:stop]
         # the valid rows and the invalid ones shown from their bytes are scanned
         is_valid = (kinds == KIND_VALID) | (kinds == KIND_INVALID)
@@ -951,8 +951,9 @@ def _as_record(r: Any, offset: int) -> HookRecord:
             r.ts, r.hook, r.event, r.phase, r.agent, r.reason, r.line_no, offset,
             r.valid, r.error, r.raw, r.notes,
         )
+    ts, hook, event, phase, agent, reason = (getattr(r, k, None) for k in KEYS)
     return HookRecord(
-        *(getattr(r, k, None) for k in KEYS),
+        ts, hook, event, phase, agent, reason,
         int(getattr(r, "line_no", 0) or 0),
         offset,
         bool(getattr(r, "valid", True)),

@@ -50,7 +50,9 @@ def check_dates(em: Emitter, c: Ctx) -> None:
 
 def check_timeline_format(em: Emitter, c: Ctx) -> None:
     entry = c.rec.entry
-    for t in entry.timeline if entry else ():
+    if entry is None:
+        return
+    for t in entry.timeline:
         if t.problem:
             em.add(
                 R_TIMELINE_FORMAT,
@@ -88,6 +90,7 @@ def check_timeline_order(em: Emitter, c: Ctx) -> None:
     if entry is None or not late:
         return
     t, latest = late[0]
+    assert t.date and t.date.value and latest.date and latest.date.value  # (both dated: compared)
     first, before = t.date.value.isoformat(), latest.date.value.isoformat()
     more = f" ({len(late)} entries out of order)" if len(late) > 1 else ""
     em.add(

@@ -8,7 +8,6 @@ a recorded checksum for a missing file and a contract without a checksum are rep
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -18,21 +17,14 @@ from ..text import shorten
 from .frontmatter import scalar
 from .handoff import ContinueHere
 from .handoff_fields import CONTRACT_FILES, SHA
+from .model import ChecksumState
 from .names import rel
 from .rules import R_CONTRACT_MISSING, R_CONTRACT_TAMPERED, R_CONTRACT_UNSEALED, R_UNREADABLE
 
+# (one class, defined with the registry's model: a copy here was a second, unrelated type)
 ChecksumStateName = Literal[
     "ok", "mismatch", "missing-file", "missing-checksum", "malformed", "null", "unreadable"
 ]
-
-
-@dataclass(slots=True)
-class ChecksumState:
-    key: str  # creative_brief | parameter_spec | architecture | plan
-    file: str  # relative path of the contract file
-    state: ChecksumStateName
-    recorded: str | None = None
-    actual: str | None = None  # "sha256:<hex>" of the file on disk
 
 
 def sha256_of(path: Path) -> str | None:

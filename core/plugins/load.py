@@ -7,6 +7,7 @@ Directory names are cleaned at the listing (:mod:`.names`); file text is cleaned
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from ..checks import Emitter, run_checks
 from ..sources import Project, read_text
@@ -153,6 +154,7 @@ def load(project: Project) -> Registry:
             expected="PLUGINS.md",
             actual="missing",
         )
+    layout: Literal["full-entries", "table-only", "none"]
     layout = "full-entries" if parsed.entries else "table-only" if parsed.rows else "none"
     registry = Registry(layout=layout, plugins=list(records.by_key.values()))
     registry.findings = em.findings + _audit(registry, md_rel, md_text is not None)

@@ -41,7 +41,7 @@ class ChecksumState:
     file: str  # relative path of the contract file
     state: Literal[
         "ok", "mismatch", "missing-file", "missing-checksum", "malformed", "null", "unreadable"
-    ]
+    ]  # (checksums.ChecksumStateName)
     recorded: str | None = None
     actual: str | None = None  # "sha256:<hex>" of the file on disk
 

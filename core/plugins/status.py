@@ -107,5 +107,5 @@ def normalise_status(raw: str | None) -> Status:
     for kind in ("working", "installed"):
         if re.search(rf"\b{kind}\b", words):
             text = kind.capitalize()
-            return Status(raw, kind, emoji=emoji, text=text, label=_label(readable, text))  # type: ignore[arg-type]
+            return Status(raw, kind, emoji=emoji, text=text, label=_label(readable, text))
     return Status(raw, "unknown", emoji=emoji, text=readable)

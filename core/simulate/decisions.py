@@ -94,7 +94,9 @@ def escalation_skip(doc: dict[str, Any], ts: str) -> dict[str, Any]:
 
 def cancel_workflow(doc: dict[str, Any], reason: str, ts: str) -> dict[str, Any]:
     aw = _workflow(doc)
-    entry = {k: aw.get(k) for k in ("type", "description", "slug", "artifact_folder") if k in aw}
+    entry: dict[str, Any] = {
+        k: aw.get(k) for k in ("type", "description", "slug", "artifact_folder") if k in aw
+    }
     entry.update(
         {
             "status": "cancelled",

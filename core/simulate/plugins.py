@@ -736,9 +736,9 @@ class PluginPipeline:
                 "",
                 "**Lifecycle Timeline:**",
             ]
-            for when, stage, text in p.timeline:
+            for day, stage, text in p.timeline:
                 label = f" (Stage {stage})" if stage else ""
-                out.append(f"- **{when.isoformat()}{label}:** {text}")
+                out.append(f"- **{day.isoformat()}{label}:** {text}")
             entry_date = p.entry_date.isoformat() if p.entry_date else ""
             out += ["", f"**Last Updated:** {entry_date}", "", "---", ""]
         return "\n".join(out)

@@ -190,5 +190,4 @@ def slice_numbers(text: str) -> list[int]:
         if a <= b and b - a <= 1000:
             out.extend(range(a, b + 1))
     out.extend(int(n) for n in re.findall(r"\d{1,6}", _RANGE.sub(" ", text)))
-    seen: set[int] = set()
-    return [n for n in out if not (n in seen or seen.add(n))]
+    return list(dict.fromkeys(out))  # each once, first occurrence first

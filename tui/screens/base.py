@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from phasewatch.widgets.footer import KeyFooter
 from phasewatch.widgets.status_bar import StatusBar
@@ -86,7 +86,7 @@ class UpdateScreen(Screen[None]):
 
     @property
     def pw_app(self) -> PhasewatchApp:
-        return self.app  # type: ignore[return-value]
+        return cast("PhasewatchApp", self.app)
 
     @property
     def project_id(self) -> str | None:

@@ -10,7 +10,7 @@ row per action: hidden twins and upper-case aliases join the row of the key they
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual.app import App, ComposeResult
@@ -45,7 +45,7 @@ def section_rows(app: App[object], title: str, bindings: Iterable[BindingType]) 
     return [(", ".join(keys), desc, title) for keys, desc in merged.values()]
 
 
-def help_rows(app: App[object], sections: Sequence[tuple[str, Iterable[BindingType]]]) -> list[Row]:
+def help_rows(app: App[Any], sections: Sequence[tuple[str, Iterable[BindingType]]]) -> list[Row]:
     rows: list[Row] = []
     for title, bindings in sections:
         rows += section_rows(app, title, bindings)

@@ -61,7 +61,7 @@ class PluginsScreen(PanelScreen):
         table = self.table
         registry = table.registry
         names = [r.name for r in registry.plugins] if registry is not None else []
-        drifted = [n for n in names if table.record(n) is not None and table.record(n).drift]
+        drifted = [n for n in names if (rec := table.record(n)) is not None and rec.drift]
         if not drifted:
             self.notify("No plugin has drifted cells.", markup=False, timeout=3)
             return
