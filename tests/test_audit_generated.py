@@ -14,14 +14,7 @@ from hypothesis import strategies as st
 
 from tests.helpers import generated_corpus as G
 
-FIGURES = (
-    "valid_exit0",
-    "silent_quiet",
-    "v9_warned",
-    "invalid_error",
-    "blocked_error",
-    "cli_quiet",
-)
+FIGURES = G.FIGURES
 
 
 def test_the_corpus_is_large_and_covers_both_eras_and_mutations() -> None:
