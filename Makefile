@@ -25,6 +25,7 @@ demo: $(RUNTIME_STAMP)
 # ruff, then mypy (tests/typecheck.py: mypy cannot follow the package-dir mapping by itself).
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/python tests/typecheck.py
 
 typecheck: $(STAMP)

@@ -31,7 +31,13 @@ def stats(values: list[float | None]) -> dict[str, float | int | None]:
     if not got:
         return {"n": 0, "median": None, "p99": None, "min": None, "max": None}
     p99 = got[min(len(got) - 1, round(0.99 * len(got) + 0.5) - 1)] if len(got) >= 20 else None
-    return {"n": len(got), "median": statistics.median(got), "p99": p99, "min": got[0], "max": got[-1]}
+    return {
+        "n": len(got),
+        "median": statistics.median(got),
+        "p99": p99,
+        "min": got[0],
+        "max": got[-1],
+    }
 
 
 def machine() -> dict[str, Any]:

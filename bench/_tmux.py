@@ -28,8 +28,18 @@ class Pane:
         self.name = f"pwbench-{name}-{os.getpid()}"
         self.t0 = time.monotonic()
         tmux(
-            "new-session", "-d", "-s", self.name, "-x", SIZE[0], "-y", SIZE[1],
-            "-c", str(cwd or ROOT), shlex.join(argv), check=True,
+            "new-session",
+            "-d",
+            "-s",
+            self.name,
+            "-x",
+            SIZE[0],
+            "-y",
+            SIZE[1],
+            "-c",
+            str(cwd or ROOT),
+            shlex.join(argv),
+            check=True,
         )
         out = tmux("display", "-p", "-t", self.name, "#{pane_pid}", capture_output=True, check=True)
         self.pid = int(out.stdout.strip())

@@ -210,7 +210,9 @@ def fmt(value: float | None, unit: str) -> str:
 
 def main() -> None:
     if not shutil.which("tmux"):
-        print("tmux is not installed: this bench measures in a real terminal (apt-get install tmux)")
+        print(
+            "tmux is not installed: this bench measures in a real terminal (apt-get install tmux)"
+        )
         return
     root = Path(tempfile.gettempdir()) / f"phasewatch-e2e-{N}"
     t = time.perf_counter()
@@ -262,8 +264,14 @@ def rounds(
         # after the other or after a large log's program was ended)
         time.sleep(0.5)
         startups = [
-            ("startup_phasewatch", lambda: run_startup([PHASEWATCH, str(small)], "Overview", "pws", DATA_MARK)),
-            ("startup_minimal", lambda: run_startup([sys.executable, str(minimal)], "minimal-app-ready", "min")),
+            (
+                "startup_phasewatch",
+                lambda: run_startup([PHASEWATCH, str(small)], "Overview", "pws", DATA_MARK),
+            ),
+            (
+                "startup_minimal",
+                lambda: run_startup([sys.executable, str(minimal)], "minimal-app-ready", "min"),
+            ),
         ]
         for key, run in startups[:: 1 if k % 2 == 0 else -1]:
             results[key].append(run())
@@ -274,10 +282,13 @@ def rounds(
 
 
 def save(results: dict[str, Any], summary: dict[str, Any], notes: list[str]) -> None:
-    path = _results.save("e2e", {"lines": N, "runs": RUNS, "notes": notes, "summary": summary,
-                                 "raw": results})
-    print(f"\nresults: {path.relative_to(ROOT)}  (load average {os.getloadavg()[0]:.1f} "
-          f"on {os.cpu_count()} CPUs: a shared machine, numbers are noisy)")
+    path = _results.save(
+        "e2e", {"lines": N, "runs": RUNS, "notes": notes, "summary": summary, "raw": results}
+    )
+    print(
+        f"\nresults: {path.relative_to(ROOT)}  (load average {os.getloadavg()[0]:.1f} "
+        f"on {os.cpu_count()} CPUs: a shared machine, numbers are noisy)"
+    )
 
 
 def summarize(results: dict[str, Any]) -> dict[str, Any]:
@@ -312,20 +323,30 @@ def print_table(s: dict[str, Any], notes: list[str]) -> None:
         for t in refs:
             line += f"{fmt(med(t, key), unit):>12}{ratio(pw, med(t, key)):>8}"
         print(line)
-    print(f"{'filter for a rare string, whole log':<44}{fmt(med('phasewatch', 'filter_rare_s'), 's'):>12}")
+    print(
+        f"{'filter for a rare string, whole log':<44}{fmt(med('phasewatch', 'filter_rare_s'), 's'):>12}"
+    )
     a, b = med("startup_phasewatch", "first_paint_s"), med("startup_minimal", "first_paint_s")
-    print(f"{'start-up to first paint':<44}{fmt(a, 's'):>12}  minimal Textual app "
-          f"{fmt(b, 's')}  ratio {ratio(a, b)}")
-    print(f"{'start-up to the project data on screen':<44}"
-          f"{fmt(med('startup_phasewatch', 'first_data_s'), 's'):>12}")
+    print(
+        f"{'start-up to first paint':<44}{fmt(a, 's'):>12}  minimal Textual app "
+        f"{fmt(b, 's')}  ratio {ratio(a, b)}"
+    )
+    print(
+        f"{'start-up to the project data on screen':<44}"
+        f"{fmt(med('startup_phasewatch', 'first_data_s'), 's'):>12}"
+    )
     a, b = med("startup_phasewatch", "VmRSS"), med("startup_minimal", "VmRSS")
-    print(f"{'idle RSS (small project)':<44}{fmt(a, 'MB'):>12}  minimal Textual app "
-          f"{fmt(b, 'MB')}  ratio {ratio(a, b)}")
+    print(
+        f"{'idle RSS (small project)':<44}{fmt(a, 'MB'):>12}  minimal Textual app "
+        f"{fmt(b, 'MB')}  ratio {ratio(a, b)}"
+    )
     ev = s["events"]
-    print(f"{'file write -> seen (no app)':<44} watchfiles median "
-          f"{fmt(ev['event_floor_ms']['median'], 'ms')} p99 {fmt(ev['event_floor_ms']['p99'], 'ms')}"
-          f"; 2 s poller median {fmt(ev['poller_2s_ms']['median'], 'ms')} "
-          f"p99 {fmt(ev['poller_2s_ms']['p99'], 'ms')}")
+    print(
+        f"{'file write -> seen (no app)':<44} watchfiles median "
+        f"{fmt(ev['event_floor_ms']['median'], 'ms')} p99 {fmt(ev['event_floor_ms']['p99'], 'ms')}"
+        f"; 2 s poller median {fmt(ev['poller_2s_ms']['median'], 'ms')} "
+        f"p99 {fmt(ev['poller_2s_ms']['p99'], 'ms')}"
+    )
     for note in notes:
         print("note:", note)
 

@@ -331,8 +331,7 @@ def report(
 ) -> None:
     paint, missed_paint = latencies(writes, probe.paint)
     widget, missed_widget = latencies(writes, probe.widget)
-    MEASURED[label] = {"paint_ms": stats(paint), "widget_ms": stats(widget),
-                       "missed": missed_paint}
+    MEASURED[label] = {"paint_ms": stats(paint), "widget_ms": stats(widget), "missed": missed_paint}
     line(f"{label}: write -> frame painted", paint, missed_paint, targets=True)
     line(f"{label}: write -> widget holds value", widget, missed_widget, targets=False)
     # breakdown per version: write -> refresh start (watch/debounce), refresh, -> widget, -> paint

@@ -86,13 +86,27 @@ def writer(project: Path, seconds: float) -> None:
             writes += 1
         stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
         for i in range(LINES_PER_TICK):
-            log.append(stamp, "phase-loop-controller", "same-phase-bypass", "05-test-strategy",
-                       "test-design-engineer", f"storm {tick}.{i}")
+            log.append(
+                stamp,
+                "phase-loop-controller",
+                "same-phase-bypass",
+                "05-test-strategy",
+                "test-design-engineer",
+                f"storm {tick}.{i}",
+            )
         tick += 1
         time.sleep(max(0.0, start + tick * TICK_S - time.monotonic()))
     took = now - start
-    print(json.dumps({"seconds": took, "state_writes_per_s": writes / took,
-                      "log_lines_per_s": log.lines_written / took, "rotations": log.rotations}))
+    print(
+        json.dumps(
+            {
+                "seconds": took,
+                "state_writes_per_s": writes / took,
+                "log_lines_per_s": log.lines_written / took,
+                "rotations": log.rotations,
+            }
+        )
+    )
 
 
 def measure(name: str, argv: list[str], project: Path) -> dict[str, Any]:
@@ -108,7 +122,8 @@ def measure(name: str, argv: list[str], project: Path) -> dict[str, Any]:
         storm_s = 2 + KEYS * (GAP_S + 0.2) + 2
         storm = subprocess.Popen(
             [sys.executable, __file__, "--writer", str(project), str(storm_s)],
-            stdout=subprocess.PIPE, text=True,
+            stdout=subprocess.PIPE,
+            text=True,
         )
         time.sleep(2)
         cpu0, t0 = pane.cpu_seconds(), time.monotonic()
@@ -138,7 +153,9 @@ def measure(name: str, argv: list[str], project: Path) -> dict[str, Any]:
 
 def main() -> None:
     if not shutil.which("tmux"):
-        print("tmux is not installed: this bench measures in a real terminal (apt-get install tmux)")
+        print(
+            "tmux is not installed: this bench measures in a real terminal (apt-get install tmux)"
+        )
         return
     from _project import make_project
 
@@ -151,25 +168,40 @@ def main() -> None:
             make_project(project)
             minimal = project / "minimal_app.py"
             minimal.write_text(MINIMAL_APP)
-            argv = [PHASEWATCH, str(project)] if name == "phasewatch" else [sys.executable, str(minimal)]
+            argv = (
+                [PHASEWATCH, str(project)]
+                if name == "phasewatch"
+                else [sys.executable, str(minimal)]
+            )
             Pane(f"warm-{name}", argv).close()  # fills the bytecode cache
             time.sleep(1)
             results[name] = measure(name, argv, project)
             shutil.rmtree(project, ignore_errors=True)
     finally:
         tmux("kill-server", capture_output=True)
-    summary = {name: {**stats(r["latency_s"]), "missed": r["missed"], "cpu_share": r["cpu_share"],
-                      "storm": r["storm"]} for name, r in results.items()}
+    summary = {
+        name: {
+            **stats(r["latency_s"]),
+            "missed": r["missed"],
+            "cpu_share": r["cpu_share"],
+            "storm": r["storm"],
+        }
+        for name, r in results.items()
+    }
     print_table(summary)
-    path = _results.save("storm", {"keys": KEYS, "gap_s": GAP_S, "summary": summary, "raw": results})
+    path = _results.save(
+        "storm", {"keys": KEYS, "gap_s": GAP_S, "summary": summary, "raw": results}
+    )
     print(f"results: {path.relative_to(ROOT)}")
 
 
 def print_table(summary: dict[str, Any]) -> None:
     storm = summary["phasewatch"]["storm"]
-    print(f"storm: {storm.get('state_writes_per_s', 0):.0f} state writes/s, "
-          f"{storm.get('log_lines_per_s', 0):,.0f} log lines/s, {storm.get('rotations', 0)} "
-          f"log rotations; {KEYS} keys, {GAP_S * 1000:.0f} ms apart, in tmux 120x36")
+    print(
+        f"storm: {storm.get('state_writes_per_s', 0):.0f} state writes/s, "
+        f"{storm.get('log_lines_per_s', 0):,.0f} log lines/s, {storm.get('rotations', 0)} "
+        f"log rotations; {KEYS} keys, {GAP_S * 1000:.0f} ms apart, in tmux 120x36"
+    )
     base = summary["minimal"]
 
     def ms(v: float | None) -> str:
@@ -179,10 +211,17 @@ def print_table(summary: dict[str, Any]) -> None:
         return "—" if a is None or not b else f"{a / b:.2f}x"
 
     for name, s in summary.items():
-        vs = "" if name == "minimal" else (
-            f"  ratio p50 {ratio(s['median'], base['median'])} p99 {ratio(s['p99'], base['p99'])}")
-        print(f"  {name:<11} key -> screen median {ms(s['median'])} ms  p99 {ms(s['p99'])} ms  "
-              f"(missed {s['missed']})  CPU {s['cpu_share']:.0%} of a core{vs}")
+        vs = (
+            ""
+            if name == "minimal"
+            else (
+                f"  ratio p50 {ratio(s['median'], base['median'])} p99 {ratio(s['p99'], base['p99'])}"
+            )
+        )
+        print(
+            f"  {name:<11} key -> screen median {ms(s['median'])} ms  p99 {ms(s['p99'])} ms  "
+            f"(missed {s['missed']})  CPU {s['cpu_share']:.0%} of a core{vs}"
+        )
     p99 = summary["phasewatch"]["p99"]
     verdict = "not measured (under 20 keys)" if p99 is None else "met" if p99 <= 0.15 else "not met"
     print(f"goal: phasewatch p99 <= 150 ms ({verdict})")

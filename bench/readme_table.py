@@ -59,7 +59,10 @@ def table(
     newest_s, whole = _med(s, "phasewatch", "newest_line_s"), _med(s, "phasewatch", "whole_log_s")
     rss, peak = _med(s, "phasewatch", "VmRSS"), _med(s, "phasewatch", "VmHWM")
     filt = _med(s, "phasewatch", "filter_rare_s")
-    start, start_min = _med(s, "startup_phasewatch", "first_paint_s"), _med(s, "startup_minimal", "first_paint_s")
+    start, start_min = (
+        _med(s, "startup_phasewatch", "first_paint_s"),
+        _med(s, "startup_minimal", "first_paint_s"),
+    )
     idle, idle_min = _med(s, "startup_phasewatch", "VmRSS"), _med(s, "startup_minimal", "VmRSS")
     runs = e2e["runs"]
     lines = [
@@ -140,7 +143,11 @@ def main() -> None:
     text = README.read_text()
     new = re.sub(
         r"<!-- bench:start -->.*?<!-- bench:end -->",
-        lambda _m: "<!-- bench:start -->\n" + table(e2e, newest("latency"), newest("check"), newest("storm")) + "\n<!-- bench:end -->",
+        lambda _m: (
+            "<!-- bench:start -->\n"
+            + table(e2e, newest("latency"), newest("check"), newest("storm"))
+            + "\n<!-- bench:end -->"
+        ),
         text,
         flags=re.S,
     )

@@ -204,9 +204,7 @@ EMPTY_METRICS: dict[str, Any] = {
 }
 
 
-def archived(
-    state: Mapping[str, Any], **stamp: str
-) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def archived(state: Mapping[str, Any], **stamp: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """:func:`collect` with the workflow stamped first (``completed_at=`` when it is finalized,
     ``cancelled_at=`` when cancelled), as the framework does before it collects."""
     workflow = state.get("active_workflow")

@@ -152,7 +152,9 @@ def to_sarif(report: Report, rules: list[Rule], version: str) -> dict[str, Any]:
     return {
         "$schema": SARIF_SCHEMA,
         "version": SARIF_VERSION,
-        "runs": [{"tool": {"driver": driver}, "results": results, "columnKind": "unicodeCodePoints"}],
+        "runs": [
+            {"tool": {"driver": driver}, "results": results, "columnKind": "unicodeCodePoints"}
+        ],
     }
 
 
@@ -173,5 +175,7 @@ def github_commands(report: Report) -> list[str]:
             f"{k}={_escape_property(v)}"
             for k, v in (("file", one_line(uri)), ("line", str(line)), ("title", finding.rule_id))
         )
-        lines.append(f"::{GITHUB_COMMAND[finding.severity]} {props}::{_escape_data(_text(finding))}")
+        lines.append(
+            f"::{GITHUB_COMMAND[finding.severity]} {props}::{_escape_data(_text(finding))}"
+        )
     return lines

@@ -33,8 +33,6 @@ class TimelineEntry:
         return list(dict.fromkeys(f.rule_id for f in self.findings))
 
 
-
-
 def make_entry(
     seq: int,
     raw: dict[str, Any] | None,

@@ -9,7 +9,6 @@ top-level folders and ``pyproject.toml`` maps them in (setuptools ``package-dir`
 """
 
 
-
 def __getattr__(name: str) -> str:
     """``__version__``, read from the installed metadata only when asked (start-up stays lean)."""
     if name != "__version__":

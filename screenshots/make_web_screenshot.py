@@ -30,10 +30,25 @@ def free_port() -> int:
 def fill_demo(directory: Path) -> None:
     """A feature workflow waiting at its first review gate, with two faults on the way."""
     subprocess.run(
-        [sys.executable, "-m", "phasewatch", "simulate", str(directory), "--fast", "--seed", "7",
-         "--supervised", "--review-phases", "03", "--faults", "half-applied,stale-write",
-         "--timeout", "1"],
-        stdout=subprocess.DEVNULL, check=False,  # gives up at the unanswered gate: exit 1
+        [
+            sys.executable,
+            "-m",
+            "phasewatch",
+            "simulate",
+            str(directory),
+            "--fast",
+            "--seed",
+            "7",
+            "--supervised",
+            "--review-phases",
+            "03",
+            "--faults",
+            "half-applied,stale-write",
+            "--timeout",
+            "1",
+        ],
+        stdout=subprocess.DEVNULL,
+        check=False,  # gives up at the unanswered gate: exit 1
     )
 
 
@@ -50,14 +65,18 @@ def main(out: Path = HERE / "web.png") -> int:
         demo = Path(tmp) / "shop-api"
         fill_demo(demo)
         server = subprocess.Popen(
-            [sys.executable, "-m", "phasewatch", "serve", str(demo),
-             "--port", str(free_port())],
-            stdout=subprocess.PIPE, text=True, start_new_session=True,
+            [sys.executable, "-m", "phasewatch", "serve", str(demo), "--port", str(free_port())],
+            stdout=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
         )
         try:
             url = serve_url(server)
-            subprocess.run(["node", str(HERE / "web_shot.cjs"), url, str(out)], check=True,
-                           env={**os.environ, "COLUMNS": "160"})
+            subprocess.run(
+                ["node", str(HERE / "web_shot.cjs"), url, str(out)],
+                check=True,
+                env={**os.environ, "COLUMNS": "160"},
+            )
         finally:
             os.killpg(server.pid, signal.SIGTERM)  # the server and its dashboard sessions
             server.wait(timeout=10)

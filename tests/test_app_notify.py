@@ -15,15 +15,19 @@ from tests.test_app_helpers import frozen_clock, wait_until, write_state
 
 
 def gate_state(version: int) -> dict:
-    state = F.setpath(F.feature_state(), "active_workflow.supervised_review",
-                      {"phase": "04-design", "status": "gate_presented", "redo_count": 0})
+    state = F.setpath(
+        F.feature_state(),
+        "active_workflow.supervised_review",
+        {"phase": "04-design", "status": "gate_presented", "redo_count": 0},
+    )
     state = F.setpath(state, "supervised_mode", {"enabled": True, "review_phases": "all"})
     return F.setpath(state, "state_version", version)
 
 
 def app_for(root: Path, config: Config) -> PhasewatchApp:
-    return PhasewatchApp(root, clock=frozen_clock, config=config,
-                         watcher_options={"reconcile_interval": 0.3})
+    return PhasewatchApp(
+        root, clock=frozen_clock, config=config, watcher_options={"reconcile_interval": 0.3}
+    )
 
 
 async def test_a_waiting_gate_is_notified_once_through_both_channels(tmp_path):
@@ -39,8 +43,12 @@ async def test_a_waiting_gate_is_notified_once_through_both_channels(tmp_path):
         await wait_until(pilot, lambda: events.exists() and events.read_text().strip() != "")
         for version in (11, 12):  # the owner keeps writing; the same gate still waits
             write_state(state_path, gate_state(version))
-            await wait_until(pilot, lambda v=version: app.last_update is not None
-                             and app.last_update.snapshot(None).version == v)
+            await wait_until(
+                pilot,
+                lambda v=version: (
+                    app.last_update is not None and app.last_update.snapshot(None).version == v
+                ),
+            )
         await pilot.pause(0.3)
     lines = [json.loads(x) for x in events.read_text().splitlines() if x.strip()]
     gates = [e for e in lines if e["kind"] == "gate"]
@@ -73,12 +81,17 @@ async def test_the_overview_applies_the_config_to_its_findings(tmp_path):
     state = F.feature_state()
     state["active_agent"] = "my-custom-agent"
     write_state(tmp_path / ".isdlc" / "state.json", state)
-    for config, shown in ((Config(), True), (Config(agents=Agents(extra=("my-custom-agent",))), False)):
+    for config, shown in (
+        (Config(), True),
+        (Config(agents=Agents(extra=("my-custom-agent",))), False),
+    ):
         app = app_for(tmp_path, config)
         async with app.run_test() as pilot:
             await wait_until(pilot, lambda a=app: a.updates_applied > 0)
             await pilot.pause()
-            rules = {item.finding.rule_id for item in app.screen.query_one("#findings").items.values()}
+            rules = {
+                item.finding.rule_id for item in app.screen.query_one("#findings").items.values()
+            }
             assert ("SYNC-AGENT" in rules) is shown
 
 
@@ -86,8 +99,13 @@ async def test_a_burst_of_escalations_is_a_few_notifications_not_hundreds(tmp_pa
     """460 escalations appear, 450 in one write and then 10 more one write at a time: the command
     runs a few times (the rate limit holds and combines the rest), never once per escalation."""
     state = F.feature_state()
-    esc = {"type": "gate_blocked", "hook": "gate-blocker", "phase": "05-test-strategy",
-           "detail": "blocked", "timestamp": F.ts(52)}
+    esc = {
+        "type": "gate_blocked",
+        "hook": "gate-blocker",
+        "phase": "05-test-strategy",
+        "detail": "blocked",
+        "timestamp": F.ts(52),
+    }
     state["pending_escalations"] = [dict(esc, timestamp=F.ts(52, i)) for i in range(450)]
     state_path = tmp_path / ".isdlc" / "state.json"
     write_state(state_path, state)
@@ -101,7 +119,11 @@ async def test_a_burst_of_escalations_is_a_few_notifications_not_hundreds(tmp_pa
             state["pending_escalations"].append(dict(esc, timestamp=F.ts(60, k)))
             state["state_version"] += 1
             write_state(state_path, state)
-            await wait_until(pilot, lambda v=state["state_version"]: app.last_update is not None
-                             and app.last_update.snapshot(None).version == v)
+            await wait_until(
+                pilot,
+                lambda v=state["state_version"]: (
+                    app.last_update is not None and app.last_update.snapshot(None).version == v
+                ),
+            )
     assert 1 <= len(ran) <= 4, [e.summary[:40] for e in ran]
     assert ran[0].summary.startswith("450 escalations waiting")

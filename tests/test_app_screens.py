@@ -546,7 +546,9 @@ async def test_a_large_hook_log_loads_in_parts_into_a_screen_not_shown(
     log = HookLog(tmp_path / ".isdlc" / "hook-activity.log", max_bytes=10**9)
     for i in range(400):
         log.append(TS.format(i // 60, i % 60), "gate-blocker", "allow", None, None, f"r{i}")
-    app = make_app(tmp_path, watch=watch, session_options={"hook_read_bytes": 2048, "hook_part_seconds": 0})
+    app = make_app(
+        tmp_path, watch=watch, session_options={"hook_read_bytes": 2048, "hook_part_seconds": 0}
+    )
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.updates_applied > 0)
         screen = app.data_screen("hooks")  # built, not shown

@@ -192,11 +192,15 @@ def test_js_number_matches_node_json_stringify() -> None:
     rng = random.Random(21)
     values: list[float | int] = [10**21, 10**20, -(10**21), 2**53, 2**53 + 1, 2**60, 1e21, 1e-7]
     values += [0.0, -0.0, 5e-324, 1.7976931348623157e308, 123456789012345680000.0, 1e-6]
-    values += [struct.unpack("<d", rng.getrandbits(64).to_bytes(8, "little"))[0] for _ in range(2000)]
+    values += [
+        struct.unpack("<d", rng.getrandbits(64).to_bytes(8, "little"))[0] for _ in range(2000)
+    ]
     values = [v for v in values if v == v and abs(v) != float("inf")]
     script = "const v=JSON.parse(require('fs').readFileSync(0,'utf8'));"
     script += "console.log(JSON.stringify(v.map(x=>JSON.stringify(x))))"
-    payload = "[" + ",".join(repr(float(v)) if isinstance(v, float) else str(v) for v in values) + "]"
+    payload = (
+        "[" + ",".join(repr(float(v)) if isinstance(v, float) else str(v) for v in values) + "]"
+    )
     out = subprocess.run(["node", "-e", script], input=payload, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert [js_number(v) for v in values] == json.loads(out.stdout)

@@ -27,8 +27,10 @@ def test_retry_leaves_the_phase_as_the_framework_does(tmp_path: Path, case: str)
     ours = json.loads(path.read_text())
     assert ours["phases"].get(phase) == real["phases"].get(phase)
     for key in ("type", "phase"):
-        assert ours["active_workflow"]["recovery_action"][key] == \
-            real["active_workflow"]["recovery_action"][key]
+        assert (
+            ours["active_workflow"]["recovery_action"][key]
+            == real["active_workflow"]["recovery_action"][key]
+        )
     assert ours["state_version"] == real["state_version"]
 
 

@@ -85,8 +85,6 @@ def test_a_file_that_keeps_changing_is_refused_not_half_read(tmp_path, monkeypat
     assert refused(p, attempts=3).kind == "changed"
 
 
-
-
 def slow_reads(fd: int, n: int, *, real_read=os.read) -> bytes:
     """``os.read`` as a loaded machine or a large file does it: in parts, with pauses."""
     time.sleep(0.00005)

@@ -30,8 +30,9 @@ def test_markdown_is_rendered_and_markup_stays_text():
     assert "**" not in text and "Done:" in text
     assert "[@click=app.quit]x[/]" in text and "[/]" in text  # literally
     assert "javascript:alert(1)" in text  # the address is shown...
-    assert not any(s.style and (s.style.link or (s.style.meta or {}).get("@click"))
-                   for s in segments)  # ...and nothing is clickable
+    assert not any(
+        s.style and (s.style.link or (s.style.meta or {}).get("@click")) for s in segments
+    )  # ...and nothing is clickable
 
 
 def test_a_missing_summary_says_so():

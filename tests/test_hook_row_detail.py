@@ -17,10 +17,17 @@ HOSTILE = "[/] [@click=app.quit]x[/] \x1b]52;c;SGk=\x07 end"
 
 
 def line(i: int, reason: str) -> str:
-    return json.dumps({"ts": f"2026-03-04T09:00:{i:02d}.000Z", "hook": "state-write-validator",
-                       "event": "block", "phase": "06-implementation",
-                       "agent": "software-developer", "reason": reason},
-                      separators=(",", ":"))
+    return json.dumps(
+        {
+            "ts": f"2026-03-04T09:00:{i:02d}.000Z",
+            "hook": "state-write-validator",
+            "event": "block",
+            "phase": "06-implementation",
+            "agent": "software-developer",
+            "reason": reason,
+        },
+        separators=(",", ":"),
+    )
 
 
 async def open_detail(tmp_path: Path, reasons: list[str], how: str) -> DetailDialog:
@@ -31,8 +38,10 @@ async def open_detail(tmp_path: Path, reasons: list[str], how: str) -> DetailDia
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_until(pilot, lambda: app.updates_applied > 0)
         await pilot.press("2")
-        await wait_until(pilot, lambda: app.screen.name == "hooks" or
-                         type(app.screen).__name__ == "HookActivityScreen")
+        await wait_until(
+            pilot,
+            lambda: app.screen.name == "hooks" or type(app.screen).__name__ == "HookActivityScreen",
+        )
         await pilot.pause()
         if how == "key":
             await pilot.press("d")

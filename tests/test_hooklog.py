@@ -677,8 +677,10 @@ def _eager(data: bytes, max_line: int) -> list[HookRecord]:
 _text = st.text(st.characters(codec="utf-8"), max_size=12)
 _value = st.none() | _text | st.sampled_from(["allow", "block", "2026-03-04T09:00:00.000Z"])
 _owner_like = st.fixed_dictionaries(
-    {k: (st.sampled_from(["allow", "block", "teleport", ""]) if k == "event" else _value)
-     for k in KEYS}
+    {
+        k: (st.sampled_from(["allow", "block", "teleport", ""]) if k == "event" else _value)
+        for k in KEYS
+    }
 ).map(lambda d: json.dumps(d, separators=(",", ":"), ensure_ascii=False))
 _any_line = st.one_of(
     st.integers(0, 10**6).map(lambda i: line(i, pad=i % 97)),
@@ -719,15 +721,22 @@ _TRICKY = [
 # the validator's reasons as the owner logs them: grouped by their bytes (up to 48) or read
 # alone (longer), in any case, with and without a word boundary before the V
 _GUARD_REASONS = [
-    "V7: state_version 1 < disk 2", "V7: state_version 12 < disk 14", "v7:state_version 3<disk 5",
-    "V8: phase_index 1 < disk 2", "V7: incoming has no state_version, disk has 12",
+    "V7: state_version 1 < disk 2",
+    "V7: state_version 12 < disk 14",
+    "v7:state_version 3<disk 5",
+    "V8: phase_index 1 < disk 2",
+    "V7: incoming has no state_version, disk has 12",
     "V8: supervised redo phase_status '06-implementation' completed -> in_progress",
     "V7: state_version 123456789012 < disk 123456789014 (stale subagent write)",
-    "xV7: state_version 1 < disk 2", "note 7: nothing", "8:", "V7: state_version x < disk y",
+    "xV7: state_version 1 < disk 2",
+    "note 7: nothing",
+    "8:",
+    "V7: state_version x < disk y",
 ]
 _guard_line = st.builds(
     lambda i, event, reason: line(i, event=event, reason=reason),
-    st.integers(0, 10**6), st.sampled_from(["allow", "block", "error", "warn"]),
+    st.integers(0, 10**6),
+    st.sampled_from(["allow", "block", "error", "warn"]),
     st.sampled_from(_GUARD_REASONS),
 )
 _block_line = st.one_of(_any_line, st.sampled_from(_TRICKY), _guard_line)
@@ -746,8 +755,11 @@ def test_property_fast_parser_equals_the_reference(raw):
 
 
 @settings(max_examples=200)
-@given(lines_=st.lists(_block_line, max_size=80), cuts=st.lists(st.integers(0, 80), max_size=4),
-       phase=st.sampled_from([None, "05-x", "06-y"]))
+@given(
+    lines_=st.lists(_block_line, max_size=80),
+    cuts=st.lists(st.integers(0, 80), max_size=4),
+    phase=st.sampled_from([None, "05-x", "06-y"]),
+)
 def test_property_block_parser_counts_and_audits_like_the_reference(lines_, cuts, phase):
     """A block of any lines: its records are parse_line's, and the counts and findings made
     from its columns, in parts of any size, equal those made from parse_line's records."""
@@ -757,15 +769,18 @@ def test_property_block_parser_counts_and_audits_like_the_reference(lines_, cuts
     offsets = [0]
     for text in lines_:
         offsets.append(offsets[-1] + len(text.encode()) + 1)
-    blocks = [parse_block(data[offsets[a] : offsets[b] - 1], offsets[a], a + 1, 512)
-              for a, b in pairwise(bounds)]
+    blocks = [
+        parse_block(data[offsets[a] : offsets[b] - 1], offsets[a], a + 1, 512)
+        for a, b in pairwise(bounds)
+    ]
     assert [r for b in blocks for r in b.records()] == eager
     audit, counts = HookAudit(), HookCounts()
     for b in blocks:
         audit.add(b)
         counts.add(b)
-    assert audit.findings("log", current_phase=phase) == HookAudit().add(
-        Batch.of(eager)).findings("log", current_phase=phase)
+    assert audit.findings("log", current_phase=phase) == HookAudit().add(Batch.of(eager)).findings(
+        "log", current_phase=phase
+    )
     assert counts.as_dict() == hook_stats(eager)
 
 
@@ -804,7 +819,10 @@ def test_property_lazy_rows_equal_the_eager_parser(tmp_path_factory, lines_, par
 
 _stamp = st.builds(
     lambda h, m, s, ms: f"2026-03-04T{h:02d}:{m:02d}:{s:02d}.{ms:03d}Z",
-    st.integers(9, 10), st.integers(0, 1), st.integers(0, 2), st.integers(0, 999),
+    st.integers(9, 10),
+    st.integers(0, 1),
+    st.integers(0, 2),
+    st.integers(0, 999),
 )
 
 
@@ -814,8 +832,14 @@ _stamp = st.builds(
         st.tuples(
             _stamp | st.sampled_from([None, "soon", "2026-03-04T09:00:01+00:00"]),
             st.sampled_from(["allow", "block", "error", "teleport"]),
-            st.sampled_from([None, "V7: state_version 1 < disk 2", "V8: phase_index 1 < disk 2",
-                             "V7: incoming no version, disk 4"]),
+            st.sampled_from(
+                [
+                    None,
+                    "V7: state_version 1 < disk 2",
+                    "V8: phase_index 1 < disk 2",
+                    "V7: incoming no version, disk 4",
+                ]
+            ),
             st.sampled_from([None, "05-x", "06-y"]),
         ),
         max_size=60,
@@ -827,8 +851,14 @@ def test_property_audit_in_parts_equals_the_whole(items, cuts, phase):
     """Each record seen once, in parts of any size, gives the findings of one pass; the
     string fast path for timestamps finds what parsing every one finds."""
     records = [
-        parse_line(line(i, ts=ts, event=ev, reason=reason, phase=ph) if ts else
-                   line(i, event=ev, reason=reason, phase=ph).replace(f'"ts":"{_ts(i)}"', '"ts":null'), i + 1)
+        parse_line(
+            line(i, ts=ts, event=ev, reason=reason, phase=ph)
+            if ts
+            else line(i, event=ev, reason=reason, phase=ph).replace(
+                f'"ts":"{_ts(i)}"', '"ts":null'
+            ),
+            i + 1,
+        )
         for i, (ts, ev, reason, ph) in enumerate(items)
     ]
     whole = HookAudit().add(records).findings("log", current_phase=phase)
@@ -838,8 +868,10 @@ def test_property_audit_in_parts_equals_the_whole(items, cuts, phase):
         audit.add(records[a:b])
     assert audit.findings("log", current_phase=phase) == whole
     # the same times written so that each one is parsed (no string comparison possible)
-    slow = [r._replace(ts=r.ts.replace("Z", "+00:00")) if r.ts and r.ts.endswith("Z") else r
-            for r in records]
+    slow = [
+        r._replace(ts=r.ts.replace("Z", "+00:00")) if r.ts and r.ts.endswith("Z") else r
+        for r in records
+    ]
     by = {f.rule_id: f for f in HookAudit().add(slow).findings("log", current_phase=phase)}
     fast = {f.rule_id: f for f in whole}
     assert ("HOOK-TS-ORDER" in by) == ("HOOK-TS-ORDER" in fast)
@@ -866,8 +898,14 @@ def test_store_rows_survive_the_owners_rotation(tmp_path):
     res = tailer.read_all()
     assert res.rotated
     _fill(store, res, 0)
-    got = [json.dumps({k: getattr(store.record(i), k) for k in KEYS}, separators=(",", ":"),
-                      ensure_ascii=False) for i in range(store.count)]
+    got = [
+        json.dumps(
+            {k: getattr(store.record(i), k) for k in KEYS},
+            separators=(",", ":"),
+            ensure_ascii=False,
+        )
+        for i in range(store.count)
+    ]
     assert got == owner.written
     big = HookStore(path)
     gen = big.file_generation((path.stat().st_dev, path.stat().st_ino))

@@ -64,8 +64,13 @@ def test_core_never_imports_the_ui_layers():
 
 
 def test_widgets_never_import_the_app_nor_the_file_side_of_core():
-    banned = ("phasewatch.tui", "phasewatch.core.decide", "phasewatch.core.files",
-              "phasewatch.core.sources", "phasewatch.core.watch")
+    banned = (
+        "phasewatch.tui",
+        "phasewatch.core.decide",
+        "phasewatch.core.files",
+        "phasewatch.core.sources",
+        "phasewatch.core.watch",
+    )
     for path, names in _package_imports("widgets").items():
         bad = [n for n in names if _starts(n, *banned)]
         assert not bad, f"{path.relative_to(ROOT)} imports {bad}"

@@ -33,12 +33,26 @@ def wheel(tmp_path_factory) -> Path:
     src = tmp_path_factory.mktemp("src")  # a copy: building in place leaves build/ behind
     for name in ("pyproject.toml", "README.md", "phasewatch", *LAYERS):
         copy = shutil.copytree if (ROOT / name).is_dir() else shutil.copy2
-        copy(ROOT / name, src / name, **({"ignore": shutil.ignore_patterns("__pycache__")}
-                                          if (ROOT / name).is_dir() else {}))
+        copy(
+            ROOT / name,
+            src / name,
+            **({"ignore": shutil.ignore_patterns("__pycache__")} if (ROOT / name).is_dir() else {}),
+        )
     proc = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-         "-w", str(out), str(src)],
-        capture_output=True, text=True,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(out),
+            str(src),
+        ],
+        capture_output=True,
+        text=True,
     )
     if proc.returncode != 0 and "No module named" in proc.stderr:
         pytest.skip("setuptools/wheel not available in this environment: " + proc.stderr[-200:])

@@ -20,6 +20,10 @@ def test_the_hook_runs_check_on_the_whole_repository(tmp_path):
     assert argv[:2] == ["phasewatch", "check"]
     (tmp_path / ".isdlc").mkdir()
     (tmp_path / ".isdlc" / "state.json").write_text("{ not json")
-    proc = subprocess.run([sys.executable, "-m", "phasewatch", *argv[1:]], cwd=tmp_path,
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "phasewatch", *argv[1:]],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 2, proc.stdout + proc.stderr  # the commit is stopped

@@ -245,7 +245,9 @@ def test_read_json_never_raises(tmp_path, blob):
     assert r.status in {"ok", "torn", "invalid", "not_object"}
 
 
-def test_an_unsearchable_isdlc_is_a_finding_with_the_fix_not_a_traceback(tmp_path, monkeypatch, capsys):
+def test_an_unsearchable_isdlc_is_a_finding_with_the_fix_not_a_traceback(
+    tmp_path, monkeypatch, capsys
+):
     """Mode 000 on .isdlc for a non-root user (simulated: root ignores modes): every lookup
     inside it fails with EACCES, where Path.exists() raises instead of answering."""
 
@@ -337,7 +339,9 @@ def _parsed_or_error(raw: bytes):
 
 _JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
     max_leaves=20,
 )
 

@@ -11,17 +11,31 @@ SRC = ".isdlc/state.json"
 
 
 def jump(old: int, new: int):
-    return make(R.TR_VERSION_JUMP, source=SRC, path="state_version", expected=old + 1, actual=new,
-                message=f"state_version jumped from {old} to {new}.")
+    return make(
+        R.TR_VERSION_JUMP,
+        source=SRC,
+        path="state_version",
+        expected=old + 1,
+        actual=new,
+        message=f"state_version jumped from {old} to {new}.",
+    )
 
 
 def down(old: int, new: int):
-    return make(R.TR_VERSION_DOWN, source=SRC, path="state_version", expected=f">= {old}",
-                actual=new, message=f"state_version went down from {old} to {new}.")
+    return make(
+        R.TR_VERSION_DOWN,
+        source=SRC,
+        path="state_version",
+        expected=f">= {old}",
+        actual=new,
+        message=f"state_version went down from {old} to {new}.",
+    )
 
 
 def test_events_share_a_row_per_rule_and_place_newest_first() -> None:
-    rows = events([(9, 12, jump(9, 12)), (7, 9, down(10, 9)), (5, 8, jump(5, 8)), (2, 5, jump(2, 5))])
+    rows = events(
+        [(9, 12, jump(9, 12)), (7, 9, down(10, 9)), (5, 8, jump(5, 8)), (2, 5, jump(2, 5))]
+    )
     assert [(r.finding.rule_id, r.event, r.version, r.count) for r in rows] == [
         ("TR-VERSION-JUMP", 9, 12, 3),
         ("TR-VERSION-DOWN", 7, 9, 1),

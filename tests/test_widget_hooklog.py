@@ -444,7 +444,9 @@ def test_appending_parts_equals_one_append_and_the_naive_filter(n, cuts, filters
     records = [
         parse_line(b"not json " + str(i).encode(), i + 1, i * 100)
         if i % 37 == 5
-        else rec(i, reason=f'R\u00c9ASON {i} \u00e9 "q" \\') if i % 11 == 3 else rec(i)
+        else rec(i, reason=f'R\u00c9ASON {i} \u00e9 "q" \\')
+        if i % 11 == 3
+        else rec(i)
         for i in range(n)
     ]
     bounds = sorted({0, n, *(min(c, n) for c in cuts)})
@@ -468,19 +470,48 @@ _LINE = (
     '{{"ts":"2026-03-04T09:00:0{i}.000Z","hook":"{hook}","event":"{event}","phase":null,'
     '"agent":"dev","reason":{reason}}}'
 )
-_REASONS = ["null", '"V7: state_version 1 < disk 3"', '"ok } done"', '"quote-free: a, b"', '""',
-            '"x \\" y"', '"caf\u00e9 Z"']
+_REASONS = [
+    "null",
+    '"V7: state_version 1 < disk 3"',
+    '"ok } done"',
+    '"quote-free: a, b"',
+    '""',
+    '"x \\" y"',
+    '"caf\u00e9 Z"',
+]
 
 
 @settings(max_examples=120)
 @given(
     rows=st.lists(
-        st.tuples(st.sampled_from(["gate-blocker", "z-hook"]), st.sampled_from(["allow", "block"]),
-                  st.sampled_from(_REASONS), st.booleans()),
+        st.tuples(
+            st.sampled_from(["gate-blocker", "z-hook"]),
+            st.sampled_from(["allow", "block"]),
+            st.sampled_from(_REASONS),
+            st.booleans(),
+        ),
         max_size=40,
     ),
-    needle=st.sampled_from(["v7", "state", '"', "}", "done", "reason", ":", "null", "z", "allow",
-                            "gate", "a, b", "caf\u00e9", "dev", "x", '" y']),
+    needle=st.sampled_from(
+        [
+            "v7",
+            "state",
+            '"',
+            "}",
+            "done",
+            "reason",
+            ":",
+            "null",
+            "z",
+            "allow",
+            "gate",
+            "a, b",
+            "caf\u00e9",
+            "dev",
+            "x",
+            '" y',
+        ]
+    ),
     copy=st.sampled_from(["file", "copy", "both"]),
     chunk=st.sampled_from([64, 300, 1 << 20]),
 )
@@ -497,8 +528,10 @@ def test_property_text_filter_over_read_lines_matches_the_naive_definition(
     from phasewatch.core.hooklog import store as store_module
     from phasewatch.core.hooklog.store import HookFilter, HookStore
 
-    lines = [_LINE.format(i=i % 10, hook=h, event=e, reason=r) if ok else f"junk {r} {h}"
-             for i, (h, e, r, ok) in enumerate(rows)]
+    lines = [
+        _LINE.format(i=i % 10, hook=h, event=e, reason=r) if ok else f"junk {r} {h}"
+        for i, (h, e, r, ok) in enumerate(rows)
+    ]
     path = tmp_path_factory.mktemp("filter") / "log"
     path.write_bytes("".join(x + "\n" for x in lines).encode())
     store = HookStore(path)
@@ -512,11 +545,14 @@ def test_property_text_filter_over_read_lines_matches_the_naive_definition(
     assert [i for i, m in enumerate(mask) if m] == _naive(records, {"text": needle})
 
 
-_BYTES = st.sampled_from(b"aAzZ@`[{-_ 7:\x80\xc3\xa9\xe0\xc0\n\"")
+_BYTES = st.sampled_from(b'aAzZ@`[{-_ 7:\x80\xc3\xa9\xe0\xc0\n"')
 
 
 @settings(max_examples=300)
-@given(data=st.lists(_BYTES, max_size=200).map(bytes), needle=st.lists(_BYTES, min_size=1, max_size=6).map(bytes))
+@given(
+    data=st.lists(_BYTES, max_size=200).map(bytes),
+    needle=st.lists(_BYTES, min_size=1, max_size=6).map(bytes),
+)
 def test_find_all_matches_find_in_the_lower_cased_bytes(data, needle):
     """The filter's raw search (numpy, case folded without a lower-cased copy) finds exactly
     where ``data.lower()`` holds ``needle``, overlaps included: bytes that differ from a letter
@@ -535,8 +571,10 @@ def _file_store(tmp_path, reasons: list[str], max_read: int | None = None):  # t
     from phasewatch.core.hooklog import HookLogTailer
     from phasewatch.core.hooklog.store import HookStore
 
-    lines = [_LINE.format(i=i % 10, hook="gate-blocker", event="allow", reason=r)
-             for i, r in enumerate(reasons)]
+    lines = [
+        _LINE.format(i=i % 10, hook="gate-blocker", event="allow", reason=r)
+        for i, r in enumerate(reasons)
+    ]
     path = tmp_path / "log"
     path.write_bytes("".join(x + "\n" for x in lines).encode())
     store = HookStore(path)
@@ -588,4 +626,6 @@ def test_a_text_scan_stops_at_its_next_part_once_a_newer_filter_is_wanted(tmp_pa
     assert n_parts > 50
     assert parts.call_count <= 2  # (the mask's own question, then two parts on two threads)
     assert full == store.mask(f, 0, store.filled)
-    assert [i for i, m in enumerate(full or b"") if m] == [i for i in range(200) if "done 1" in f"ok done {i}"]
+    assert [i for i, m in enumerate(full or b"") if m] == [
+        i for i in range(200) if "done 1" in f"ok done {i}"
+    ]

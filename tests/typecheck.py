@@ -35,9 +35,7 @@ def build_tree(tmp: Path) -> None:
 
 def to_repo_path(line: str) -> str:
     """``phasewatch/core/a.py:3: error`` -> ``core/a.py:3: error`` (other lines unchanged)."""
-    return re.sub(
-        r"^phasewatch[/\\](" + "|".join(LAYERS) + r")(?=[/\\])", r"\1", line
-    )
+    return re.sub(r"^phasewatch[/\\](" + "|".join(LAYERS) + r")(?=[/\\])", r"\1", line)
 
 
 def main(argv: list[str]) -> int:

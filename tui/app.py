@@ -247,8 +247,11 @@ class PhasewatchApp(App[int]):
         if theme and theme in self.available_themes:
             self.theme = theme
         elif theme:
-            self.notify(f"config: no theme named {clean(theme)!r}; kept {self.theme}.",
-                        severity="warning", markup=False)
+            self.notify(
+                f"config: no theme named {clean(theme)!r}; kept {self.theme}.",
+                severity="warning",
+                markup=False,
+            )
         if config.default_screen != "overview":
             self.call_after_refresh(self.action_show, config.default_screen)
 

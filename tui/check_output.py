@@ -134,8 +134,6 @@ def verdict_line(report: Report, strict: bool = False) -> Line:
     return tail
 
 
-
-
 def _print_head(console: Printer, report: Report) -> None:
     project = report.project
     head = Line("phasewatch check ", "bold")

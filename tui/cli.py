@@ -24,7 +24,15 @@ if TYPE_CHECKING:
     from phasewatch.core.decide.command import Kind as DecisionKind
 
 COMMANDS = (
-    "check", "simulate", "demo", "review", "escalation", "approve", "dashboard", "serve", "config",
+    "check",
+    "simulate",
+    "demo",
+    "review",
+    "escalation",
+    "approve",
+    "dashboard",
+    "serve",
+    "config",
     "completion",
 )
 
@@ -65,8 +73,12 @@ def _dashboard_parser(with_path: bool = True) -> argparse.ArgumentParser:
     p.add_argument("--project", help="monorepo project id to open first")
     p.add_argument("--read-only", action="store_true", help="hide every write action")
     p.add_argument("--config", type=Path, default=None, help="config file (default: XDG)")
-    p.add_argument("--notify-cmd", metavar="CMD", default=None,
-                   help="run CMD with the event as JSON on stdin when a human is needed")
+    p.add_argument(
+        "--notify-cmd",
+        metavar="CMD",
+        default=None,
+        help="run CMD with the event as JSON on stdin when a human is needed",
+    )
     p.add_argument("--no-notify", action="store_true", help="no desktop notification or command")
     p.add_argument("--version", action=_Version, nargs=0, help="print the version and exit")
     return p
@@ -449,7 +461,10 @@ def _decide_parser(kind: str) -> argparse.ArgumentParser:
             "--discard", action="store_true", help="only remove .tdd-plan-locked (no approval)"
         )
         p.add_argument(
-            "--expect-sha256", default=None, metavar="HEX", help="refuse unless the file is unchanged"
+            "--expect-sha256",
+            default=None,
+            metavar="HEX",
+            help="refuse unless the file is unchanged",
         )
     return p
 

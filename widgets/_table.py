@@ -27,7 +27,9 @@ class MeasuredTable(DataTable[Any]):
 
 
 def add_columns(
-    owner: Widget, table: DataTable[Any], columns: Iterable[tuple[str, str]],
+    owner: Widget,
+    table: DataTable[Any],
+    columns: Iterable[tuple[str, str]],
     restyle: Callable[[], None],
 ) -> None:
     """Keyed columns with plain-text labels, and ``restyle`` run when the theme changes."""

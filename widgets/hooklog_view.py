@@ -551,7 +551,10 @@ class HookLogView(ScrollView, can_focus=True):
             Segment(" ", base),
         ]
         if layout.agent:
-            segments += [Segment(_fit(r.agent or "-", layout.agent), st["agent"]), Segment(" ", base)]
+            segments += [
+                Segment(_fit(r.agent or "-", layout.agent), st["agent"]),
+                Segment(" ", base),
+            ]
         segments.append(Segment(_one_line(r.reason or ""), emphasis or base))
         return segments
 
@@ -613,7 +616,9 @@ class HookStats(Static):
             style = (
                 styles["error"]
                 if event in BLOCK_EVENTS
-                else styles["warning"] if event in WARN_EVENTS else ""
+                else styles["warning"]
+                if event in WARN_EVENTS
+                else ""
             )
             text.append(event, style=style)
             text.append(f" {n}", style=style or "bold")
@@ -796,7 +801,10 @@ class HookLogScreenBody(Vertical):
         if view.filter.active:
             text.append("  (filtered)", style="bold")
         text.append("  ·  follow ")
-        text.append("on" if view.follow else "off (f)", style="bold" if view.follow else theme_styles(self.app)["warning"])
+        text.append(
+            "on" if view.follow else "off (f)",
+            style="bold" if view.follow else theme_styles(self.app)["warning"],
+        )
         show_in(self.query_one("#hooklog-status", Static), text)
 
     def _sync_options(self, select_id: str, values: list[str | None]) -> None:

@@ -65,6 +65,8 @@ class Palette:
     @property
     def ok(self) -> Style:
         return self.styles["success"]
+
+
 BOLD = Style(bold=True)
 
 # DriftCell.column -> the table cells it highlights, and the rules whose severity colours them.

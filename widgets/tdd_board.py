@@ -171,7 +171,9 @@ class TddBoard(Vertical):
         text.append("\nstatus ")
         status = getattr(plan, "header_status", None)
         raw = getattr(plan, "header_status_raw", None)
-        text.append_text(status_cell(status, raw, styles) if status or raw else Text("—", style="dim"))
+        text.append_text(
+            status_cell(status, raw, styles) if status or raw else Text("—", style="dim")
+        )
         text.append("   created ")
         text.append(str(getattr(plan, "created", None) or "—"))
         text.append("   last updated ")

@@ -118,7 +118,9 @@ def _continue(doc: Mapping[str, Any], claim: Claim) -> bool:
 def _review(doc: Mapping[str, Any], claim: Claim) -> bool:
     gate, at = _gate_on(doc, claim), claim["at"]
     paused = gate is not None and gate.get("paused_at") == at
-    if paused and gate is not None and gate.get("status") in ("reviewing", "redo_pending"):  # or redone from it
+    if (
+        paused and gate is not None and gate.get("status") in ("reviewing", "redo_pending")
+    ):  # or redone from it
         return True
     return any(  # resumed (the pause recorded), or the gate was decided since
         e.get("phase") == claim["phase"]

@@ -231,8 +231,6 @@ def _name_write(data: bytes) -> str:
     return f"sha256 {hashlib.sha256(data).hexdigest()[:12]}"
 
 
-
-
 def _project_root(path: Path) -> Path:
     """The project root of ``path`` (as given, no link resolved): the directory above the
     nearest ``.isdlc`` component of the path itself (``<root>/.isdlc/state.json``,
@@ -305,8 +303,6 @@ def _rel(root: Path, path: Path) -> str:
             return path.relative_to(root.resolve()).as_posix()
         except ValueError:
             return str(path)
-
-
 
 
 def failure(root: Path, path: Path, exc: Exception) -> tuple[Outcome, str]:

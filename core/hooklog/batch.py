@@ -353,10 +353,14 @@ def _timestamps(
         fast[rows[~good]] = False
         # the calendar's own days (Feb 30 matches the pattern, parse_iso refuses it: later)
         leap = (year % 4 == 0) & ((year % 100 != 0) | (year % 400 == 0))
-        days_in = np.array([31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31])[np.clip(month - 1, 0, 11)]
+        days_in = np.array([31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31])[
+            np.clip(month - 1, 0, 11)
+        ]
         days_in = days_in + ((month == 2) & leap)
         real = good & (year >= 1) & (day <= days_in)
-        key[rows] = np.where(real, _epoch_us(year, month, day, hour, minute, second, milli), _TS_LATER)
+        key[rows] = np.where(
+            real, _epoch_us(year, month, day, hour, minute, second, milli), _TS_LATER
+        )
     other = np.flatnonzero(fast & (span[:, 0] >= 0) & (size != 24))
     for i in other.tolist():
         if _TS_FAST.match(data[span[i, 0] : span[i, 1]].decode("ascii")):

@@ -34,8 +34,6 @@ _TS_FAST = re.compile(
 _intern = sys.intern
 
 
-
-
 class HookRecord(NamedTuple):
     """One line of the log. A named tuple, not a frozen dataclass: a million are built when a
     large log is read, and this is five times cheaper to build."""
@@ -229,4 +227,3 @@ def _overlong(head: bytes, max_line: int, line_no: int, offset: int) -> HookReco
     """The record of a line too long to hold (``head``: its start, at least)."""
     text = head[:RAW_KEEP].decode("utf-8", errors="replace")
     return _invalid(text, f"line longer than {max_line} bytes (skipped)", line_no, offset)
-

@@ -176,7 +176,9 @@ class HookAudit:
             return self
         record = batch.record
         odd = batch.extra
-        self._invalid.add(batch, np.array([i for i, r in odd.items() if not r.valid], np.int64), record)
+        self._invalid.add(
+            batch, np.array([i for i, r in odd.items() if not r.valid], np.int64), record
+        )
         noted = [i for i, r in odd.items() if r.valid and _odd_notes(r)]
         self._odd.add(batch, np.array(noted, np.int64), record)
         for i in noted:
@@ -206,7 +208,9 @@ class HookAudit:
             phase = bounded_name(self._phase_blocks, phases[p])
             hook = hooks[h] or "(none)"
             pair = (phase or "(none)", hook)
-            if pair not in self._blocks and (len(self._blocks) >= MAX_NAMES or len(hook) > MAX_NAME):
+            if pair not in self._blocks and (
+                len(self._blocks) >= MAX_NAMES or len(hook) > MAX_NAME
+            ):
                 hook = OTHER  # at most one more pair per phase: the pairs stay bounded
                 pair = (pair[0], OTHER)
             per_phase = self._phase_blocks.get(phase)
@@ -433,7 +437,9 @@ def _guard_candidates(batch: Batch) -> np.ndarray:
             span = batch.reason_span[rows]
             hit[rows[(span[:, 0] <= at) & (at + 2 <= span[:, 1])]] = True
         found.append(np.flatnonzero(hit))
-    extra = [i for i, r in batch.extra.items() if r.reason and ("7:" in r.reason or "8:" in r.reason)]
+    extra = [
+        i for i, r in batch.extra.items() if r.reason and ("7:" in r.reason or "8:" in r.reason)
+    ]
     if extra:
         found.append(np.array(extra, np.int64))
     if len(found) == 1:

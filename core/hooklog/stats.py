@@ -40,7 +40,15 @@ class HookCounts:
     :meth:`add` takes each batch once (the last timestamp is the latest batch's), so a log read
     in parts costs what the part holds: the counting is done on the batch's codes."""
 
-    __slots__ = ("blocks_by_phase", "by_event", "by_hook", "by_hook_event", "invalid", "last_ts", "total")
+    __slots__ = (
+        "blocks_by_phase",
+        "by_event",
+        "by_hook",
+        "by_hook_event",
+        "invalid",
+        "last_ts",
+        "total",
+    )
 
     def __init__(self) -> None:
         self.by_hook: Counter[str] = Counter()
@@ -66,7 +74,9 @@ class HookCounts:
             if per_hook is None:
                 per_hook = self.by_hook_event[hook] = Counter()
             per_hook[event] += n
-        blocks = valid[np.isin(event_codes[valid], [k for k, e in enumerate(events) if e == "block"])]
+        blocks = valid[
+            np.isin(event_codes[valid], [k for k, e in enumerate(events) if e == "block"])
+        ]
         phases, phase_codes = batch.field("phase")
         for code, n in tally(phase_codes[blocks]):
             add_count(self.blocks_by_phase, phases[code] or "(none)", n)

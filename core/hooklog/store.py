@@ -423,7 +423,9 @@ class HookStore:
             return HookRecord(None, None, None, None, None, None, 0, 0)
         if kind == KIND_INVALID and row in self._raw:
             error = self._error_texts[self._error[row]] or "invalid line"
-            return HookRecord(None, None, None, None, None, None, line_no, offset, False, error, self._raw[row])
+            return HookRecord(
+                None, None, None, None, None, None, line_no, offset, False, error, self._raw[row]
+            )
         length = self._length[row]
         if length >= self.max_line:
             head = self._bytes(gen, where, RAW_KEEP)
@@ -589,7 +591,12 @@ class HookStore:
         stop = start + n
         lengths = np.minimum(batch.length, 2**32 - 1)
         rows = (
-            (self._kind, array("B", np.where(batch.valid, KIND_VALID, KIND_INVALID).astype(np.uint8).tobytes())),
+            (
+                self._kind,
+                array(
+                    "B", np.where(batch.valid, KIND_VALID, KIND_INVALID).astype(np.uint8).tobytes()
+                ),
+            ),
             (self._line_no, array("i", batch.line_no.astype(np.int32).tobytes())),
             (self._length, array("I", lengths.astype(np.uint32).tobytes())),
             (self._gen, array("H", [gen]) * n),
@@ -662,8 +669,11 @@ class HookStore:
         batch = Batch.of(fixed, lengths, plain, data=data, base=base)
         # a valid record of text fields is written in the owner's exact shape: a text filter
         # confirms a hit in its reason from the bytes (else each candidate row is parsed again)
-        shaped = np.fromiter((r.valid and all(isinstance(v, str | None) for v in r[: len(KEYS)])
-                              for r in fixed), np.bool_, len(fixed))
+        shaped = np.fromiter(
+            (r.valid and all(isinstance(v, str | None) for v in r[: len(KEYS)]) for r in fixed),
+            np.bool_,
+            len(fixed),
+        )
         self.fill(batch, gen=0, shaped=shaped, lines=False)
 
     # ------------------------------------------------------------------ filters
@@ -709,7 +719,9 @@ class HookStore:
         holds ``needle`` (lower case), the invalid lines that do, and per file generation the
         valid rows whose reasons are to be scanned."""
         cols = self._columns
-        matches = [(c, c.ids_matching(needle)) for c in (cols["hook"], cols["agent"], cols["phase"])]
+        matches = [
+            (c, c.ids_matching(needle)) for c in (cols["hook"], cols["agent"], cols["phase"])
+        ]
         if any(len(ids) == len(c.values) for c, ids in matches):
             return _TextPlan(needle, start, b"\x01" * (stop - start), [])  # every value matches
         hit = bytearray(stop - start)
@@ -761,13 +773,17 @@ class HookStore:
         raw_needle = needle.encode() if needle.isascii() else None
         for gen, ident, rows, where, lengths, plain in plan.parts:
             with self._reader(gen, ident) as read:
-                found = _scan(read, rows, where, lengths, plain, needle, raw_needle, wanted, plan.others)
+                found = _scan(
+                    read, rows, where, lengths, plain, needle, raw_needle, wanted, plan.others
+                )
                 for row in found:
                     hit[row - plan.start] = 1
         return bytes(hit)
 
     @contextmanager
-    def _reader(self, gen: int, ident: tuple[int, int] | None) -> Iterator[Callable[[int, int], bytes | None]]:
+    def _reader(
+        self, gen: int, ident: tuple[int, int] | None
+    ) -> Iterator[Callable[[int, int], bytes | None]]:
         """``read(offset, size)`` on file generation ``gen`` (its own descriptor) or the copy."""
         if gen == 0:
             yield lambda at, size: bytes(self._copy[at : at + size])
@@ -849,7 +865,9 @@ def _scan(
         if raw_needle is None or b'"' in raw_needle:
             candidates = np.arange(j - i)
         else:
-            found, candidates = _reason_hits(data, starts, lengths[i:j], plain[i:j], raw_needle, others)
+            found, candidates = _reason_hits(
+                data, starts, lengths[i:j], plain[i:j], raw_needle, others
+            )
             hits.extend(rows[i + found].tolist())
         for k in candidates.tolist():
             s = int(starts[k])
@@ -867,8 +885,12 @@ def _holds(record: HookRecord, needle: str, others: bool) -> bool:
     text = record.reason if record.valid else record.raw
     if text and needle in text.lower():
         return True
-    return others and record.valid and any(
-        v is not None and needle in v.lower() for v in (record.hook, record.agent, record.phase)
+    return (
+        others
+        and record.valid
+        and any(
+            v is not None and needle in v.lower() for v in (record.hook, record.agent, record.phase)
+        )
     )
 
 
@@ -895,7 +917,11 @@ def _reason_hits(
     ends = starts[rows] + lengths[rows]
     after = np.searchsorted(quotes, at)  # the first quote at or after each hit
     nxt = np.append(quotes, -1)[after]  # -1: none
-    closes = (nxt == ends - 2) & (raw[np.maximum(ends - 2, 0)] == 34) & (raw[np.maximum(ends - 1, 0)] == 125)
+    closes = (
+        (nxt == ends - 2)
+        & (raw[np.maximum(ends - 2, 0)] == 34)
+        & (raw[np.maximum(ends - 1, 0)] == 125)
+    )
     found = np.unique(rows[shaped & closes])
     unsure = ~(shaped & closes) if others else ~shaped  # others: a hit in a field is checked
     check = np.union1d(rows[unsure], np.flatnonzero(shape == 0))
@@ -948,12 +974,27 @@ def _owner_line(r: Any) -> bytes:
 def _as_record(r: Any, offset: int) -> HookRecord:
     if isinstance(r, HookRecord):
         return HookRecord(
-            r.ts, r.hook, r.event, r.phase, r.agent, r.reason, r.line_no, offset,
-            r.valid, r.error, r.raw, r.notes,
+            r.ts,
+            r.hook,
+            r.event,
+            r.phase,
+            r.agent,
+            r.reason,
+            r.line_no,
+            offset,
+            r.valid,
+            r.error,
+            r.raw,
+            r.notes,
         )
     ts, hook, event, phase, agent, reason = (getattr(r, k, None) for k in KEYS)
     return HookRecord(
-        ts, hook, event, phase, agent, reason,
+        ts,
+        hook,
+        event,
+        phase,
+        agent,
+        reason,
         int(getattr(r, "line_no", 0) or 0),
         offset,
         bool(getattr(r, "valid", True)),

@@ -415,8 +415,6 @@ def _os_error(exc: OSError) -> str:
     return f"{type(exc).__name__}: {exc.strerror or exc}"
 
 
-
-
 def line_starts(path: str | os.PathLike[str], start: int = 0) -> tuple[np.ndarray, int]:
     """Where each complete line from byte ``start`` (a line start) on begins, and the byte
     just after the last one: a vectorised newline scan, ``INDEX_CHUNK`` bytes per read (~25 ms

@@ -173,7 +173,7 @@ def parse_continue_here(
     text: str, directory: str, source: str | None = None
 ) -> tuple[ContinueHere, list[Finding]]:
     """Parse and validate (the contract's rules 1-9 in docs/formats.md#handoff-file, as the real
-        system reads them). Never raises."""
+    system reads them). Never raises."""
     source = source or f"plugins/{directory}/.continue-here.md"
     ch = ContinueHere(source=source, directory=directory)
     em = Emitter(source)

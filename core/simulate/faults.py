@@ -32,7 +32,11 @@ from .content import agent_for, constitution_block_detail, corridor_block_detail
 if TYPE_CHECKING:
     from .player import Simulator, StepEvent
 
-FAULT_MODULES = ("phasewatch.core.simulate.faults", "phasewatch.core.simulate.plugins", "phasewatch.core.simulate.plugin_faults")
+FAULT_MODULES = (
+    "phasewatch.core.simulate.faults",
+    "phasewatch.core.simulate.plugins",
+    "phasewatch.core.simulate.plugin_faults",
+)
 
 FAULTS: dict[str, type[Fault]] = {}
 

@@ -229,8 +229,9 @@ class DetailDialog(ModalScreen[None]):
     def __init__(self, title: str, fields: list[tuple[str, object]]) -> None:
         super().__init__()
         self.title_text = clean(title)
-        self.fields = [(clean(label), clean("" if value is None else str(value)))
-                       for label, value in fields]
+        self.fields = [
+            (clean(label), clean("" if value is None else str(value))) for label, value in fields
+        ]
 
     @property
     def text(self) -> str:

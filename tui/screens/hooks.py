@@ -128,8 +128,7 @@ class HookActivityScreen(PanelScreen):
         self.body.action_clear_filters()
         self.body.view.focus()
 
-
-# ---------------------------------------------------------------------------- 3 timeline
+    # ---------------------------------------------------------------------------- 3 timeline
 
     def action_detail(self) -> None:
         self.query_one(HookLogView).action_detail()
@@ -137,7 +136,17 @@ class HookActivityScreen(PanelScreen):
     def on_hook_log_view_row_chosen(self, message: HookLogView.RowChosen) -> None:
         """A row asked for whole (click, or d): every field, the reason uncut."""
         fields = message.view.record_fields(message.record)
-        order = ("ts", "hook", "event", "phase", "agent", "reason", "line_no", "marker",
-                 "error", "raw")
+        order = (
+            "ts",
+            "hook",
+            "event",
+            "phase",
+            "agent",
+            "reason",
+            "line_no",
+            "marker",
+            "error",
+            "raw",
+        )
         rows = [(key, fields[key]) for key in order if fields.get(key) not in (None, "")]
         self.app.push_screen(DetailDialog(f"Hook log line {fields.get('line_no')}", rows))

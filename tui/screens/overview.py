@@ -113,9 +113,12 @@ class OverviewScreen(UpdateScreen):
         self.query_one("#matrix", LocationMatrix).show(snap.rows if snap is not None else [])
         findings = update.findings_for(pid)  # the config is applied by the session
         recent = update.events_for(pid)
-        items: list[Item] = standing(findings) + events(
-            (e.seq, e.state_version, e.finding) for e in reversed(recent)
-        )[:MAX_EVENTS_SHOWN]
+        items: list[Item] = (
+            standing(findings)
+            + events((e.seq, e.state_version, e.finding) for e in reversed(recent))[
+                :MAX_EVENTS_SHOWN
+            ]
+        )
         flist = self.query_one("#findings", FindingsList)
         added = flist.show(items, emphasise_new=not first)
         counts = {str(s): 0 for s in Severity}

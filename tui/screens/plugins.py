@@ -71,4 +71,3 @@ class PluginsScreen(PanelScreen):
         target = next(n for n in ordered if n in drifted)
         table.select_plugin(target)
         table.table.focus()
-
