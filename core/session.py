@@ -31,8 +31,6 @@ from typing import TYPE_CHECKING, Any
 
 from .diff import capped_paths
 from .findings import Finding, Severity, is_transition, sort_findings
-from .hooklog import HookAudit, HookCounts, HookLogTailer, TailResult, count_lines, line_starts
-from .hooklog.store import KEEP_BYTES, HookStore, rotation_notice
 from .memory import release_memory
 from .snapshot import Snapshot, observe
 from .sources import FileStamp, Project, StateReader, StateSource, discover
@@ -40,6 +38,8 @@ from .timeline import TimelineEntry as ViewEntry
 
 if TYPE_CHECKING:
     from .config import Config
+    from .hooklog import HookAudit, HookCounts, HookLogTailer, TailResult
+    from .hooklog.store import HookStore
 
 TIMELINE_CAP = 2000
 RAW_CAP = 200
@@ -57,6 +57,18 @@ Clock = Callable[[], datetime]
 
 def _utc_now() -> datetime:
     return datetime.now(UTC)
+
+
+def _absent(path: Path) -> bool:
+    """Nothing at ``path`` (not even a dangling link); a path that cannot be looked up is not
+    absent (its reader reports why)."""
+    try:
+        os.lstat(path)
+    except FileNotFoundError:
+        return True
+    except (OSError, ValueError):
+        return False
+    return False
 
 
 # ---------------------------------------------------------------------------- data
@@ -327,12 +339,14 @@ class ProjectSession:
         self.root = self.project.root
         self._tracks: dict[str, _StateTrack] = {}
         self._sync_tracks()
-        self.tailer = HookLogTailer(self.project.hook_log, max_read=hook_read_bytes)
         self._hook_read_bytes = hook_read_bytes
         self._hook_part_seconds = hook_part_seconds
-        self.hooks = HookStore(self.project.hook_log, max_line=self.tailer.max_line)
-        self._hook_audit = HookAudit()
-        self._hook_counts = HookCounts()
+        # The hook log's reader, store, audit and counts: made when the log is first read (their
+        # modules bring numpy, which the state's first frame does not need).
+        self._tailer: HookLogTailer | None = None
+        self._hooks: HookStore | None = None
+        self._hook_audit: HookAudit | None = None
+        self._hook_counts: HookCounts | None = None
         self._hook_indexed = 0  # byte offset up to which the store holds rows (parsed or not)
         self._hook_started = False  # the log was looked at
         self._hook_pending = False
@@ -362,6 +376,27 @@ class ProjectSession:
         self._obs = 0
         self._targets: tuple[frozenset[Path], frozenset[Path]] = (frozenset(), frozenset())
         self._errors: list[str] = []
+
+    @property
+    def tailer(self) -> HookLogTailer:
+        """The hook log's tailer (made on first use, with the store)."""
+        return self._hook_log()[0]
+
+    @property
+    def hooks(self) -> HookStore:
+        """The hook log's records, which viewers read (made on first use)."""
+        return self._hook_log()[1]
+
+    def _hook_log(self) -> tuple[HookLogTailer, HookStore, HookAudit, HookCounts]:
+        if self._tailer is None or self._hooks is None:
+            from .hooklog import HookAudit, HookCounts, HookLogTailer
+            from .hooklog.store import HookStore
+
+            self._tailer = HookLogTailer(self.project.hook_log, max_read=self._hook_read_bytes)
+            self._hooks = HookStore(self.project.hook_log, max_line=self._tailer.max_line)
+            self._hook_audit, self._hook_counts = HookAudit(), HookCounts()
+        assert self._hook_audit is not None and self._hook_counts is not None
+        return self._tailer, self._hooks, self._hook_audit, self._hook_counts
 
     # ------------------------------------------------------------------ targets
 
@@ -401,13 +436,25 @@ class ProjectSession:
     # ------------------------------------------------------------------ refresh
 
     def refresh(
-        self, changed: Iterable[Path] | None = None, *, own: Iterable[Path] = ()
+        self,
+        changed: Iterable[Path] | None = None,
+        *,
+        own: Iterable[Path] = (),
+        hooks_later: bool = False,
     ) -> SessionUpdate:
-        """Re-read what ``changed`` names (None: everything) and report what is new."""
-        with self._lock:
-            return self._refresh(None if changed is None else {Path(c) for c in changed}, own)
+        """Re-read what ``changed`` names (None: everything) and report what is new.
 
-    def _refresh(self, changed: set[Path] | None, own: Iterable[Path]) -> SessionUpdate:
+        ``hooks_later``: on the first refresh, leave a non-empty hook log for the next one
+        (``hook_pending``): the state's first frame does not wait for the log's modules and
+        lines (the app's start-up, docs/design.md#data-flow)."""
+        with self._lock:
+            return self._refresh(
+                None if changed is None else {Path(c) for c in changed}, own, hooks_later
+            )
+
+    def _refresh(
+        self, changed: set[Path] | None, own: Iterable[Path], hooks_later: bool = False
+    ) -> SessionUpdate:
         now = self.clock()
         own_set = frozenset(Path(o) for o in own)
         self._seq += 1
@@ -432,7 +479,7 @@ class ProjectSession:
         tail = HookTail()
         hook_changed = False
         if full or p.hook_log in changed:
-            tail, hook_changed = self._read_hooks(now, initial)
+            tail, hook_changed = self._read_hooks(now, initial and hooks_later)
         self._audit_hooks()
 
         # TDD plan and plugin registry
@@ -461,8 +508,8 @@ class ProjectSession:
             versions=dict(self._versions),
             discovery=self._discovery,
             files=self._file_statuses(),
-            hooks=self.hooks,
-            hook_rows=self.hooks.count,
+            hooks=self._hooks,
+            hook_rows=0 if self._hooks is None else self._hooks.count,
             hook_tail=tail,
             hook_changed=hook_changed,
             hook_findings=self._hook_findings,
@@ -623,12 +670,22 @@ class ProjectSession:
 
     # ------------------------------------------------------------------ hook log
 
-    def _read_hooks(self, now: datetime, initial: bool) -> tuple[HookTail, bool]:
+    def _read_hooks(self, now: datetime, later: bool) -> tuple[HookTail, bool]:
         """New lines into the store (polled for at most hook_part_seconds; the rest at the
         next refresh), each counted and audited once. A large log is first indexed whole, so its
-        newest lines show at once, and then parsed from its start, part by part."""
+        newest lines show at once, and then parsed from its start, part by part. ``later``:
+        the first refresh shows the state and leaves a non-empty log for the next."""
         p = self.project
-        large = not self._hook_started and _size(p.hook_log) > self._hook_read_bytes
+        size = 0 if self._hook_started else _size(p.hook_log)
+        if later and self._tailer is None:
+            self._hook_pending = True  # the next refresh reads it (and makes the store)
+            if not _absent(p.hook_log):
+                self._hook_file_status(None, now)
+            return HookTail(), False
+        from .hooklog import TailResult, count_lines
+
+        large = size > self._hook_read_bytes
+        initial = self._seq == 1
         if large and initial:
             res = TailResult(pending=True)  # a large log: the first refresh shows the state
         elif large:  # then its lines, indexed (shown at once); parsed from the next refresh on
@@ -662,7 +719,10 @@ class ProjectSession:
 
     def _store_hooks(self, res: TailResult, now: datetime) -> None:
         """Put a poll's records in the store (after a rotation marker), counted and audited."""
-        store = self.hooks
+        from .hooklog import count_lines
+        from .hooklog.store import KEEP_BYTES, rotation_notice
+
+        _, store, audit, counts = self._hook_log()
         if store.pending and self._hook_indexed > self.tailer.size:
             store.drop_pending()  # rewritten shorter before those lines were parsed: not there
             self._hook_indexed = 0
@@ -677,8 +737,8 @@ class ProjectSession:
             gen = store.file_generation(ident)
         for batch in res.batches:
             store.fill(batch, gen=gen)
-            self._hook_audit.add(batch)
-            self._hook_counts.add(batch)
+            audit.add(batch)
+            counts.add(batch)
         if not store.pending:
             self._hook_indexed = self.tailer.offset
 
@@ -696,6 +756,8 @@ class ProjectSession:
             st = path.stat()
         except OSError:
             return
+        from .hooklog import line_starts
+
         starts, end = line_starts(path, start)
         self.hooks.add_pending(
             starts, end, first_line, self.hooks.file_generation((st.st_dev, st.st_ino))
@@ -705,24 +767,29 @@ class ProjectSession:
     def _audit_hooks(self) -> None:
         """The findings over every line read (cheap: the audit keeps only what they need);
         rebuilt when lines arrived or the current phase may have moved."""
+        audit, counts = self._hook_audit, self._hook_counts
+        if audit is None or counts is None:  # the log was not read yet
+            return
         current = None
         snap = self._default_snapshot()
         if snap is not None and snap.workflow is not None:
             current = snap.workflow.current_phase
-        key = (self._hook_audit.records, current)
+        key = (audit.records, current)
         if key != self._hook_audit_key:
             self._hook_audit_key = key
             rel = self.project.rel(self.project.hook_log)
-            self._hook_findings = self._configured(
-                self._hook_audit.findings(rel, current_phase=current)
-            )
-            self._hook_stats = self._hook_counts.as_dict()
-            self._hook_total = self._hook_audit.records
+            self._hook_findings = self._configured(audit.findings(rel, current_phase=current))
+            self._hook_stats = counts.as_dict()
+            self._hook_total = audit.records
 
-    def _hook_file_status(self, res: TailResult, now: datetime) -> bool:
-        """Record the log file's status; whether it changed."""
+    def _hook_file_status(self, res: TailResult | None, now: datetime) -> bool:
+        """Record the log file's status; whether it changed. ``res`` None: the file is there,
+        not read yet."""
         p = self.project
-        if res.missing:
+        if res is None:
+            status = "ok"
+            self._hook_existed = True
+        elif res.missing:
             status = "vanished" if self._hook_existed else "missing"
         elif res.error:
             status = "unreadable"
@@ -735,18 +802,22 @@ class ProjectSession:
             p.rel(p.hook_log),
             "hook_log",
             status,
-            res.error,
+            None if res is None else res.error,
             stamp=FileStamp.of(p.hook_log),
             checked_at=now,
-            changed_at=now if len(res) or status != old.status else old.changed_at,
+            changed_at=now
+            if (res is not None and len(res)) or status != old.status
+            else old.changed_at,
             last_ok_at=now if status == "ok" else old.last_ok_at,
         )
         return status != old.status
 
     def _hook_progress(self) -> tuple[int, int]:
         """(bytes read, file size) of the hook log while parts of it wait."""
-        size = self.tailer.size or _size(self.project.hook_log)
-        return self.tailer.offset, size
+        if self._tailer is None:
+            return 0, _size(self.project.hook_log)
+        size = self._tailer.size or _size(self.project.hook_log)
+        return self._tailer.offset, size
 
     def _default_snapshot(self) -> Snapshot | None:
         source = self.project.state_for(None)
@@ -758,10 +829,14 @@ class ProjectSession:
     # ------------------------------------------------------------------ TDD and plugins
 
     def _load_tdd(self, now: datetime, errors: list[str]) -> bool:
-        from .tdd import load_tdd
-
+        plan: Any = None
+        findings: list[Finding] = []
         try:
-            plan, findings = load_tdd(self.project)
+            if self._tdd_plan is not None or not _absent(self.project.tdd_progress):
+                # (absent: what load_tdd says, without importing its modules)
+                from .tdd import load_tdd
+
+                plan, findings = load_tdd(self.project)
         except Exception as exc:  # keep the dashboard alive on a parser bug
             errors.append(f"TDD plan: {type(exc).__name__}: {exc}")
             return False

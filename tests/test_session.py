@@ -155,6 +155,48 @@ def test_hook_log_lines_go_to_the_store(repo: Path) -> None:
     assert u.hook_rows == 2 and not u.hook_changed
 
 
+@pytest.mark.parametrize("with_log", [True, False])
+def test_hooks_later_shows_the_state_first_and_the_log_at_the_next_refresh(
+    repo: Path, with_log: bool
+) -> None:
+    log = HookLog(repo / ".isdlc" / "hook-activity.log")
+    if with_log:
+        log.append(F.ts(1), "gate-blocker", "allow", "05-test-strategy", "x", None)
+    s = ProjectSession(repo, clock=Tick())
+    first = s.refresh(None, hooks_later=True)
+    assert first.snapshots and first.hook_pending and first.hook_rows == 0
+    assert first.hooks is None and first.hook_total == 0
+    status = first.files[".isdlc/hook-activity.log"].status
+    assert status == ("ok" if with_log else "missing")
+    second = s.refresh([log.path])
+    assert not second.hook_pending and second.hooks is not None
+    assert [r.event for r in rows(second)] == (["allow"] if with_log else [])
+    assert second.hook_total == (1 if with_log else 0)
+
+
+def test_the_first_refresh_with_hooks_later_needs_neither_numpy_nor_the_tdd_reader(
+    repo: Path,
+) -> None:
+    """The state's first frame does not wait for the hook log's modules (numpy) nor for the
+    TDD reader's when there is no progress file (docs/design.md#data-flow)."""
+    import subprocess
+    import sys
+
+    HookLog(repo / ".isdlc" / "hook-activity.log").append(
+        F.ts(1), "gate-blocker", "allow", "05-test-strategy", "x", None
+    )
+    code = (
+        "import sys\n"
+        "from phasewatch.core.session import ProjectSession\n"
+        f"u = ProjectSession({str(repo)!r}).refresh(None, hooks_later=True)\n"
+        "assert u.snapshots and u.hook_pending\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'numpy'}),"
+        " 'phasewatch.core.tdd' in sys.modules, 'phasewatch.core.hooklog' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["[]", "False", "False"]
+
+
 def test_monorepo_discovers_new_project(tmp_path: Path) -> None:
     isdlc = tmp_path / ".isdlc"
     isdlc.mkdir()

@@ -616,7 +616,8 @@ def _read_in_background(
 
             session = ProjectSession(path, clock=clock, config=config, **options)
             defaults = Config.defaults() if config is None else None
-            settle(future.set_result, (session, session.refresh(None), defaults))
+            first = session.refresh(None, hooks_later=True)  # the log: the next refresh
+            settle(future.set_result, (session, first, defaults))
         except BaseException as exc:
             settle(future.set_exception, exc)
 
