@@ -67,7 +67,6 @@ class IsdlcRun:
         self.escalate: list[str] = []
         self.redo_phase: str | None = None
         self.review_phases: set[str] = set()
-        self.run_started: str | None = None
         self._observed: dict[str, Any] | None = None  # the document a decision was read from
 
     # ------------------------------------------------------------------ set-up
@@ -299,7 +298,6 @@ class IsdlcRun:
         sim = self.sim
         s = sim.state
         now = sim.now_iso()
-        self.run_started = now
         counters = s["counters"]
         if self.type == "fix":
             number = int(counters.get("next_bug_id") or 1)

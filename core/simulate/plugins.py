@@ -159,7 +159,6 @@ class _Plugin:
     front: dict[str, object] = field(default_factory=dict)
     completed: list[str] = field(default_factory=list)
     artifacts: bool = False
-    has_handoff: bool = False
 
     @property
     def phased(self) -> bool:
@@ -564,11 +563,9 @@ class PluginPipeline:
                 detail.append(".continue-here.md not updated")
             else:
                 paths.append(self._write(p, ".continue-here.md", self._handoff(p, spec)))
-                p.has_handoff = True
         if spec.delete_handoff:
             target = self.root / "plugins" / p.name / ".continue-here.md"
             target.unlink(missing_ok=True)
-            p.has_handoff = False
             paths.append(self._rel(target))
 
         # 3. PLUGINS.md: table row and full entry in one write
