@@ -112,8 +112,6 @@ root = Path(sys.argv[1])
 seen = {}
 
 class App(PhasewatchApp):
-    CSS_PATH = sys.argv[2]
-
     def on_ready(self):
         seen["ready"] = [m for m in HEAVY if m in sys.modules]
 
@@ -136,7 +134,7 @@ def test_the_first_frame_is_drawn_before_the_core_is_imported(tmp_path):
     import json
 
     proc = subprocess.run(
-        [sys.executable, "-c", FIRST_FRAME, str(tmp_path), str(ROOT / "tui" / "app.tcss")],
+        [sys.executable, "-c", FIRST_FRAME, str(tmp_path)],
         cwd=ROOT, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-2000:]

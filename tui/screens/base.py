@@ -45,13 +45,6 @@ class UpdateScreen(Screen[None]):
     #: Human title.
     TITLE = "Screen"
 
-    DEFAULT_CSS = """
-    UpdateScreen > #reading { display: none; padding: 1 2; color: $text-muted; }
-    UpdateScreen.-reading > * { display: none; }
-    UpdateScreen.-reading > #reading, UpdateScreen.-reading > StatusBar,
-    UpdateScreen.-reading > KeyFooter { display: block; }
-    """
-
     def __init__(self, *, name: str | None = None, id: str | None = None) -> None:
         super().__init__(name=name, id=id)
         self._pending: SessionUpdate | None = None
