@@ -491,10 +491,11 @@ def _mutation(plan: RepairPlan, restore: bool = False) -> Any:
             )
         for c in plan.changes:
             _set(doc, c.path, c.current if restore else c.proposed)
-        what = ", ".join(c.label for c in plan.changes)
+        n = len(plan.changes)
         if restore:
-            return Change(f"repair undone: {what} put back")
-        return Change(f"{plan.action}: {what}", repair_claim(plan))
+            return Change(f"{n} field(s) put back to their values before the repair")
+        source = f" from state_version {plan.from_version}" if plan.from_version is not None else ""
+        return Change(f"{n} field(s) set{source}", repair_claim(plan))
 
     return mutate
 
