@@ -412,3 +412,45 @@ def test_a_repair_changes_only_the_planned_values(
             if a != b:
                 assert b.strip().split(" ")[0] in keys, (a, b)
         assert "7.77725e3" in new and '"\\u00e9t\\u00e9"' in new
+
+
+# ----------------------------------------------------------------------------- the mirror
+
+
+@pytest.mark.parametrize("seen", [PHASES[2], None, "absent"])
+def test_the_top_level_mirror_written_to_a_stale_or_foreign_phase(seen: Any) -> None:
+    before = state(2)
+    if seen == "absent":
+        del before["current_phase"]
+    else:
+        before["current_phase"] = seen
+    for stale_value in (PHASES[0], "01-requirements"):  # behind, or not in this workflow
+        after = copy.deepcopy(before)
+        after["state_version"] += 1
+        after["current_phase"] = stale_value
+        plan = decide.plan_stale_write(before, after)
+        assert plan is not None
+        assert [(c.label, c.proposed) for c in plan.changes] == [
+            ("current_phase", None if seen == "absent" else seen)
+        ]
+
+
+def test_the_mirror_moved_forward_is_not_a_stale_write() -> None:
+    before = state(2)
+    after = copy.deepcopy(before)
+    after["state_version"] += 1
+    after["current_phase"] = PHASES[3]
+    assert decide.plan_stale_write(before, after) is None
+
+
+def test_fields_moved_forward_by_the_same_write_are_named_not_touched() -> None:
+    before = state(1)
+    after = copy.deepcopy(before)
+    after["state_version"] += 1
+    after["current_phase"] = PHASES[0]  # back
+    after["active_workflow"]["current_phase_index"] = 2  # forward
+    plan = decide.plan_stale_write(before, after)
+    assert plan is not None
+    assert [c.label for c in plan.changes] == ["current_phase"]
+    assert [u.label for u in plan.unknown] == ["active_workflow.current_phase_index"]
+    assert "cannot be known" in plan.unknown[0].why

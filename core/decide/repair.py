@@ -260,11 +260,32 @@ def plan_stale_write(before: Mapping[str, Any], after: Mapping[str, Any]) -> Rep
     changes: list[FieldChange] = []
     pointers: tuple[Path_, ...] = ((_AW, "current_phase"), ("current_phase",))
     path: Path_
-    for path in pointers:
-        old, new = get(before, path), get(after, path)
-        po, pn = _position(phases, old), _position(phases, new)
-        if po is not None and pn is not None and pn < po:
-            changes.append(FieldChange(path, new, old, f"moved back from {old} to {new}"))
+    aw_pointer, mirror = pointers
+    old, new = get(before, aw_pointer), get(after, aw_pointer)
+    po, pn = _position(phases, old), _position(phases, new)
+    if po is not None and pn is not None and pn < po:
+        changes.append(FieldChange(aw_pointer, new, old, f"moved back from {old} to {new}"))
+    # the top-level mirror: written away from the value seen, to a phase behind the one seen
+    # (or, when none was set, behind the workflow's pointer) or to one the workflow does not run
+    old, new = get(before, mirror), get(after, mirror)
+    seen = _position(phases, old)
+    seen = _position(phases, get(before, aw_pointer)) if seen is None else seen
+    pn = _position(phases, new)
+    if (
+        new != old
+        and isinstance(new, str)
+        and new
+        and seen is not None
+        and (pn is None or pn < seen)
+    ):
+        old = None if old is _MISSING else old
+        reason = f"moved back from {old} to {new}"
+        pointer = next(
+            (c.proposed for c in changes if c.path == aw_pointer), get(after, aw_pointer)
+        )
+        if old == get(before, aw_pointer) and isinstance(pointer, str) and pointer != old:
+            old, reason = pointer, f"{reason}; the mirror of active_workflow.current_phase"
+        changes.append(FieldChange(mirror, new, old, reason))
     path = (_AW, "current_phase_index")
     old_i, new_i = _index(get(before, path)), _index(get(after, path))
     if old_i is not None and new_i is not None and new_i < old_i:
@@ -277,7 +298,10 @@ def plan_stale_write(before: Mapping[str, Any], after: Mapping[str, Any]) -> Rep
         changes.append(FieldChange(path, new, old, f"went back from {old} to {new}"))
     if not changes:
         return None
-    restored = {c.path for c in changes} & set(pointers)
+    restored = any(
+        c.path == aw_pointer or (c.path == mirror and c.proposed == get(before, mirror))
+        for c in changes
+    )
     agent_old, agent_new = get(before, ("active_agent",)), get(after, ("active_agent",))
     if restored and isinstance(agent_old, str) and agent_old and agent_new != agent_old:
         changes.append(
@@ -289,6 +313,7 @@ def plan_stale_write(before: Mapping[str, Any], after: Mapping[str, Any]) -> Rep
             )
         )
     planned = {c.label for c in changes}
+    forward = _moved_forward(before, after, phases)
     kept = tuple(
         p
         for p in changed_paths(plain(before), plain(after))
@@ -300,8 +325,36 @@ def plan_stale_write(before: Mapping[str, Any], after: Mapping[str, Any]) -> Rep
         base_version=_version_of(after.get("state_version")),
         from_version=_version_of(before.get("state_version")),
         kept=kept,
+        unknown=forward,
         workflow=plain(identity),
     )
+
+
+def _moved_forward(
+    before: Mapping[str, Any], after: Mapping[str, Any], phases: list[Any]
+) -> tuple[Unknown, ...]:
+    """Orchestration fields the same write moved forward: a legitimate step, or a stale copy
+    from before a rollback or retry; which one cannot be known, so they stay as written."""
+    why = (
+        "moved forward from {} to {} by the same write: a step of the workflow, or a copy from "
+        "before a rollback or retry; which one cannot be known, so it stays"
+    )
+    out = []
+    path: Path_ = (_AW, "current_phase")
+    old, new = get(before, path), get(after, path)
+    po, pn = _position(phases, old), _position(phases, new)
+    if po is not None and pn is not None and pn > po:
+        out.append(Unknown(path, why.format(old, new)))
+    path = (_AW, "current_phase_index")
+    old_i, new_i = _index(get(before, path)), _index(get(after, path))
+    if old_i is not None and new_i is not None and new_i > old_i:
+        out.append(Unknown(path, why.format(old_i, new_i)))
+    for path in _status_paths(after):
+        old, new = get(before, path), get(after, path)
+        ro, rn = _rank(old), _rank(new)
+        if ro is not None and rn is not None and rn > ro:
+            out.append(Unknown(path, why.format(old, new)))
+    return tuple(out)
 
 
 # ----------------------------------------------------------------------------- locations
