@@ -454,3 +454,67 @@ def test_fields_moved_forward_by_the_same_write_are_named_not_touched() -> None:
     assert [c.label for c in plan.changes] == ["current_phase"]
     assert [u.label for u in plan.unknown] == ["active_workflow.current_phase_index"]
     assert "cannot be known" in plan.unknown[0].why
+
+
+# ----------------------------------------------------------------------------- any input
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=6),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+_keys = st.sampled_from([*PHASES, "current_phase", "phases", "status", "phase_status", "x"])
+
+
+@st.composite
+def damaged_states(draw: st.DrawFn) -> dict[str, Any]:
+    """A real-looking state with any value put anywhere along the orchestration paths."""
+    doc = state(draw(st.integers(0, len(PHASES) - 1)))
+    for _ in range(draw(st.integers(0, 4))):
+        path = draw(st.lists(_keys, min_size=1, max_size=3))
+        node: Any = draw(st.sampled_from([doc, doc["active_workflow"], doc["phases"]]))
+        for key in path[:-1]:
+            node = node.get(key) if isinstance(node, dict) else None
+        if isinstance(node, dict):
+            node[path[-1]] = draw(_json)
+    return doc
+
+
+@settings(max_examples=300, deadline=None)
+@given(damaged_states(), damaged_states(), _json)
+def test_planning_never_raises(a: dict[str, Any], b: dict[str, Any], junk: Any) -> None:
+    for before, after in ((a, b), (b, a), (a, junk), (junk, a)):
+        plan = decide.plan_stale_write(before, after)
+        if plan is not None:
+            json.dumps(plan.to_json())
+            assert plan.changes and plan.describe()
+    for doc in (a, b, junk):
+        plan = decide.plan_locations(doc)
+        if plan is not None:
+            json.dumps(plan.to_json())
+            assert plan.changes or plan.unknown
+
+
+@pytest.mark.parametrize(("age", "refused"), [(0, True), (3600, False)])
+def test_never_while_another_write_is_in_flight(age: int, refused: bool) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    doc = state(2)
+    doc["current_phase"] = PHASES[1]
+    path = project(doc)
+    at = datetime.now(UTC) - timedelta(seconds=age)
+    intent = {"ts": at.strftime("%Y-%m-%dT%H:%M:%S.000Z"), "action": "review continue",
+              "target": ".isdlc/state.json", "outcome": "intent"}  # fmt: skip
+    (path.parent / decide.JOURNAL_NAME).write_text(json.dumps(intent) + "\n")
+    plan = decide.plan_locations(doc)
+    assert plan is not None
+    text = path.read_bytes()
+    result = decide.apply_repair(path, plan, settle=0)
+    if refused:
+        assert result.outcome == decide.CONFLICT and "in flight" in result.message
+        assert path.read_bytes() == text
+        assert decide.undo_repair(path, settle=0).outcome == decide.CONFLICT
+    else:  # a writer that died an hour ago: its fate is the file's to tell
+        assert result.outcome == decide.APPLIED, result.message

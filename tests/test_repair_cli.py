@@ -172,3 +172,71 @@ def test_help_names_the_exit_codes(capsys) -> None:
         cli.main(["repair", "--help"])
     out = capsys.readouterr().out
     assert "--against" in out and "--dry-run" in out and "exit codes" in out
+
+
+def test_a_repair_the_owner_reverts_is_told(tmp_path: Path) -> None:
+    """--confirm-seconds: a later write of the stale copy undoes the repair: exit 3, journalled."""
+    import threading
+    import time
+
+    before = state(2, version=9)
+    after = stale(before, state(0))
+    path = write(tmp_path, after)
+    earlier = tmp_path / "earlier.json"
+    earlier.write_text(stringify(before))
+
+    def owner() -> None:  # the sub-agent writes its old copy again, once the repair is in
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            doc = json.loads(path.read_text() or "{}")
+            if doc.get("state_version") == 11:
+                time.sleep(0.3)  # after the writer's own look-again, within the watch
+                again = dict(after, state_version=12)
+                path.write_text(stringify(again))
+                return
+            time.sleep(0.01)
+
+    thread = threading.Thread(target=owner)
+    thread.start()
+    out = io.StringIO()
+    command = RepairCommand(path=str(tmp_path), against=str(earlier), yes=True,
+                            confirm_seconds=5, json=True)  # fmt: skip
+    code = run_repair(command, out)
+    thread.join()
+    doc = json.loads(out.getvalue())
+    # told as not kept: reverted in the watch (or, on a machine slow enough that the owner
+    # wrote within the writer's own look-again, a race with the repair not in the file)
+    assert code == 3 and doc["outcome"] in ("reverted", "race"), doc
+    lines = decide.read_journal(path.parent / decide.JOURNAL_NAME)
+    assert lines[-1]["outcome"] == doc["outcome"]
+    if doc["outcome"] == "reverted":
+        assert doc["confirmation"]["verdict"] == "reverted"
+
+
+def test_a_repair_kept_by_the_next_step_is_held(tmp_path: Path) -> None:
+    before = state(1, version=9)
+    after = stale(before, state(0))
+    path = write(tmp_path, after)
+    earlier = tmp_path / "earlier.json"
+    earlier.write_text(stringify(before))
+    import threading
+    import time
+
+    def controller() -> None:  # the workflow moves on from the repaired state
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            doc = json.loads(path.read_text() or "{}")
+            if doc.get("state_version") == 11:
+                path.write_text(stringify(state(2, version=12)))
+                return
+            time.sleep(0.01)
+
+    thread = threading.Thread(target=controller)
+    thread.start()
+    out = io.StringIO()
+    command = RepairCommand(path=str(tmp_path), against=str(earlier), yes=True,
+                            confirm_seconds=0.5, json=True)  # fmt: skip
+    code = run_repair(command, out)
+    thread.join()
+    doc = json.loads(out.getvalue())
+    assert code == 0 and doc["confirmation"]["verdict"] in ("held", "unchanged"), doc

@@ -40,6 +40,7 @@ import hashlib
 import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -47,6 +48,7 @@ from ..audit.framework import marker_set_by_write, v9a, v9b, v9c
 from ..diff import changed_paths, join_key
 from ..files.read import ReadRefused, read_regular
 from ..protocol import STATUS_RANK
+from ..text import clean
 from .claims import Claim
 from .codec import plain
 from .files import _project_root, _rel
@@ -574,12 +576,15 @@ def apply_repair(
     settle: float = SETTLE_SECONDS,
 ) -> DecisionResult:
     """Write ``plan`` into the state file at ``path`` through the one writer (compare-and-swap
-    on ``plan.base_version`` and every value the plan read). A plan with no changes is
-    refused."""
-    if not plan.changes:
+    on ``plan.base_version`` and every value the plan read). Refused: a plan with no changes,
+    and any repair while another phasewatch write to the file is in flight (:func:`in_flight`)."""
+    busy = in_flight(path, journal)
+    if not plan.changes or busy:
         return apply_update(
             path,
-            _refuse("the plan changes nothing (see what it could not know)"),
+            _refuse(busy, CONFLICT)
+            if busy
+            else _refuse("the plan changes nothing (see what it could not know)"),
             action=plan.action,
             params={"plan": plan.to_json()},
             who=who,
@@ -597,6 +602,43 @@ def apply_repair(
         via=via,
         journal=journal,
         settle=settle,
+    )
+
+
+#: An ``intent`` line older than this with no outcome after it is a writer that died mid-write,
+#: not one in flight (its fate is the file's to tell: plan again).
+IN_FLIGHT_SECONDS = 60.0
+
+
+def in_flight(
+    path: str | os.PathLike[str], journal: str | os.PathLike[str] | None = None
+) -> str | None:
+    """Why a repair must wait, or None: the journal's newest ``intent`` line for ``path`` is
+    recent and no outcome line of its action came after it (another phasewatch process is
+    writing a decision or a repair into the file now)."""
+    p = Path(os.path.abspath(path))
+    root = _project_root(p)
+    target = _rel(root, p)
+    lines = read_journal(Path(journal) if journal is not None else journal_path(root), intents=True)
+    mine = [e for e in lines if e.get("target") == target]
+    at_intent = next(
+        (i for i in range(len(mine) - 1, -1, -1) if mine[i].get("outcome") == "intent"), None
+    )
+    if at_intent is None:
+        return None
+    newest = mine[at_intent]
+    if any(e.get("action") == newest.get("action") for e in mine[at_intent + 1 :]):
+        return None  # its outcome line came
+    try:
+        at = datetime.fromisoformat(str(newest.get("ts")).replace("Z", "+00:00"))
+        age = (datetime.now(UTC) - at).total_seconds()
+    except (TypeError, ValueError):
+        return None
+    if not 0 <= age <= IN_FLIGHT_SECONDS:
+        return None
+    return (
+        f"another phasewatch write ({clean(str(newest.get('action')))}) to this file is in "
+        "flight; nothing written. Look again when it is done."
     )
 
 
@@ -658,8 +700,10 @@ def undo_repair(
     """Put back the values the newest repair of ``path`` replaced, only while the file is
     still exactly what it wrote; otherwise refused (nothing written), saying why."""
     entry = last_repair(path, journal)
-    why, outcome = None, CONFLICT
-    if entry is None:
+    why, outcome = in_flight(path, journal), CONFLICT
+    if why is not None:
+        pass
+    elif entry is None:
         why = "nothing to undo: the newest phasewatch write to this file is not a repair"
         outcome = INVALID
     elif not isinstance(entry.get("sha256"), str) or not isinstance(entry.get("claim"), dict):
