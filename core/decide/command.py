@@ -256,8 +256,8 @@ def run_repair(
 
 
 def _preview(plan: RepairPlan, out: TextIO) -> None:
-    for line in plan.describe():
-        out.write(clean(line) + "\n")
+    for line in plan.describe():  # (cleaned there)
+        out.write(line + "\n")
 
 
 def _print_plan(plan: RepairPlan | None, message: str, command: RepairCommand, out: TextIO) -> int:

@@ -18,8 +18,11 @@ The API (names are stable; the dashboard builds on them):
 
 * :class:`FieldChange` ``(path, current, proposed, reason)``: one field; ``path`` is the tuple of
   keys from the document's root, ``label`` its dotted form;
+* :class:`Unknown` ``(path, why)``: a disagreement left alone, and why;
 * :class:`RepairPlan` ``(kind, changes, base_version, from_version, kept, unknown)``; ``to_json``
   is what ``phasewatch repair --dry-run --json`` prints and what the journal records;
+  ``describe()`` the preview as cleaned plain-text lines (the fields themselves hold the file's
+  values uncleaned: show them through ``core.text.clean``);
 * :func:`plan_stale_write` ``(before, after)`` and :func:`plan_locations` ``(state)``: a plan or
   None (nothing to repair, or nothing that can be known: then ``unknown`` only, see
   :func:`plan_locations`);
@@ -32,6 +35,14 @@ The API (names are stable; the dashboard builds on them):
 * :func:`undo_repair` ``(path, ...)``: puts back the values the newest repair replaced, only
   while the file is still byte for byte what that repair wrote (the journal's ``sha256``) and
   nothing else phasewatch wrote came after it; refused, saying why, otherwise.
+  :func:`last_repair` is that repair's journal line (None: nothing to undo);
+* :func:`in_flight` ``(path)``: why a repair must wait (another phasewatch write to the file is
+  under way), or None; ``apply_repair`` and ``undo_repair`` refuse then.
+
+Results are :class:`.outcomes.DecisionResult` with the decisions' outcomes and exit codes; an
+applied result's ``footprint`` is what :func:`core.decide.journal.confirm` (the confirm watch)
+judges, by the ``repair`` claim. The caller (console or command line) shows the plan, asks, and
+never calls :func:`apply_repair` without the human's confirmation.
 """
 
 from __future__ import annotations
@@ -48,7 +59,7 @@ from ..audit.framework import marker_set_by_write, v9a, v9b, v9c
 from ..diff import changed_paths, join_key
 from ..files.read import ReadRefused, read_regular
 from ..protocol import STATUS_RANK
-from ..text import clean
+from ..text import clean, one_line
 from .claims import Claim
 from .codec import plain
 from .files import _project_root, _rel
@@ -150,8 +161,12 @@ class RepairPlan:
         }
 
     def describe(self) -> list[str]:
-        """The preview, one line each (plain text; the caller cleans nothing more: values are
-        shown through ``repr`` of cleaned JSON)."""
+        """The preview, one line each, cleaned (:func:`core.text.one_line`): plain text, never
+        markup. The plan's own fields hold the file's values as they are (uncleaned, so the
+        compare-and-swap compares like with like); show those through ``core.text.clean``."""
+        return [one_line(line) for line in self._describe()]
+
+    def _describe(self) -> list[str]:
         lines = []
         source = f" from state_version {self.from_version}" if self.from_version is not None else ""
         lines.append(
