@@ -678,7 +678,9 @@ class ProjectSession:
         p = self.project
         size = 0 if self._hook_started else _size(p.hook_log)
         if later and self._tailer is None:
-            self._hook_pending = True  # the next refresh reads it (and makes the store)
+            # the next refresh reads it (and makes the store); an empty or absent log is read
+            # by the next full refresh (the watcher's first)
+            self._hook_pending = size > 0
             if not _absent(p.hook_log):
                 self._hook_file_status(None, now)
             return HookTail(), False

@@ -51,6 +51,7 @@ class UpdateScreen(Screen[None]):
         self.last_update: SessionUpdate | None = None
         self.applied = 0  # updates applied (tests)
         self._never_suspended = True  # (see _on_screen_resume)
+        self._hidden: list[Widget] = []  # the body, hidden until the first update (compose)
 
     # -- the contract -------------------------------------------------------------------
 
@@ -93,11 +94,19 @@ class UpdateScreen(Screen[None]):
         return ()
 
     def compose(self) -> ComposeResult:
-        if self.last_update is None and getattr(self.app, "last_update", None) is None:
-            self.add_class("-reading")  # no data yet: see the module docstring
+        # No data yet (see the module docstring): "Reading..." in place of the body, by inline
+        # styles, so the first update's swap is a layout change, not a restyle of the screen.
+        reading = self.last_update is None and getattr(self.app, "last_update", None) is None
         failed = getattr(self.app, "read_error", None)
-        yield Static(failed or READING, id="reading", markup=False)
-        yield from self.compose_body()
+        note = Static(failed or READING, id="reading", markup=False)
+        if reading:
+            note.styles.display = "block"
+        yield note
+        for widget in self.compose_body():
+            if reading:
+                widget.styles.display = "none"
+                self._hidden.append(widget)
+            yield widget
         yield StatusBar(id="status-bar")
         yield KeyFooter()
 
@@ -136,7 +145,11 @@ class UpdateScreen(Screen[None]):
 
     def _apply(self, update: SessionUpdate) -> None:
         self.last_update = update
-        self.remove_class("-reading")
+        if self._hidden:  # the first data: the body as the stylesheet has it, no "Reading..."
+            hidden, self._hidden = self._hidden, []
+            for widget in hidden:
+                widget.styles.display = None  # (clears the inline rule)
+            self.query_one("#reading").styles.display = None
         self.apply_update(update)
         self.update_status(update)
         self.applied += 1
