@@ -10,7 +10,7 @@ is read with ``tmux capture-pane`` every few ms:
   hook screen); for phasewatch also the whole log read (its notes say ``(1,000,000 lines).``),
   a rare-string filter typed after that (until ``0 of`` shows) and its RSS (VmRSS/VmHWM);
   lnav and toolong have read the whole file when they show its end, their RSS is read then too;
-* start-up to first paint: phasewatch on a small project (its first frame: the footer's
+* start-up to first paint: phasewatch on the real-size project (its first frame: the footer's
   ``Overview``; then its data: the project's name) and a minimal Textual app;
 * state write -> seen: watchfiles (the app's debounce and step) against a 2 s poller.
 
@@ -47,7 +47,7 @@ N = int(sys.argv[1]) if len(sys.argv) > 1 else 1_000_000
 RUNS = int(sys.argv[2]) if len(sys.argv) > 2 else 3
 MARK = "last-line-hook"
 RARE = "zzz-rare"
-DATA_MARK = "acme-api"  # the small project's name (tests.factories.feature_state), in its header
+DATA_MARK = "acme-api"  # the real-size project's name (bench/_project.py), in its header
 PHASEWATCH = str(Path(sys.executable).with_name("phasewatch"))
 TOOLONG = os.environ.get("TOOLONG") or shutil.which("tl") or "/tmp/hl_toolong/bin/tl"
 
@@ -337,7 +337,7 @@ def print_table(s: dict[str, Any], notes: list[str]) -> None:
     )
     a, b = med("startup_phasewatch", "VmRSS"), med("startup_minimal", "VmRSS")
     print(
-        f"{'idle RSS (small project)':<44}{fmt(a, 'MB'):>12}  minimal Textual app "
+        f"{'idle RSS (real-size project)':<44}{fmt(a, 'MB'):>12}  minimal Textual app "
         f"{fmt(b, 'MB')}  ratio {ratio(a, b)}"
     )
     ev = s["events"]

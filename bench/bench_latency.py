@@ -2,8 +2,9 @@
 
 Method
 ------
-* A temp project (``tests.factories.feature_state``, a 5,000-line hook log) is opened by the real
-  :class:`tui.app.PhasewatchApp` under ``App.run_test(size=(120, 36))`` with its real watcher.
+* A temp project (bench/_project.py: a real state file, a hook log at the rotation cap) is
+  opened by the real :class:`tui.app.PhasewatchApp` under ``App.run_test(size=(120, 36))``
+  with its real watcher.
 * A WRITER PROCESS (the owner is another program) rewrites ``.isdlc/state.json`` the owner's way
   (``core.simulate.files``: ``state_version`` = disk + 1, ``JSON.stringify`` layout, non-atomic
   truncate-then-write) N times, 100-150 ms apart (seeded), and reports ``time.monotonic()`` taken
