@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from phasewatch.core.confirm import DEFAULT_SECONDS, still_holds
 from phasewatch.core.notify import Event, Notifier
+from phasewatch.core.systems import TDD
 from phasewatch.core.text import clean, shorten
 from textual.app import App, SystemCommand
 from textual.binding import Binding
@@ -233,7 +234,7 @@ class ReviewConsole:
         snap = self.snapshot(update)
         review = _review()
         view = review.gate_view(snap)
-        self.attention = review.attention_items(snap, update.tdd_plan)
+        self.attention = review.attention_items(snap, update.system(TDD).data)
         if self.notifier is not None:
             events = []
             for item in self.attention:
