@@ -142,7 +142,6 @@ class Simulator:
             result.elapsed = time.monotonic() - started
             result.hook_lines = self.hook_log.lines_written
             result.rotations = self.hook_log.rotations
-            result.final_version = self._version
             result.faults = [
                 {"name": f.name, "phase": f.phase, "fired": f.fired, "rules": list(f.rules)}
                 for f in self.faults

@@ -76,7 +76,6 @@ class SimSummary:
     writes: int = 0  # writes of state.json / Markdown by the simulated system
     hook_lines: int = 0
     rotations: int = 0
-    final_version: int | None = None
     elapsed: float = 0.0
     decisions: list[tuple[str, str | None]] = field(default_factory=list)
     faults: list[dict[str, Any]] = field(default_factory=list)
