@@ -69,7 +69,11 @@ def test_wheel_has_one_top_level_package_and_every_module(wheel):
     for top in LAYERS:
         for src in (ROOT / top).rglob("*.py"):
             assert "phasewatch/" + src.relative_to(ROOT).as_posix() in modules, src
-    assert "phasewatch/tui/app.tcss" in names
+    stylesheets = {
+        "phasewatch/" + src.relative_to(ROOT).as_posix() for src in ROOT.glob("tui/**/*.tcss")
+    }
+    assert "phasewatch/tui/app.tcss" in stylesheets and len(stylesheets) > 1
+    assert stylesheets <= set(names), stylesheets - set(names)  # the app cannot start without
     assert "phasewatch/py.typed" in names  # PEP 561: the package's types are for its users too
 
 
