@@ -261,3 +261,63 @@ def attention_items(snap: Snapshot | None, tdd_plan: Any = None) -> list[Attenti
         )
     far = datetime.max.replace(tzinfo=UTC)
     return sorted(items, key=lambda it: (it.since or far, _KIND_ORDER.get(it.kind, 9)))
+
+
+# ---------------------------------------------------------------------------- repair offer
+
+#: Transition rules that a stale write trips (docs/formats.md#repair): their step is the one a
+#: stale-write repair is planned against.
+STALE_WRITE_RULES = frozenset(
+    {"TR-VERSION-DOWN", "TR-INDEX-DOWN", "TR-STATUS-DOWN", "TR-CURRENT-BACK"}
+)
+#: The location rules (docs/formats.md#three-locations) whose drift a location repair may fix.
+LOCATION_RULE_PREFIX = "SYNC-"
+
+
+@dataclass(frozen=True, slots=True)
+class RepairOffer:
+    """A repair the console may offer (never applies): the plan (:mod:`core.decide.repair`),
+    the findings that raised it, and the state file, relative to the project root. ``plan``
+    with no changes: the drift is real but its right value cannot be known; nothing is
+    offered to write."""
+
+    plan: Any  # core.decide.repair.RepairPlan (imported on first use: the writer's module)
+    rule_ids: tuple[str, ...]
+    source: str
+    project_id: str = ""
+
+    @property
+    def can_apply(self) -> bool:
+        return bool(self.plan.changes)
+
+
+def repair_offer(snap: Snapshot | None, timeline: Any = ()) -> RepairOffer | None:
+    """The repair the shown state calls for, or None. A stale write first: the newest step of
+    this file in ``timeline`` (the session's observations, oldest first) that tripped a
+    :data:`STALE_WRITE_RULES` rule, planned from the version seen just before it to the file
+    now (a later write that moved the fields on again leaves nothing to plan). Else the
+    location drift of the state now, when a ``SYNC-*`` finding stands."""
+    if snap is None or not isinstance(snap.raw, dict):
+        return None
+    from .decide.repair import plan_locations, plan_stale_write
+
+    mine = [
+        o
+        for o in timeline
+        if o.project_id == snap.project_id and o.source == snap.source and o.raw is not None
+    ]
+    for i in range(len(mine) - 1, 0, -1):
+        rules = tuple(sorted({f.rule_id for f in mine[i].findings} & STALE_WRITE_RULES))
+        if rules:
+            plan = plan_stale_write(mine[i - 1].raw, snap.raw)
+            if plan is not None:
+                return RepairOffer(plan, rules, snap.source, snap.project_id)
+            break
+    rules = tuple(
+        sorted({f.rule_id for f in snap.findings if f.rule_id.startswith(LOCATION_RULE_PREFIX)})
+    )
+    if rules:
+        plan = plan_locations(snap.raw)
+        if plan is not None:
+            return RepairOffer(plan, rules, snap.source, snap.project_id)
+    return None

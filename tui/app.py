@@ -38,6 +38,7 @@ from .console import (
     CONSOLE_BINDINGS,
     CONSOLE_SCREENS,
     DecisionDone,
+    DecisionKept,
     DecisionReverted,
     ReviewConsole,
 )
@@ -456,6 +457,10 @@ class PhasewatchApp(App[int]):
     @on(DecisionReverted)
     def _decision_reverted(self, message: DecisionReverted) -> None:
         self.review.reverted(message)
+
+    @on(DecisionKept)
+    def _decision_kept(self, message: DecisionKept) -> None:
+        self.review.kept(message)
 
     def _own_write(self, path: Path, stamp: FileStamp | None) -> None:
         if self.watcher is not None:
