@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from phasewatch.core.text import clean
+from phasewatch.core.text import clean, one_line
 from phasewatch.widgets._style import plain_content
 from rich.text import Text
 from textual.app import ComposeResult
@@ -223,6 +223,10 @@ class DetailDialog(ModalScreen[None]):
         self.dismiss(None)
 
 
+#: Paths the newer write keeps, listed in the repair preview (the rest are counted).
+KEPT_SHOWN = 12
+
+
 class RepairDialog(ModalScreen[bool]):
     """The preview of a repair (:class:`core.review.RepairOffer`): every field it would write,
     now -> proposed, from which version, what it keeps of the newer write and what it cannot
@@ -270,11 +274,51 @@ class RepairDialog(ModalScreen[bool]):
             "the file changed), journalled, and can be undone (z) while nobody wrote after it."
         )
 
-    def compose(self) -> ComposeResult:
+    def preview(self) -> Text:
+        """The plan as sections: the fields (now -> proposed, why), what the newer write keeps,
+        what cannot be known. Every value is the file's, cleaned and shown as plain text."""
+        from phasewatch.core.decide.codec import plain  # the writer's package: on first use
+        from phasewatch.core.diff import format_value
+
+        plan = self.offer.plan
         body = Text()
-        for i, line in enumerate(self.offer.plan.describe()):
-            body.append(line + "\n", style="bold" if i == 0 else "")
+
+        def add(part: str, style: str = "", end: str = "") -> None:
+            body.append(one_line(part), style=style)
+            body.append(end)
+
+        source = (
+            f", from state_version {plan.from_version}" if plan.from_version is not None else ""
+        )
+        add(
+            f"{len(plan.changes)} field(s) to write over state_version {plan.base_version}{source}",
+            "bold",
+            "\n",
+        )
+        for c in plan.changes:
+            body.append("  ")
+            add(c.label, "bold", "  ")
+            add(format_value(plain(c.current)), end=" -> ")
+            add(format_value(plain(c.proposed)), "bold", "  ")
+            add(f"({c.reason})", "dim", "\n")
+        if plan.kept:
+            add(f"Kept from the newer write ({len(plan.kept)}):", "bold", "\n")
+            for path in plan.kept[:KEPT_SHOWN]:
+                body.append("  ")
+                add(path, end="\n")
+            if len(plan.kept) > KEPT_SHOWN:
+                add(f"  ... and {len(plan.kept) - KEPT_SHOWN} more", end="\n")
+        if plan.unknown:
+            add("Not repaired (the right value cannot be known):", "bold", "\n")
+            for u in plan.unknown:
+                body.append("  ")
+                add(u.label, "bold", ": ")
+                add(u.why, end="\n")
         body.rstrip()
+        return body
+
+    def compose(self) -> ComposeResult:
+        body = self.preview()
         with Vertical() as box:
             box.border_title = plain_content(self.title_text)
             with VerticalScroll():
