@@ -20,6 +20,7 @@ Ids are stable and grouped by family:
 
 from __future__ import annotations
 
+from ..checks import AUDIT_INTERNAL  # noqa: F401 (listed in RULES with the others)
 from ..findings import Rule, Severity, rule
 
 E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO  # noqa: E741
@@ -603,12 +604,6 @@ TR_RECOVERY = _t(
     "Nothing to do; regressions it explains are not reported.",
 )
 
-AUDIT_INTERNAL = _r(
-    "AUDIT-INTERNAL",
-    W,
-    "A phasewatch audit check failed on this input (a phasewatch bug, not the file's).",
-    "phasewatch",
-    "Report it with the state file; other checks still ran.",
-)
+# AUDIT-INTERNAL is the check runner's own rule (core/checks.py), listed here with the others.
 
 RULES: tuple[Rule, ...] = tuple(v for v in list(globals().values()) if isinstance(v, Rule))
