@@ -292,32 +292,65 @@ class RepairOffer:
 
 
 def repair_offer(snap: Snapshot | None, timeline: Any = ()) -> RepairOffer | None:
-    """The repair the shown state calls for, or None. A stale write first: the newest step of
-    this file in ``timeline`` (the session's observations, oldest first) that tripped a
-    :data:`STALE_WRITE_RULES` rule, planned from the version seen just before it to the file
-    now (a later write that moved the fields on again leaves nothing to plan). Else the
-    location drift of the state now, when a ``SYNC-*`` finding stands."""
-    if snap is None or not isinstance(snap.raw, dict):
-        return None
-    from .decide.repair import plan_locations, plan_stale_write
+    """The repair the shown state calls for, or None (see :class:`RepairOfferer`, which keeps
+    the last answer for a caller asking after every update)."""
+    return RepairOfferer().offer(snap, timeline)
 
-    mine = [
-        o
-        for o in timeline
-        if o.project_id == snap.project_id and o.source == snap.source and o.raw is not None
-    ]
-    for i in range(len(mine) - 1, 0, -1):
-        rules = tuple(sorted({f.rule_id for f in mine[i].findings} & STALE_WRITE_RULES))
-        if rules:
-            plan = plan_stale_write(mine[i - 1].raw, snap.raw)
+
+class RepairOfferer:
+    """:meth:`offer` after every update, planning again only when its inputs changed: the
+    planners diff whole documents (37 ms for a 737 KiB state), the update loop must not pay
+    that for a file nobody wrote. Inputs are compared by identity (the session hands out the
+    same parsed document until the file changes)."""
+
+    def __init__(self) -> None:
+        self._inputs: tuple[Any, ...] = ()
+        self._offer: RepairOffer | None = None
+
+    def offer(self, snap: Snapshot | None, timeline: Any = ()) -> RepairOffer | None:
+        """A stale write first: the newest step of this file in ``timeline`` (the session's
+        observations, oldest first) that tripped a :data:`STALE_WRITE_RULES` rule, planned from
+        the version seen just before it to the file now (a later write that moved the fields
+        on again leaves nothing to plan). Else the location drift of the state now, when a
+        ``SYNC-*`` finding stands."""
+        if snap is None or not isinstance(snap.raw, dict):
+            return None
+        mine = [
+            o
+            for o in timeline
+            if o.project_id == snap.project_id and o.source == snap.source and o.raw is not None
+        ]
+        stale: tuple[Any, ...] = ()
+        for i in range(len(mine) - 1, 0, -1):
+            rules = tuple(sorted({f.rule_id for f in mine[i].findings} & STALE_WRITE_RULES))
+            if rules:
+                stale = (mine[i - 1].raw, rules)
+                break
+        sync = tuple(
+            sorted({f.rule_id for f in snap.findings if f.rule_id.startswith(LOCATION_RULE_PREFIX)})
+        )
+        inputs = (snap.raw, snap.project_id, snap.source, *stale, sync)
+        if len(inputs) == len(self._inputs) and all(
+            a is b if isinstance(a, dict) else a == b
+            for a, b in zip(inputs, self._inputs, strict=True)
+        ):
+            return self._offer
+        self._inputs, self._offer = inputs, self._plan(snap, snap.raw, stale, sync)
+        return self._offer
+
+    @staticmethod
+    def _plan(
+        snap: Snapshot, now: dict[str, Any], stale: tuple[Any, ...], sync: tuple[str, ...]
+    ) -> RepairOffer | None:
+        from .decide.repair import plan_locations, plan_stale_write
+
+        if stale:
+            before, rules = stale
+            plan = plan_stale_write(before, now)
             if plan is not None:
                 return RepairOffer(plan, rules, snap.source, snap.project_id)
-            break
-    rules = tuple(
-        sorted({f.rule_id for f in snap.findings if f.rule_id.startswith(LOCATION_RULE_PREFIX)})
-    )
-    if rules:
-        plan = plan_locations(snap.raw)
-        if plan is not None:
-            return RepairOffer(plan, rules, snap.source, snap.project_id)
-    return None
+        if sync:
+            plan = plan_locations(now)
+            if plan is not None:
+                return RepairOffer(plan, sync, snap.source, snap.project_id)
+        return None
