@@ -220,3 +220,37 @@ def test_a_hostile_source_stays_text() -> None:
     dialog = RepairDialog(RepairOffer(plan, ("SYNC-CURRENT",), "[@click=quit]\x1b[2J.json"))
     assert "\x1b" not in dialog.title_text and "[@click=quit]" in dialog.title_text
     assert "cannot be known" in dialog.note and not dialog.can_write
+
+
+async def test_an_undo_the_writer_refuses_says_why_and_is_withdrawn(tmp_path: Path) -> None:
+    """Someone wrote after the repair but the dashboard has not read it yet: z still asks, the
+    writer refuses (the file is not what the repair wrote), nothing is written, and the
+    refusal names the repair ("nothing was written")."""
+    from phasewatch.tui.screens.dialogs import RefusalDialog
+
+    write_state(tmp_path / STATE, state(2, 7))
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await stale_write_seen(app, pilot, tmp_path)
+        await pilot.press("x")
+        await wait_until(pilot, lambda: isinstance(app.screen, RepairDialog))
+        await pilot.press("W")
+        await wait_until(pilot, lambda: bool(app.review.results))
+        later = json.loads((tmp_path / STATE).read_bytes())
+        later["project"]["name"] = "renamed by the owner"
+        later["state_version"] += 1
+        write_state(tmp_path / STATE, later)  # not read by the app yet
+        await pilot.press("z")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.press("y")
+        await wait_until(pilot, lambda: isinstance(app.screen, RefusalDialog))
+        assert "nothing was written" in app.screen.title_text
+        assert app.review.results[-1].outcome == "refused-conflict"
+        assert app.review.undoable is None
+        assert json.loads((tmp_path / STATE).read_bytes()) == later
+
+
+def test_help_lists_the_repair_keys(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    keys = {b.key for _title, bindings in app.help_sections() for b in bindings}  # type: ignore[union-attr]
+    assert {"x", "z"} <= keys

@@ -541,6 +541,9 @@ class ReviewConsole:
                 timeout=5,
             )
             return
+        if decision.label == "repair undo" and self.undoable is not None:
+            self.undoable = None  # refused (someone wrote after it): the dashboard stops offering
+            refresh_bindings_if_changed(self.app, CONSOLE_BINDINGS)
         self.app.notify(
             clean(result.message),
             title=clean(f"{decision.shown}: {result.outcome}"),
@@ -552,7 +555,8 @@ class ReviewConsole:
 
         summary = result.state_summary
         line = _decide().describe_summary(summary) if summary else "(the file could not be read)"
-        title = clean(f"{decision.shown}: {result.outcome} — nothing was decided")
+        nothing = "written" if decision.label.startswith("repair ") else "decided"
+        title = clean(f"{decision.shown}: {result.outcome} — nothing was {nothing}")
         self.app.push_screen(RefusalDialog(title, result.message, summary, line))
 
     def _watch_for_revert(self, decision: Decision, result: decide.DecisionResult) -> None:
