@@ -2,9 +2,10 @@
 
 :class:`ProjectSession` owns discovery, one :class:`~core.sources.StateReader` per state file
 (one per monorepo project), the previous :class:`~core.snapshot.Snapshot` of each, the hook log
-tailer, the TDD plan and the plugin registry. :meth:`ProjectSession.refresh` re-reads what the
-watcher said changed (or everything) and returns a :class:`SessionUpdate`: plain data the UI
-renders, never a widget. It runs in a worker thread; nothing here imports textual.
+tailer, and one view per registered system (:mod:`core.systems`: the TDD plan, the plugin
+registry). :meth:`ProjectSession.refresh` re-reads what the watcher said changed (or
+everything) and returns a :class:`SessionUpdate`: plain data the UI renders, never a widget. It
+runs in a worker thread; nothing here imports textual.
 
 What the session remembers across refreshes (the files do not):
 
