@@ -502,10 +502,9 @@ def _check_config(path: Path | None):
 
 
 def _print_ci_format(report, kind: str) -> None:
+    import phasewatch
     from phasewatch.core.export import github_commands, to_sarif
     from phasewatch.core.findings import all_rules
-
-    import phasewatch
 
     if kind == "sarif":
         print(dumps(to_sarif(report, all_rules(), phasewatch.__version__)))
