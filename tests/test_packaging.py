@@ -1,6 +1,7 @@
 """The wheel installs one top-level package, ``phasewatch``, holding every source package."""
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -210,3 +211,20 @@ def test_python_dash_m_phasewatch_runs_the_command_line():
     )
     assert proc.returncode == 0, proc.stderr
     assert "check" in proc.stdout
+
+
+def test_every_runtime_dependency_has_a_floor_that_make_test_lowest_pins():
+    sys.path.insert(0, str(ROOT / "tests"))
+    try:
+        from lowest_constraints import floors
+    finally:
+        sys.path.remove(str(ROOT / "tests"))
+    assert floors(["textual>=8.2,<9", "a-b[x] >= 1.0  # why", "free"]) == {
+        "textual": "8.2",
+        "a-b": "1.0",
+    }
+    dependencies = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"][
+        "dependencies"
+    ]
+    names = {re.match(r"[A-Za-z0-9._-]+", spec).group(0).lower() for spec in dependencies}
+    assert set(floors(dependencies)) == names
