@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 from phasewatch.core.hooklog import HookRecord  # noqa: E402
 from phasewatch.widgets.hooklog_view import HookLogView  # noqa: E402
 from textual.app import App, ComposeResult  # noqa: E402
+from textual.pilot import Pilot  # noqa: E402
 
 N = int(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1].isdigit() else 1_000_000
 BATCH = 50_000  # about one 8 MiB tailer poll
@@ -103,114 +104,125 @@ async def main() -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         view = app.query_one(HookLogView)
         await pilot.pause()
-        gen = ingest = 0.0
-        t_all = time.perf_counter()
-        for start in range(0, N, BATCH):
-            t = time.perf_counter()
-            records = make_batch(start, min(BATCH, N - start), rng)
-            gen += time.perf_counter() - t
-            t = time.perf_counter()
-            view.append(records)
-            ingest += time.perf_counter() - t
-            del records
+        await _load(pilot, view, rng, base)
+        await _scroll(pilot, view)
+        await _filter(app, pilot, view)
+
+
+async def _load(pilot: Pilot, view: HookLogView, rng: random.Random, base: float) -> None:
+    """All records in batches, then in one append: ingest, first paint and memory."""
+    gen = ingest = 0.0
+    t_all = time.perf_counter()
+    for start in range(0, N, BATCH):
         t = time.perf_counter()
-        await pilot.pause()
-        first_paint = time.perf_counter() - t
-        total = time.perf_counter() - t_all - gen
-        gc.collect()
-        print(
-            f"records {view.total:,} in batches of {BATCH:,}; generating them took {gen:.2f} s (not counted)"
-        )
-        print(f"  append (ingest + index)                     {ingest * 1000:10.1f} ms")
-        print(f"  first paint after the last append           {first_paint * 1000:10.1f} ms")
-        label = f"all {view.total:,} records held + painted"
-        print(f"{label:<44} {total:10.2f} s   ({view.total / total:,.0f} records/s)")
-        rss = rss_mb()
-        report("RSS after loading", rss, "MB", "rss_mb")
-        print(f"  (RSS before loading {base:.0f} MB; the app and textual included)")
-
-        # single batch of 1M (a caller holding a whole log at once)
-        view.clear()
-        gc.collect()
-        big = make_batch(0, N, rng)
+        records = make_batch(start, min(BATCH, N - start), rng)
+        gen += time.perf_counter() - t
         t = time.perf_counter()
-        view.append(big)
+        view.append(records)
+        ingest += time.perf_counter() - t
+        del records
+    t = time.perf_counter()
+    await pilot.pause()
+    first_paint = time.perf_counter() - t
+    total = time.perf_counter() - t_all - gen
+    gc.collect()
+    print(
+        f"records {view.total:,} in batches of {BATCH:,}; generating them took {gen:.2f} s (not counted)"
+    )
+    print(f"  append (ingest + index)                     {ingest * 1000:10.1f} ms")
+    print(f"  first paint after the last append           {first_paint * 1000:10.1f} ms")
+    label = f"all {view.total:,} records held + painted"
+    print(f"{label:<44} {total:10.2f} s   ({view.total / total:,.0f} records/s)")
+    rss = rss_mb()
+    report("RSS after loading", rss, "MB", "rss_mb")
+    print(f"  (RSS before loading {base:.0f} MB; the app and textual included)")
+
+    # single batch of 1M (a caller holding a whole log at once)
+    view.clear()
+    gc.collect()
+    big = make_batch(0, N, rng)
+    t = time.perf_counter()
+    view.append(big)
+    await pilot.pause()
+    single = time.perf_counter() - t
+    del big
+    gc.collect()
+    label = f"  one append of {N:,} + paint"
+    print(f"{label:<44} {single:10.2f} s")
+
+
+async def _scroll(pilot: Pilot, view: HookLogView) -> None:
+    """Page up from the end, through the widget and through Pilot, and a cold page's render."""
+    # scrolling: page up from the end (cold rows every step), repaint awaited
+    view.focus()
+    steps = []
+    for _ in range(30):
+        t = time.perf_counter()
+        view.action_page_up()
         await pilot.pause()
-        single = time.perf_counter() - t
-        del big
-        gc.collect()
-        label = f"  one append of {N:,} + paint"
-        print(f"{label:<44} {single:10.2f} s")
+        steps.append((time.perf_counter() - t) * 1000)
+    report(
+        "scroll step (page up -> repaint), median",
+        statistics.median(steps),
+        "ms",
+        "scroll_step_ms",
+    )
+    print(f"  max {max(steps):.1f} ms")
+    keys, noop = [], []
+    for _ in range(10):
+        t = time.perf_counter()
+        await pilot.press("pageup")
+        await pilot.pause()
+        keys.append((time.perf_counter() - t) * 1000)
+        t = time.perf_counter()
+        await pilot.press("x")  # unbound key: Pilot's own cost per key press
+        await pilot.pause()
+        noop.append((time.perf_counter() - t) * 1000)
+    print(
+        f"  through Pilot.press('pageup'): median {statistics.median(keys):.1f} ms "
+        f"(an unbound key costs {statistics.median(noop):.1f} ms in Pilot alone)"
+    )
+    # pure render cost of a cold page (what the compositor asks of the widget)
+    h = view.scrollable_content_region.height
+    cold = []
+    for k in range(20):
+        view.scroll_to(y=k * 40_000 + 12_345, animate=False, immediate=True, force=True)
+        t = time.perf_counter()
+        for y in range(h):
+            view.render_line(y)
+        cold.append((time.perf_counter() - t) * 1000)
+    print(f"  render a cold page of {h} rows, median      {statistics.median(cold):10.2f} ms")
 
-        # scrolling: page up from the end (cold rows every step), repaint awaited
-        view.focus()
-        steps = []
-        for _ in range(30):
-            t = time.perf_counter()
-            view.action_page_up()
-            await pilot.pause()
-            steps.append((time.perf_counter() - t) * 1000)
-        report(
-            "scroll step (page up -> repaint), median",
-            statistics.median(steps),
-            "ms",
-            "scroll_step_ms",
-        )
-        print(f"  max {max(steps):.1f} ms")
-        keys, noop = [], []
-        for _ in range(10):
-            t = time.perf_counter()
-            await pilot.press("pageup")
-            await pilot.pause()
-            keys.append((time.perf_counter() - t) * 1000)
-            t = time.perf_counter()
-            await pilot.press("x")  # unbound key: Pilot's own cost per key press
-            await pilot.pause()
-            noop.append((time.perf_counter() - t) * 1000)
-        print(
-            f"  through Pilot.press('pageup'): median {statistics.median(keys):.1f} ms "
-            f"(an unbound key costs {statistics.median(noop):.1f} ms in Pilot alone)"
-        )
-        # pure render cost of a cold page (what the compositor asks of the widget)
-        h = view.scrollable_content_region.height
-        cold = []
-        for k in range(20):
-            view.scroll_to(y=k * 40_000 + 12_345, animate=False, immediate=True, force=True)
-            t = time.perf_counter()
-            for y in range(h):
-                view.render_line(y)
-            cold.append((time.perf_counter() - t) * 1000)
-        print(f"  render a cold page of {h} rows, median      {statistics.median(cold):10.2f} ms")
 
-        # filter changes over all records
-        cases = [
-            ("events={block}", {"events": {"block"}}),
-            (
-                "hooks={gate-blocker}, phases={06}",
-                {"hooks": {"gate-blocker"}, "phases": {"06-implementation"}},
-            ),
-            ("text='state_version 41'", {"text": "state_version 41"}),
-            ("text='e' (matches almost everything)", {"text": "e"}),
-            ("events={block,warn} + text='disk'", {"events": {"block", "warn"}, "text": "disk"}),
-            ("no filter", {}),
-        ]
-        worst = 0.0
-        for label, kwargs in cases:
-            runs = []
-            for _ in range(3):
-                view.set_filter(hooks={"(reset)"})
-                await pilot.pause()
-                t = time.perf_counter()
-                view.set_filter(**kwargs)  # a text filter runs in a thread: wait for it
-                await app.workers.wait_for_complete()
-                await pilot.pause()
-                runs.append((time.perf_counter() - t) * 1000)
-            ms = statistics.median(runs)
-            worst = max(worst, ms)
-            print(
-                f"  filter {label:<38} {ms:8.1f} ms  (max {max(runs):6.1f})  shown {view.shown:>9,}"
-            )
-        report("filter change + repaint (worst median above)", worst, "ms", "filter_ms")
+async def _filter(app: Harness, pilot: Pilot, view: HookLogView) -> None:
+    """Filter changes over all records, each awaited until repainted."""
+    # filter changes over all records
+    cases = [
+        ("events={block}", {"events": {"block"}}),
+        (
+            "hooks={gate-blocker}, phases={06}",
+            {"hooks": {"gate-blocker"}, "phases": {"06-implementation"}},
+        ),
+        ("text='state_version 41'", {"text": "state_version 41"}),
+        ("text='e' (matches almost everything)", {"text": "e"}),
+        ("events={block,warn} + text='disk'", {"events": {"block", "warn"}, "text": "disk"}),
+        ("no filter", {}),
+    ]
+    worst = 0.0
+    for label, kwargs in cases:
+        runs = []
+        for _ in range(3):
+            view.set_filter(hooks={"(reset)"})
+            await pilot.pause()
+            t = time.perf_counter()
+            view.set_filter(**kwargs)  # a text filter runs in a thread: wait for it
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            runs.append((time.perf_counter() - t) * 1000)
+        ms = statistics.median(runs)
+        worst = max(worst, ms)
+        print(f"  filter {label:<38} {ms:8.1f} ms  (max {max(runs):6.1f})  shown {view.shown:>9,}")
+    report("filter change + repaint (worst median above)", worst, "ms", "filter_ms")
 
 
 if __name__ == "__main__":

@@ -7,7 +7,6 @@ from datetime import UTC, datetime
 
 STATUS_RANK = {"pending": 0, "in_progress": 1, "completed": 2}
 PHASE_STATUSES = frozenset(STATUS_RANK)
-SUMMARY_STATUSES = frozenset({*STATUS_RANK, "skipped"})
 
 WORKFLOWS: dict[str, tuple[str, ...]] = {
     "feature": (

@@ -65,18 +65,3 @@ def make_entry(
         raw=raw,
         note=note,
     )
-
-
-def entry_from_snapshot(snapshot: Any, previous_raw: dict[str, Any] | None) -> TimelineEntry:
-    """An entry from a ``core.snapshot.Snapshot`` (duck-typed: seq, taken_at, version, raw,
-    findings, fresh)."""
-    fresh = getattr(snapshot, "fresh", True)
-    return make_entry(
-        getattr(snapshot, "seq", 0),
-        getattr(snapshot, "raw", None),
-        previous_raw,
-        observed_at=getattr(snapshot, "taken_at", None),
-        findings=list(getattr(snapshot, "findings", []) or []),
-        state_version=getattr(snapshot, "version", None),
-        note="" if fresh else "read failed: last good data kept",
-    )

@@ -90,6 +90,48 @@ async def overview_on_divergence(app: PhasewatchApp, pilot, out: Path) -> None:
     await shoot(app, pilot, "overview", out)
 
 
+def play_tdd_and_plugins(root: Path, sim_clock: VirtualClock) -> None:
+    """Steps 3 and 4 of the scenario, which the dashboard reads once afterwards."""
+    # 3. a TDD plan implemented without approval, stopped part-way
+    tdd = Simulator(
+        SimConfig(
+            directory=root,
+            workflow="tdd",
+            fast=True,
+            auto_decide=True,
+            seed=SEED,
+            reuse=True,
+            faults=["tdd-unapproved"],
+            clock=sim_clock,
+        )
+    )
+    for step in tdd.steps():
+        if "Slice 3: done" in step.detail:
+            break
+    # 4. the plugin registry, stopped while its drift and a tampered contract stand
+    faults = {"plugin-drift", "plugin-tamper"}
+    for plugin_step in PluginPipeline(root, faults=faults, seed=SEED, fast=True).steps():
+        faults.discard(plugin_step.fault or "")
+        if not faults:
+            break
+
+
+async def mark_stale_write(app: PhasewatchApp, pilot) -> None:
+    """Mark the stale write and the version before it: the diff shows what the write undid."""
+    timeline = app.data_screens["timeline"]
+    view = timeline.view  # type: ignore[attr-defined]
+    await wait_for(pilot, lambda: len(view.entries) > 3, "timeline entries")
+    rows = view.entries
+    stale = next(
+        (i for i, e in enumerate(rows) if "TR-VERSION-DOWN" in e.rule_ids),
+        len(rows) - 1,
+    )
+    view.table.move_cursor(row=max(0, stale - 1))
+    await pilot.press("space")
+    view.table.move_cursor(row=stale)
+    await pilot.press("space")
+
+
 async def scenario(root: Path, out: Path) -> None:
     sim_clock = VirtualClock()  # one time line for every player: the logs stay in order
     clock = AppClock(sim_clock)
@@ -131,28 +173,7 @@ async def scenario(root: Path, out: Path) -> None:
                 divergence_shot = True
             if step.name == "gate" and (step.phase or "").startswith("06"):
                 break
-        # 3. a TDD plan implemented without approval, stopped part-way
-        tdd = Simulator(
-            SimConfig(
-                directory=root,
-                workflow="tdd",
-                fast=True,
-                auto_decide=True,
-                seed=SEED,
-                reuse=True,
-                faults=["tdd-unapproved"],
-                clock=sim_clock,
-            )
-        )
-        for step in tdd.steps():
-            if "Slice 3: done" in step.detail:
-                break
-        # 4. the plugin registry, stopped while its drift and a tampered contract stand
-        faults = {"plugin-drift", "plugin-tamper"}
-        for plugin_step in PluginPipeline(root, faults=faults, seed=SEED, fast=True).steps():
-            faults.discard(plugin_step.fault or "")
-            if not faults:
-                break
+        play_tdd_and_plugins(root, sim_clock)
         await reread(app, pilot)
 
         from phasewatch.tui.screens.review import GatePanel
@@ -168,19 +189,7 @@ async def scenario(root: Path, out: Path) -> None:
         await shoot(app, pilot, "hooks", out)
 
         await pilot.press("3")
-        timeline = app.data_screens["timeline"]
-        view = timeline.view  # type: ignore[attr-defined]
-        await wait_for(pilot, lambda: len(view.entries) > 3, "timeline entries")
-        # mark the stale write and the version before it: the diff shows what it undid
-        rows = view.entries
-        stale = next(
-            (i for i, e in enumerate(rows) if "TR-VERSION-DOWN" in e.rule_ids),
-            len(rows) - 1,
-        )
-        view.table.move_cursor(row=max(0, stale - 1))
-        await pilot.press("space")
-        view.table.move_cursor(row=stale)
-        await pilot.press("space")
+        await mark_stale_write(app, pilot)
         await shoot(app, pilot, "timeline", out)
 
         await pilot.press("4")

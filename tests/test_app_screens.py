@@ -796,12 +796,9 @@ async def test_a_first_read_that_fails_says_so_in_place_of_reading(tmp_path, mon
 async def test_without_a_ready_the_first_read_still_starts(tmp_path):
     """The first read waits for Textual's Ready (the first frame on screen); a driver that never
     sent one would leave every screen "Reading": a timer starts it at the latest."""
-    import phasewatch.tui.app as app_module
     from textual import events
 
     class NoReady(PhasewatchApp):
-        CSS_PATH = str(Path(app_module.__file__).with_name("app.tcss"))
-
         def on_ready(self, event: events.Ready) -> None:
             event.prevent_default()  # PhasewatchApp.on_ready never runs
 

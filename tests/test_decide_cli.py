@@ -282,7 +282,9 @@ def test_confirm_seconds_says_held_when_the_owner_keeps_the_decision(
 
     thread = threading.Thread(target=owner)
     thread.start()
-    code, out = run(capsys, "review", "continue", str(tmp_path), "--confirm-seconds", "10")
+    # "held" waits out the whole window (only a revert ends it early): 3 s, hundreds of times
+    # what the owner, which writes as soon as "applied" is journaled, needs
+    code, out = run(capsys, "review", "continue", str(tmp_path), "--confirm-seconds", "3")
     thread.join()
     assert code == 0
     assert "confirmed: the owner has written since and kept it" in out

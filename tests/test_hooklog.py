@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import os
+import shutil
 from datetime import timedelta
 from itertools import pairwise
 from pathlib import Path
@@ -30,6 +32,8 @@ from phasewatch.core.hooklog.batch import Batch, parse_block
 from phasewatch.core.hooklog.parse import _overlong
 from phasewatch.core.hooklog.store import HookStore
 from phasewatch.core.text import clean
+
+from tests import unprivileged
 
 ROTATE_AT = 1024 * 1024
 KEEP = 500
@@ -521,26 +525,30 @@ def test_directory_in_place_of_file_is_an_error(tmp_path):
     assert res.error and "directory" in res.error and res.records == []
 
 
-def _chmod_effective(path: Path) -> bool:
-    path.chmod(0)
-    try:
-        with open(path, "rb"):
-            return False
-    except PermissionError:
-        return True
+UNREADABLE_LOG = """
+import sys
+from pathlib import Path
+from phasewatch.core.hooklog import HookLogTailer
+path = Path(sys.argv[1]) / "log"
+path.write_text(sys.argv[2] + "\\n")
+path.chmod(0)
+res = HookLogTailer(path).poll()
+path.chmod(0o644)
+print(repr((res.error, len(res.records), res.missing)))
+"""
 
 
-def test_permission_denied_is_an_error_string(tmp_path):
-    path = tmp_path / "log"
-    path.write_text(line(1) + "\n")
-    if not _chmod_effective(path):
-        pytest.skip("running with privileges that ignore file modes (root)")
+def test_permission_denied_is_an_error_string():
+    """Run unprivileged (tests/unprivileged.py: root reads a file of mode 000)."""
+    work = unprivileged.workdir()
     try:
-        res = HookLogTailer(path).poll()
-        assert res.error and "PermissionError" in res.error
-        assert res.records == [] and not res.missing
+        proc = unprivileged.run(UNREADABLE_LOG, str(work), line(1))
+        assert proc.returncode == 0, proc.stderr
+        error, records, missing = ast.literal_eval(proc.stdout.strip())
+        assert error and "PermissionError" in error
+        assert records == 0 and not missing
     finally:
-        path.chmod(0o644)
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def test_overlong_line_is_reported_and_skipped(tmp_path):

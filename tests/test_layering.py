@@ -112,8 +112,6 @@ root = Path(sys.argv[1])
 seen = {}
 
 class App(PhasewatchApp):
-    CSS_PATH = sys.argv[2]
-
     def on_ready(self):
         seen["ready"] = [m for m in HEAVY if m in sys.modules]
 
@@ -136,7 +134,7 @@ def test_the_first_frame_is_drawn_before_the_core_is_imported(tmp_path):
     import json
 
     proc = subprocess.run(
-        [sys.executable, "-c", FIRST_FRAME, str(tmp_path), str(ROOT / "tui" / "app.tcss")],
+        [sys.executable, "-c", FIRST_FRAME, str(tmp_path)],
         cwd=ROOT, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-2000:]
@@ -144,3 +142,40 @@ def test_the_first_frame_is_drawn_before_the_core_is_imported(tmp_path):
     assert seen["ready"] == []
     assert "pydantic" in seen["data"] and "phasewatch.core.session" in seen["data"]
     assert seen["config"] is True
+
+
+MAX_FUNCTION_LINES = 100  # CONTRIBUTING.md, house rules: a longer function is split by topic
+
+
+def _long_functions(source: str, name: str) -> list[str]:
+    """``name:line function (n lines)`` for every function in ``source`` over the limit."""
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            lines = (node.end_lineno or node.lineno) - node.lineno + 1
+            if lines > MAX_FUNCTION_LINES:
+                out.append(f"{name}:{node.lineno} {node.name} ({lines} lines)")
+    return out
+
+
+def test_the_size_check_sees_long_functions_and_methods():
+    body = "".join(f"    x = {i}\n" for i in range(MAX_FUNCTION_LINES))
+    assert _long_functions(f"def f():\n{body}", "m.py") == [
+        f"m.py:1 f ({MAX_FUNCTION_LINES + 1} lines)"
+    ]
+    nested = "".join("    " + line + "\n" for line in f"async def g():\n{body}".splitlines())
+    assert _long_functions(f"class C:\n{nested}", "m.py") == [
+        f"m.py:2 g ({MAX_FUNCTION_LINES + 1} lines)"
+    ]
+    short = "".join(f"    x = {i}\n" for i in range(MAX_FUNCTION_LINES - 1))
+    assert _long_functions(f"def f():\n{short}", "m.py") == []
+
+
+def test_no_function_is_longer_than_the_limit():
+    found = [
+        hit
+        for folder in ("core", "widgets", "tui", "bench", "screenshots")
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        for hit in _long_functions(path.read_text(encoding="utf-8"), str(path.relative_to(ROOT)))
+    ]
+    assert found == [], "split these by topic:\n" + "\n".join(found)

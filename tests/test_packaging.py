@@ -138,7 +138,8 @@ def test_sdist_wheel_installs_and_runs(wheel, tmp_path):
     code = (
         "import pathlib, phasewatch, phasewatch.tui.app as app; "
         "print(phasewatch.__file__); "
-        "print((pathlib.Path(app.__file__).parent / app.PhasewatchApp.CSS_PATH).is_file())"
+        "css = app.PhasewatchApp.CSS_PATH; css = [css] if isinstance(css, str) else css; "
+        "print(all((pathlib.Path(app.__file__).parent / c).is_file() for c in css))"
     )
     proc = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path
@@ -201,7 +202,11 @@ def test_wheel_has_one_top_level_package_and_every_module(wheel):
             else:
                 assert "phasewatch/" + src.relative_to(ROOT).as_posix() in modules, src
     assert not any(n.startswith("phasewatch/tui/_root") for n in names)  # not twice
-    assert "phasewatch/tui/app.tcss" in names
+    stylesheets = {
+        "phasewatch/" + src.relative_to(ROOT).as_posix() for src in ROOT.glob("tui/**/*.tcss")
+    }
+    assert "phasewatch/tui/app.tcss" in stylesheets and len(stylesheets) > 1
+    assert stylesheets <= set(names), stylesheets - set(names)  # the app cannot start without
     assert "phasewatch/py.typed" in names  # PEP 561: the package's types are for its users too
 
 

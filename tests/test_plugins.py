@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
+import shutil
 from datetime import date
 from pathlib import Path
 
@@ -29,6 +29,8 @@ from phasewatch.core.plugins import (
 )
 from phasewatch.core.sources import Project
 from phasewatch.core.text import clean
+
+from tests import unprivileged
 
 # ---------------------------------------------------------------------------- fixtures
 
@@ -615,14 +617,30 @@ def test_table_names_cannot_escape_the_plugins_directory(tmp_path):
     assert all(p.handoff is None and p.directory is None for p in reg.plugins)
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads everything")
-def test_unreadable_plugins_md(tmp_path):
-    path = write(tmp_path, "PLUGINS.md", "| Plugin Name | Status |\n")
-    path.chmod(0)
+UNREADABLE_REGISTRY = """
+import sys
+from pathlib import Path
+from phasewatch.core.plugins import load_registry
+from phasewatch.core.sources import Project
+root = Path(sys.argv[1])
+path = root / "PLUGINS.md"
+path.write_text("| Plugin Name | Status |\\n", encoding="utf-8")
+path.chmod(0)
+findings = load_registry(Project(root=root)).findings
+path.chmod(0o644)
+print(" ".join(f.rule_id for f in findings))
+"""
+
+
+def test_unreadable_plugins_md():
+    """Run unprivileged (tests/unprivileged.py: root reads a file of mode 000)."""
+    work = unprivileged.workdir()
     try:
-        assert only(load_registry(Project(root=tmp_path)).findings, "PLG-UNREADABLE")
+        proc = unprivileged.run(UNREADABLE_REGISTRY, str(work))
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.split().count("PLG-UNREADABLE") == 1, proc.stdout
     finally:
-        path.chmod(0o644)
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def test_plugins_md_that_is_a_directory_is_a_finding(tmp_path):

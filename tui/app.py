@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from phasewatch.core import memory
 from phasewatch.core.text import clean
 from textual import events, on, work
-from textual.app import App, SystemCommand
+from textual.app import App, CSSPathType, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.screen import Screen
@@ -42,7 +42,7 @@ from .console import (
     ReviewConsole,
 )
 from .notifications import app_notifier
-from .screens import load
+from .screens import SCREEN_CSS, load
 from .screens.base import UpdateScreen
 from .screens.console_base import ConsoleScreen
 from .screens.help import HelpScreen, help_rows
@@ -137,7 +137,8 @@ class PhasewatchApp(App[int]):
     would keep each one's start-up garbage.
     """
 
-    CSS_PATH = "app.tcss"
+    # the screens' stylesheets, then the app's own (last, so it wins a tie: tui/screens/__init__.py)
+    CSS_PATH: ClassVar[CSSPathType] = [*SCREEN_CSS, Path(__file__).with_name("app.tcss")]
     TITLE = "phasewatch"
     ENABLE_COMMAND_PALETTE = True
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from phasewatch.core.diff import Change, diff_json, format_value
+from phasewatch.core.diff import Change, format_value
 from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
@@ -72,12 +72,6 @@ class DiffView(Vertical):
         self.title = title
         if self.is_mounted:
             self._render_changes()
-
-    def compare(self, old: Any, new: Any, title: str = "") -> list[Change]:
-        """Diff two documents and show the result."""
-        changes = diff_json(old, new)
-        self.show_changes(changes, title)
-        return changes
 
     def clear(self, title: str = "") -> None:
         self.show_changes([], title)

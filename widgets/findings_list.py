@@ -19,7 +19,7 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
-from phasewatch.core.findings import Finding, Severity, get_rule
+from phasewatch.core.findings import Finding, get_rule
 from phasewatch.widgets._table import MeasuredTable, add_columns
 from rich.style import Style
 from rich.text import Text
@@ -300,10 +300,3 @@ class FindingsList(Vertical):
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         event.stop()
         self._update_detail()
-
-
-def count_by_severity(findings: Iterable[Finding]) -> dict[str, int]:
-    out = {str(s): 0 for s in Severity}
-    for f in findings:
-        out[str(f.severity)] += 1
-    return out

@@ -55,10 +55,6 @@ class HookRecord(NamedTuple):
     def time(self) -> datetime | None:
         return parse_iso(self.ts)
 
-    @property
-    def known_event(self) -> bool:
-        return self.event in HOOK_EVENTS
-
 
 def _invalid(text: str, error: str, line_no: int, offset: int) -> HookRecord:
     raw = clean(text)

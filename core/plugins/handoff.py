@@ -41,7 +41,6 @@ class ContinueHere:
     source: str
     directory: str
     front_matter: dict[str, Any] | None = None  # literal text values
-    front_matter_line_end: int = 0
     error: str | None = None
     plugin: str | None = None
     stage: int | None = None
@@ -106,7 +105,6 @@ def _front_matter(em: Emitter, ch: ContinueHere, lines: list[str]) -> int:
             actual="unclosed",
         )
         return 0
-    ch.front_matter_line_end = end + 1
     _yaml(em, ch, "\n".join(lines[start + 1 : end]))
     return end + 1
 

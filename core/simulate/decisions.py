@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import Any
 
-GATE_ACTIONS = ("continue", "review", "resume", "redo")
 ESCALATION_ACTIONS = ("retry", "skip", "cancel")
 
 

@@ -67,7 +67,6 @@ class IsdlcRun:
         self.escalate: list[str] = []
         self.redo_phase: str | None = None
         self.review_phases: set[str] = set()
-        self.run_started: str | None = None
         self._observed: dict[str, Any] | None = None  # the document a decision was read from
 
     # ------------------------------------------------------------------ set-up
@@ -299,7 +298,6 @@ class IsdlcRun:
         sim = self.sim
         s = sim.state
         now = sim.now_iso()
-        self.run_started = now
         counters = s["counters"]
         if self.type == "fix":
             number = int(counters.get("next_bug_id") or 1)
@@ -427,7 +425,7 @@ class IsdlcRun:
 
     def work(self, key: str, attempt: int, *, redo: bool = False) -> Iterator[StepEvent]:
         """The phase agent and its sub-agents at work: progress writes with real evidence."""
-        sim, rng = self.sim, self.sim.rng
+        sim = self.sim
         s = sim.state
         record = s["phases"][key]
         prefix = phase_prefix(key)
@@ -436,64 +434,16 @@ class IsdlcRun:
         blocked = not redo and key in self.escalate and attempt < sim.config.block_attempts
         count = [0]
 
-        skill_id, skill = SKILLS.get(prefix, ("GEN-001", "general"))
-        s.setdefault("skill_usage_log", []).append(
-            {
-                "timestamp": sim.now_iso(),
-                "agent": agent,
-                "agent_phase": key,
-                "current_phase": key,
-                "skill_id": skill_id,
-                "skill": skill,
-                "status": "executed",
-                "reason": "owned",
-            }
-        )
+        skill_id = self._log_skill(key, agent)
         yield from self._work_write(key, count)
-
-        subs = SUB_AGENTS.get(key, (agent,))
-        for sub in rng.sample(subs, len(subs)) * rng.randint(1, 3):
-            sim.log(
-                "phase-loop-controller", "same-phase-bypass", key, sub, same_phase_reason(sub, key)
-            )
-            if rng.random() < 0.3:
-                sim.log("skill-validator", "allow", key, sub, f"Skill {skill_id} owned by {agent}")
+        self._log_sub_agents(key, agent, skill_id)
 
         if "elicitation" in needs:
-            reqs = record.setdefault("iteration_requirements", {})
-            elicitation = reqs.setdefault(
-                "interactive_elicitation",
-                {
-                    "required": True,
-                    "completed": False,
-                    "menu_interactions": 0,
-                    "selections": [],
-                    "final_selection": None,
-                },
-            )
-            elicitation["menu_interactions"] = int(elicitation.get("menu_interactions") or 0) + 1
-            elicitation["selections"].append("[A] Adjust requirements")
-            sim.log("menu-tracker", "allow", key, agent, "Menu interaction recorded (1)")
+            self._open_elicitation(key, agent)
             yield from self._work_write(key, count)
 
         if "constitution" in needs:
-            cv = record.setdefault(
-                "constitutional_validation",
-                {
-                    "required": True,
-                    "completed": False,
-                    "status": "pending",
-                    "iterations_used": 0,
-                    "max_iterations": 5,
-                    "articles_checked": [],
-                    "violations_found": 0,
-                },
-            )
-            cv["status"] = "iterating"
-            cv["completed"] = False
-            cv["iterations_used"] = int(cv.get("iterations_used") or 0) + 1
-            cv["articles_checked"] = list(rng.sample(ARTICLES, 4))
-            cv["violations_found"] = rng.randint(1, 3)
+            self._open_constitution(key)
             yield from self._work_write(key, count)
 
         if "tests" in needs:
@@ -506,26 +456,9 @@ class IsdlcRun:
                 yield from self._test_iteration(key, result, count)
 
         if "constitution" in needs and not (blocked and "tests" not in needs):
-            cv = record["constitutional_validation"]
-            cv["iterations_used"] = int(cv.get("iterations_used") or 0) + 1
-            cv["violations_found"] = 0
-            cv["status"] = "compliant"
-            cv["completed"] = True
-            cv["completed_at"] = sim.now_iso()
-            sim.log(
-                "constitution-validator",
-                "allow",
-                key,
-                agent,
-                f"Constitutional validation compliant after {cv['iterations_used']} iteration(s)",
-            )
-
+            self._close_constitution(key, agent)
         if "elicitation" in needs:
-            elicitation = record["iteration_requirements"]["interactive_elicitation"]
-            elicitation["menu_interactions"] = int(elicitation["menu_interactions"]) + 2
-            elicitation["selections"].append("[S] Save and continue")
-            elicitation["final_selection"] = "save"
-            elicitation["completed"] = True
+            self._close_elicitation(key)
 
         record["artifacts"] = artifacts_for(key, self._folder(), self.topic)
         yield from self._work_write(key, count)
@@ -541,6 +474,95 @@ class IsdlcRun:
                 agent,
                 f"All iteration requirements satisfied for {key}",
             )
+
+    def _log_skill(self, key: str, agent: str) -> str:
+        """The skill-usage entry of a phase's agent; the skill's id."""
+        sim = self.sim
+        skill_id, skill = SKILLS.get(phase_prefix(key), ("GEN-001", "general"))
+        sim.state.setdefault("skill_usage_log", []).append(
+            {
+                "timestamp": sim.now_iso(),
+                "agent": agent,
+                "agent_phase": key,
+                "current_phase": key,
+                "skill_id": skill_id,
+                "skill": skill,
+                "status": "executed",
+                "reason": "owned",
+            }
+        )
+        return skill_id
+
+    def _log_sub_agents(self, key: str, agent: str, skill_id: str) -> None:
+        sim, rng = self.sim, self.sim.rng
+        subs = SUB_AGENTS.get(key, (agent,))
+        for sub in rng.sample(subs, len(subs)) * rng.randint(1, 3):
+            sim.log(
+                "phase-loop-controller", "same-phase-bypass", key, sub, same_phase_reason(sub, key)
+            )
+            if rng.random() < 0.3:
+                sim.log("skill-validator", "allow", key, sub, f"Skill {skill_id} owned by {agent}")
+
+    def _open_elicitation(self, key: str, agent: str) -> None:
+        record = self.sim.state["phases"][key]
+        reqs = record.setdefault("iteration_requirements", {})
+        elicitation = reqs.setdefault(
+            "interactive_elicitation",
+            {
+                "required": True,
+                "completed": False,
+                "menu_interactions": 0,
+                "selections": [],
+                "final_selection": None,
+            },
+        )
+        elicitation["menu_interactions"] = int(elicitation.get("menu_interactions") or 0) + 1
+        elicitation["selections"].append("[A] Adjust requirements")
+        self.sim.log("menu-tracker", "allow", key, agent, "Menu interaction recorded (1)")
+
+    def _close_elicitation(self, key: str) -> None:
+        record = self.sim.state["phases"][key]
+        elicitation = record["iteration_requirements"]["interactive_elicitation"]
+        elicitation["menu_interactions"] = int(elicitation["menu_interactions"]) + 2
+        elicitation["selections"].append("[S] Save and continue")
+        elicitation["final_selection"] = "save"
+        elicitation["completed"] = True
+
+    def _open_constitution(self, key: str) -> None:
+        rng = self.sim.rng
+        cv = self.sim.state["phases"][key].setdefault(
+            "constitutional_validation",
+            {
+                "required": True,
+                "completed": False,
+                "status": "pending",
+                "iterations_used": 0,
+                "max_iterations": 5,
+                "articles_checked": [],
+                "violations_found": 0,
+            },
+        )
+        cv["status"] = "iterating"
+        cv["completed"] = False
+        cv["iterations_used"] = int(cv.get("iterations_used") or 0) + 1
+        cv["articles_checked"] = list(rng.sample(ARTICLES, 4))
+        cv["violations_found"] = rng.randint(1, 3)
+
+    def _close_constitution(self, key: str, agent: str) -> None:
+        sim = self.sim
+        cv = sim.state["phases"][key]["constitutional_validation"]
+        cv["iterations_used"] = int(cv.get("iterations_used") or 0) + 1
+        cv["violations_found"] = 0
+        cv["status"] = "compliant"
+        cv["completed"] = True
+        cv["completed_at"] = sim.now_iso()
+        sim.log(
+            "constitution-validator",
+            "allow",
+            key,
+            agent,
+            f"Constitutional validation compliant after {cv['iterations_used']} iteration(s)",
+        )
 
     def _test_iteration(self, key: str, result: str, count: list[int]) -> Iterator[StepEvent]:
         sim = self.sim

@@ -102,7 +102,6 @@ class SimSummary:
     writes: int = 0  # writes of state.json / Markdown by the simulated system
     hook_lines: int = 0
     rotations: int = 0
-    final_version: int | None = None
     elapsed: float = 0.0
     decisions: list[tuple[str, str | None]] = field(default_factory=list)
     faults: list[dict[str, Any]] = field(default_factory=list)
@@ -218,7 +217,6 @@ class Simulator:
             result.elapsed = time.monotonic() - started
             result.hook_lines = self.hook_log.lines_written
             result.rotations = self.hook_log.rotations
-            result.final_version = self._version
             result.faults = [
                 {"name": f.name, "phase": f.phase, "fired": f.fired, "rules": list(f.rules)}
                 for f in self.faults

@@ -159,7 +159,6 @@ class _Plugin:
     front: dict[str, object] = field(default_factory=dict)
     completed: list[str] = field(default_factory=list)
     artifacts: bool = False
-    has_handoff: bool = False
 
     @property
     def phased(self) -> bool:
@@ -168,9 +167,14 @@ class _Plugin:
 
 def _plan(p: _Plugin) -> list[_Spec]:
     """The plugin's steps, following the contract's sections 2.1-2.5 and Appendix C."""
+    return [*_planning_specs(p), *_build_specs(p), *_release_specs()]
+
+
+def _planning_specs(p: _Plugin) -> list[_Spec]:
+    """Ideation, research and the foundation (stages 0 and 2)."""
     st = EMOJI["stage"]
     n = len(p.params)
-    specs = [
+    return [
         _Spec(
             "ideated",
             f"{EMOJI['ideated']} Ideated",
@@ -247,6 +251,12 @@ def _plan(p: _Plugin) -> list[_Spec]:
             ),
         ),
     ]
+
+
+def _build_specs(p: _Plugin) -> list[_Spec]:
+    """Stages 3 (DSP) and 4 (GUI), in three phases each when the plugin is phased."""
+    st = EMOJI["stage"]
+    specs: list[_Spec] = []
     for stage, agent, what, after, next_agent in (
         (3, "dsp", "Audio engine", "invoke_gui_agent", "gui-agent"),
         (4, "gui", "UI", "begin_stage_5", "validation"),
@@ -298,7 +308,13 @@ def _plan(p: _Plugin) -> list[_Spec]:
                 next_steps=(f"Invoke {next_agent} for Stage {stage + 1}",),
             )
         )
-    specs += [
+    return specs
+
+
+def _release_specs() -> list[_Spec]:
+    """Validation (stage 5) and installation."""
+    st = EMOJI["stage"]
+    return [
         _Spec(
             "stage-5",
             f"{st} Stage 5",
@@ -338,7 +354,6 @@ def _plan(p: _Plugin) -> list[_Spec]:
             delete_handoff=True,
         ),
     ]
-    return specs
 
 
 def sha256_of(data: bytes) -> str:
@@ -548,11 +563,9 @@ class PluginPipeline:
                 detail.append(".continue-here.md not updated")
             else:
                 paths.append(self._write(p, ".continue-here.md", self._handoff(p, spec)))
-                p.has_handoff = True
         if spec.delete_handoff:
             target = self.root / "plugins" / p.name / ".continue-here.md"
             target.unlink(missing_ok=True)
-            p.has_handoff = False
             paths.append(self._rel(target))
 
         # 3. PLUGINS.md: table row and full entry in one write

@@ -8,6 +8,7 @@ import them all: the app builds the screens it is not showing yet only when they
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 from typing import Any
 
 _WHERE = {
@@ -23,6 +24,26 @@ _WHERE = {
 }
 
 __all__ = sorted(_WHERE)
+
+#: The screens' stylesheets (``<module>.tcss`` beside each module), in cascade order: a base
+#: class's before its subclasses'. The app loads them with its own (``PhasewatchApp.CSS_PATH``),
+#: once at start, so a screen shown for the first time never re-parses the CSS; every selector
+#: names its screen class, so a rule reaches only that screen.
+SCREEN_CSS = tuple(
+    Path(__file__).with_name(f"{module}.tcss")
+    for module in (
+        "base",
+        "panels",
+        "hooks",
+        "attention",
+        "escalations",
+        "plan",
+        "review",
+        "dialogs",
+        "help",
+        "projects",
+    )
+)
 
 
 def load(where: str) -> Any:

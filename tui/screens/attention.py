@@ -30,12 +30,6 @@ class AttentionScreen(ConsoleScreen):
         Binding("enter", "open_item", "Open"),
         Binding("escape", "back", "Back"),
     ]
-    DEFAULT_CSS = """
-    AttentionScreen #attention { height: 1fr; border-top: solid $warning;
-        border-title-style: bold; padding: 0 1; }
-    AttentionScreen #attention-head { height: auto; }
-    AttentionScreen #attention-table { height: 1fr; }
-    """
 
     def __init__(self, console: ReviewConsole, **kwargs: Any) -> None:
         super().__init__(console, **kwargs)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING
 
 from phasewatch.widgets.footer import KeyFooter
 from phasewatch.widgets.status_bar import StatusBar
@@ -32,7 +32,6 @@ from textual.widgets import Static
 
 if TYPE_CHECKING:
     from phasewatch.core.session import SessionUpdate
-    from phasewatch.tui.app import PhasewatchApp
 
 
 READING = "Reading the project files…"
@@ -45,13 +44,6 @@ class UpdateScreen(Screen[None]):
     NAME = "screen"
     #: Human title.
     TITLE = "Screen"
-
-    DEFAULT_CSS = """
-    UpdateScreen > #reading { display: none; padding: 1 2; color: $text-muted; }
-    UpdateScreen.-reading > * { display: none; }
-    UpdateScreen.-reading > #reading, UpdateScreen.-reading > StatusBar,
-    UpdateScreen.-reading > KeyFooter { display: block; }
-    """
 
     def __init__(self, *, name: str | None = None, id: str | None = None) -> None:
         super().__init__(name=name, id=id)
@@ -83,10 +75,6 @@ class UpdateScreen(Screen[None]):
             self._apply(self.last_update)
 
     # -- helpers ------------------------------------------------------------------------
-
-    @property
-    def pw_app(self) -> PhasewatchApp:
-        return cast("PhasewatchApp", self.app)
 
     @property
     def project_id(self) -> str | None:
@@ -185,7 +173,3 @@ def _mb(size: int) -> str:
     if size < 1_048_576:
         return f"{max(1, size // 1024)} KB"
     return f"{size / 1_048_576:.0f} MB" if size >= 10_485_760 else f"{size / 1_048_576:.1f} MB"
-
-
-def describe(value: Any) -> str:
-    return "—" if value is None else str(value)

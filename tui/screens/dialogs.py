@@ -25,15 +25,6 @@ from textual.widgets import Button, Input, Static
 if TYPE_CHECKING:
     from .console_base import KeyGuard
 
-DIALOG_CSS = """
-{cls} {{ align: center middle; }}
-{cls} > Vertical {{ width: 80%; max-width: 100; height: auto; max-height: 90%;
-    border: thick $primary; background: $surface; padding: 1 2; }}
-{cls} .dialog-message {{ height: auto; margin-bottom: 1; }}
-{cls} .dialog-buttons {{ height: auto; align-horizontal: right; }}
-{cls} .dialog-buttons Button {{ margin-left: 2; }}
-"""
-
 
 def summary_lines(summary: Mapping[str, Any]) -> Text:
     """A decision result's ``state_summary`` as indented ``key: value`` lines (plain text)."""
@@ -79,7 +70,6 @@ class ConfirmDialog(ModalScreen[bool]):
         Binding("y", "answer(True)", "Yes"),
         Binding("n,escape", "answer(False)", "No"),
     ]
-    DEFAULT_CSS = DIALOG_CSS.format(cls="ConfirmDialog")
 
     def __init__(
         self,
@@ -123,12 +113,6 @@ class TextPromptDialog(ModalScreen[str | None]):
     """One line of required text; Enter submits (empty text is refused), Escape cancels (None)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
-    DEFAULT_CSS = (
-        DIALOG_CSS.format(cls="TextPromptDialog")
-        + """
-    TextPromptDialog #prompt-error { color: $text-error; height: auto; }
-    """
-    )
 
     def __init__(self, title: str, prompt: str | Text, placeholder: str = "") -> None:
         super().__init__()
@@ -168,13 +152,6 @@ class RefusalDialog(ModalScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,enter", "close", "Close"),
     ]
-    DEFAULT_CSS = (
-        DIALOG_CSS.format(cls="RefusalDialog")
-        + """
-    RefusalDialog > Vertical { border: thick $error; }
-    RefusalDialog VerticalScroll { height: auto; max-height: 20; }
-    """
-    )
 
     def __init__(self, title: str, message: str, summary: Mapping[str, Any], line: str) -> None:
         super().__init__()
@@ -219,12 +196,6 @@ class DetailDialog(ModalScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,enter", "close", "Close"),
     ]
-    DEFAULT_CSS = (
-        DIALOG_CSS.format(cls="DetailDialog")
-        + """
-    DetailDialog VerticalScroll { height: auto; max-height: 24; }
-    """
-    )
 
     def __init__(self, title: str, fields: list[tuple[str, object]]) -> None:
         super().__init__()

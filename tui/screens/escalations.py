@@ -41,14 +41,6 @@ class EscalationsScreen(ConsoleScreen):
         Binding("C", "cancel_workflow", "Cancel workflow…", show=False),
         Binding("escape", "back", "Back"),
     ]
-    DEFAULT_CSS = """
-    EscalationsScreen #esc { height: 1fr; border-top: solid $error; border-title-style: bold;
-        padding: 0 1; }
-    EscalationsScreen #esc-head { height: auto; }
-    EscalationsScreen #esc-table { height: auto; max-height: 40%; }
-    EscalationsScreen #esc-detail-box { height: 1fr; border-top: solid $primary-muted;
-        border-title-color: $text-primary; }
-    """
 
     def __init__(self, console: ReviewConsole, select: int | None = None, **kwargs: Any) -> None:
         super().__init__(console, **kwargs)

@@ -78,13 +78,6 @@ class HelpScreen(ModalScreen[None]):
         Binding("question_mark", "close", "Close", show=False),
         Binding("q", "close", "Close", show=False),
     ]
-    DEFAULT_CSS = """
-    HelpScreen { align: center middle; }
-    HelpScreen > #help { width: 90%; max-width: 90; height: 90%; border: round $primary;
-        background: $surface; padding: 0 1; }
-    HelpScreen #help-head { color: $text-muted; }
-    HelpScreen #help-scroll { height: 1fr; }
-    """
 
     def __init__(self, rows: list[Row]) -> None:
         super().__init__()

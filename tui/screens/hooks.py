@@ -38,10 +38,6 @@ class HookActivityScreen(PanelScreen):
 
     # the log, not the search box, has the focus: digits still switch screens
     AUTO_FOCUS = "#hooklog-view"
-    DEFAULT_CSS = """
-    HookActivityScreen #panel-notes { max-height: 3; text-wrap: nowrap; text-overflow: ellipsis; }
-    HookActivityScreen #hooks-body > HookStats { dock: top; }
-    """
 
     def __init__(self, *, name: str | None = None, id: str | None = None) -> None:
         super().__init__(name=name, id=id)

@@ -39,11 +39,6 @@ NO_STATE = "No .isdlc/state.json in this project."
 class PanelScreen(UpdateScreen):
     """A titled frame (``#panel``) holding an empty-state line and the screen's widget(s)."""
 
-    DEFAULT_CSS = """
-    PanelScreen #panel-empty { height: auto; padding: 1 1; color: $text-muted; }
-    PanelScreen #panel-notes { height: auto; max-height: 4; color: $text-warning; }
-    """
-
     EMPTY = "Nothing to show yet."
 
     def __init__(self, *, name: str | None = None, id: str | None = None) -> None:

@@ -35,9 +35,6 @@ class PlanScreen(ConsoleScreen):
         Binding("x", "discard", "Discard lock…"),
         Binding("escape", "back", "Back"),
     ]
-    DEFAULT_CSS = """
-    PlanScreen #plan-note { height: auto; padding: 0 1; border-top: solid $primary-muted; }
-    """
 
     def __init__(self, console: ReviewConsole, **kwargs: Any) -> None:
         super().__init__(console, **kwargs)

@@ -65,12 +65,6 @@ def line_text(line: ProjectLine, current: bool) -> Text:
 
 class ProjectSwitcher(ModalScreen[str | None]):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
-    DEFAULT_CSS = """
-    ProjectSwitcher { align: center middle; }
-    ProjectSwitcher > #switcher { width: 80%; max-width: 100; height: auto; max-height: 80%;
-        border: round $primary; background: $surface; padding: 0 1; }
-    ProjectSwitcher OptionList { height: auto; max-height: 20; }
-    """
 
     def __init__(self, lines: list[ProjectLine], current: str | None) -> None:
         super().__init__()

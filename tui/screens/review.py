@@ -115,16 +115,6 @@ class GatePanel(ModalScreen[None]):
         Binding("escape", "close", "Close"),
         Binding("q", "app.quit", "Quit"),
     ]
-    DEFAULT_CSS = """
-    GatePanel { align: center middle; }
-    GatePanel > #gate { width: 94%; height: 92%; border: thick $warning; background: $surface;
-        padding: 0 1; }
-    GatePanel #gate-head { height: auto; }
-    GatePanel #gate-head-box { height: auto; max-height: 45%; }
-    GatePanel #gate-summary-box { height: 1fr; border-top: solid $primary-muted;
-        border-title-color: $text-primary; }
-    GatePanel #gate-note { height: auto; color: $text-muted; }
-    """
 
     def __init__(self, console: ReviewConsole, view: GateView, project: Project) -> None:
         super().__init__()
