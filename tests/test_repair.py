@@ -518,3 +518,17 @@ def test_never_while_another_write_is_in_flight(age: int, refused: bool) -> None
         assert decide.undo_repair(path, settle=0).outcome == decide.CONFLICT
     else:  # a writer that died an hour ago: its fate is the file's to tell
         assert result.outcome == decide.APPLIED, result.message
+
+
+def test_apply_refuses_when_any_field_the_plan_read_moved_even_at_the_same_version() -> None:
+    doc = state(2)
+    doc["current_phase"] = PHASES[1]
+    plan = decide.plan_locations(doc)
+    assert plan is not None
+    disk = copy.deepcopy(doc)
+    disk["active_workflow"]["phase_status"][PHASES[3]] = "in_progress"  # an Edit, no version bump
+    path = project(disk)
+    text = path.read_bytes()
+    result = decide.apply_repair(path, plan, settle=0)
+    assert result.outcome == decide.CONFLICT and "changed since the plan" in result.message
+    assert path.read_bytes() == text

@@ -240,3 +240,12 @@ def test_a_repair_kept_by_the_next_step_is_held(tmp_path: Path) -> None:
     thread.join()
     doc = json.loads(out.getvalue())
     assert code == 0 and doc["confirmation"]["verdict"] in ("held", "unchanged"), doc
+
+
+def test_json_on_a_terminal_keeps_stdout_a_document(tmp_path: Path, capsys) -> None:
+    path = write(tmp_path, drifted())
+    out = io.StringIO()
+    code = run_repair(RepairCommand(path=str(tmp_path), json=True), out, ask=lambda _q: True)
+    assert code == 0 and json.loads(out.getvalue())["outcome"] == "applied"
+    assert "current_phase" in capsys.readouterr().err  # the preview went to stderr
+    assert json.loads(path.read_text())["current_phase"] == PHASES[2]

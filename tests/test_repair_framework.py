@@ -15,7 +15,9 @@ rollback moves fields forward). ``phasewatch repair`` (``--against`` M for the s
 repairs it, and the framework judges the result (tests/conformance/isdlc/repair.cjs):
 ``validate-state.cjs`` must say VALID, the V9-C era's ``state-write-validator.cjs`` and today's
 ``state-logic.cjs`` must allow the repair write with no V9 warning, and ``phase-advance.cjs`` (the
-next step) must answer exactly as it does on the undamaged state. Needs node and a git directory
+next step) must answer exactly as it does on the undamaged state, and so must the delegation
+guards (``phase-sequence-guard.cjs``'s "OUT-OF-ORDER PHASE DELEGATION", ``phase-loop-controller``)
+on a delegation to the undamaged state's current phase. Needs node and a git directory
 of the framework (``ISDLC_REPO``); skipped without them.
 """
 
@@ -226,12 +228,15 @@ def cases() -> list[Case]:
                 Case("stale-write", m["state"], stale_copy(m["state"], n["state"]), n["state"])
             )
     drifts = 0
+    kinds: Counter[str] = Counter()
     for s in rng.sample(clean, len(clean)):
         if drifts >= DRIFT_CASES:
             break
         options = _drifts(s["state"])
-        if options:
-            name, how = rng.choice(options)
+        if options:  # the kind drawn least so far, so that every kind is sampled
+            fewest = min(kinds[name] for name, _ in options)
+            name, how = rng.choice([o for o in options if kinds[o[0]] == fewest])
+            kinds[name] += 1
             out.append(Case(name, s["state"], drift(s["state"], how)))
             drifts += 1
     return out
@@ -313,7 +318,8 @@ def test_repairs_satisfy_the_framework(framework: tuple[Path, Path], tmp_path: P
                       if change["path"] == ["current_phase"] else []),
                 )  # fmt: skip
         judged_jobs.append({"dir": str(d), "ref": str(d.parent / d.name.replace("case", "ref")),
-                            "prev": damaged_text, "scratch": str(d.parent / f"judge-{d.name}")})  # fmt: skip
+                            "prev": damaged_text, "scratch": str(d.parent / f"judge-{d.name}"),
+                            "phase": case.reference["active_workflow"]["current_phase"]})  # fmt: skip
         judged_cases.append(case)
     verdicts = node(framework, "judge", judged_jobs, tmp_path) if judged_jobs else []
     failures = []
@@ -333,6 +339,13 @@ def test_repairs_satisfy_the_framework(framework: tuple[Path, Path], tmp_path: P
             counts[f"{case.kind}: no V9"] += 1
         if v["vs"]["result"] == "VALID":
             counts[f"{case.kind}: VALID"] += 1
+        g = v["guards"]
+        if "block" in g["damaged"].values():
+            counts[f"{case.kind}: a delegation guard blocked the damaged state"] += 1
+        if g["repaired"] == g["ref"]:
+            counts[f"{case.kind}: delegation guards as undamaged"] += 1
+        else:
+            problems.append(f"delegation guards {g}")
         if _answer(v["next"]) == _answer(v["next_ref"]):
             counts[f"{case.kind}: next step as undamaged"] += 1
         else:

@@ -350,7 +350,7 @@ def _simulate_parser() -> argparse.ArgumentParser:
 
 
 def _simulate_options(parser: argparse.ArgumentParser) -> None:
-    from phasewatch.core.simulate.player import WORKFLOW_CHOICES
+    from phasewatch.core.simulate.types import WORKFLOW_CHOICES
 
     parser.add_argument("directory", metavar="DIR", nargs="?", help="project directory to write")
     parser.add_argument(

@@ -38,14 +38,29 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
-from ..confirm import Footprint
 from ..protocol import STATUS_RANK
 from .codec import plain
 from .summary import _identity, _obj, fingerprint
 
 Claim = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Footprint:
+    """What one applied decision left in its file: our bytes as renamed into place (or the
+    content that held it when we last looked) and the decision's claim. ``core.confirm``
+    watches the file with it (and imports nothing of the writer)."""
+
+    kind: Literal["state", "approval"]
+    written: bytes
+    claim: Claim
+
+    def holds(self, raw: bytes) -> bool | None:
+        """:func:`holds_bytes` of the claim on ``raw``."""
+        return holds_bytes(self.claim, raw)
 
 
 def review_claim(action: str, phase: str, at: str, **more: Any) -> Claim:

@@ -192,9 +192,12 @@ def _on_terminal() -> bool:
 
 
 def _ask(question: str) -> bool:
+    """The question on stderr (stdout may be a ``--json`` document), the answer from stdin."""
+    sys.stderr.write(question)
+    sys.stderr.flush()
     try:
-        return input(question).strip().lower() in ("y", "yes")
-    except EOFError:
+        return sys.stdin.readline().strip().lower() in ("y", "yes")
+    except (OSError, ValueError):
         return False
 
 
@@ -234,8 +237,7 @@ def run_repair(
             )
             return emit(DecisionResult(INVALID, why, action=plan.action), command.json, out)
         if plan.changes:
-            if not command.json:
-                _preview(plan, out)
+            _preview(plan, sys.stderr if command.json else out)
             if not ask(
                 f"Write these {len(plan.changes)} field(s) into {clean(state.name)}? [y/N] "
             ):

@@ -28,7 +28,9 @@ The API (names are stable; the dashboard builds on them):
   :func:`plan_locations`);
 * :func:`apply_repair` ``(path, plan, ...)``: the write, through :mod:`.writer`:
   compare-and-swap on ``state_version`` (``base_version``) and on every field the plan reads
-  (each change's ``current``, and the workflow's identity); only the planned values are
+  (each change's ``current``, the workflow's identity, and :func:`reads`: every location, the
+  gate and the recovery marker, so an edit that kept the version is caught); only the planned
+  values are
   replaced (the codec keeps every other byte); ``state_version`` = disk + 1; journalled with the
   plan; its claim (:func:`.claims.holds`, ``repair``) lets the confirm watch tell ``held`` from
   ``reverted``;
@@ -73,7 +75,7 @@ from .outcomes import (
     Outcome,
     _Refusal,
 )
-from .summary import _identity, _obj, _version_of
+from .summary import _identity, _obj, _version_of, fingerprint
 from .writer import Change, apply_update
 
 Kind = Literal["stale-write", "location"]
@@ -145,6 +147,9 @@ class RepairPlan:
     kept: tuple[str, ...] = ()
     unknown: tuple[Unknown, ...] = ()
     workflow: Any = field(default=None, compare=False)  # the active workflow's identity
+    #: the fingerprint of every orchestration field the plan was made from (:func:`reads`);
+    #: the write is refused when the file's differ, whatever its state_version says
+    reads: str = field(default="", compare=False)
 
     @property
     def action(self) -> str:
@@ -247,6 +252,23 @@ def _status_paths(doc: Mapping[str, Any]) -> Iterator[Path_]:
                 yield ("phases", str(key), "status")
 
 
+def reads(doc: Mapping[str, Any]) -> str:
+    """The fingerprint of what a plan reads: the workflow's identity and phase list, both
+    pointers and their mirrors, the index, both status maps, the review gate and the recovery
+    marker (what decides a redo or a rollback)."""
+    aw = _obj(doc.get(_AW))
+    records = _obj(doc.get("phases"))
+    return fingerprint(
+        {
+            "workflow": _identity(doc),
+            "aw": {k: aw.get(k) for k in ("phases", "current_phase", "current_phase_index",
+                                          "phase_status", "supervised_review", "recovery_action")},
+            "top": [doc.get("current_phase"), doc.get("active_agent")],
+            "records": {str(k): _obj(r).get("status") for k, r in records.items()},
+        }
+    )  # fmt: skip
+
+
 def _redo_excused(doc: Mapping[str, Any], path: Path_, old: Any, new: Any) -> bool:
     """A supervised redo moves the redone phase from completed back to in_progress
     (docs/formats.md#write-guards)."""
@@ -344,6 +366,7 @@ def plan_stale_write(before: Mapping[str, Any], after: Mapping[str, Any]) -> Rep
         kept=kept,
         unknown=forward,
         workflow=plain(identity),
+        reads=reads(after),
     )
 
 
@@ -415,6 +438,7 @@ def plan_locations(state: Mapping[str, Any]) -> RepairPlan | None:
         base_version=_version_of(state.get("state_version")),
         unknown=tuple(unknown),
         workflow=_identity(doc),
+        reads=reads(state),
     )
 
 
@@ -545,6 +569,12 @@ def _mutation(plan: RepairPlan, restore: bool = False) -> Any:
     def mutate(doc: dict[str, Any]) -> Change:
         if plan.workflow is not None and plain(_identity(doc)) != plain(plan.workflow):
             raise _Refusal(CONFLICT, "the active workflow changed since the plan was made")
+        if plan.reads and not restore and reads(doc) != plan.reads:
+            raise _Refusal(
+                CONFLICT,
+                "the workflow's locations changed since the plan was made (state_version "
+                f"{_version_of(doc.get('state_version'))}). Nothing written; plan again.",
+            )
         moved = []
         for c in plan.changes:
             expect = c.proposed if restore else c.current

@@ -14,7 +14,9 @@
  * --mode judge: jobs [{dir, ref, prev}]: <dir> holds a repaired state, `prev` the content that was
  *   on disk before the repair, <ref> the same project as it was before the damage. Prints, one
  *   per job: v829 and head (the write validators' check() on the repair as a Write over `prev`:
- *   {d, w: [rules]}), vs (validate-state.cjs on the repaired file), and next / next_ref
+ *   {d, w: [rules]}), vs (validate-state.cjs on the repaired file), guards (with `phase`: the
+ *   phase-sequence guard's and the phase-loop controller's check() on a Task delegating to
+ *   `phase`, on the repaired, the damaged and the reference state), and next / next_ref
  *   (phase-advance.cjs run on the repaired project and on the reference: its JSON answer).
  *
  * The two CLIs run in this process (their module loaded afresh, process.exit and console.log
@@ -99,10 +101,20 @@ function stale() {
     });
 }
 
+/** The delegation guards on a Task delegating to `phase` (the phase-sequence guard's
+ *  "OUT-OF-ORDER PHASE DELEGATION", the phase-loop controller's "without progress tracking"). */
+function guards(state, phase) {
+    const input = { tool_name: 'Task', tool_input: { prompt: `Phase ${phase}`, description: '' } };
+    const one = (mod) => quiet(() => mod.check({ input, state })).decision;
+    return { sequence: one(sequenceGuard()), loop: one(loopController()) };
+}
+const sequenceGuard = () => require(path.join(FW, 'src/claude/hooks/phase-sequence-guard.cjs'));
+const loopController = () => require(path.join(FW, 'src/claude/hooks/phase-loop-controller.cjs'));
+
 function judge() {
     const v829 = require(path.join(VAL, 'src/claude/hooks/state-write-validator.cjs'));
     const head = require(path.join(FW, 'src/claude/hooks/lib/state-logic.cjs'));
-    return jobs.map(({ dir, ref, prev, scratch }) => {
+    return jobs.map(({ dir, ref, prev, scratch, phase }) => {
         const file = path.join(dir, '.isdlc', 'state.json');
         const content = fs.readFileSync(file, 'utf8');
         const judgeFile = path.join(scratch, '.isdlc', 'state.json');
@@ -114,6 +126,14 @@ function judge() {
         };
         const vs = runCli('validate-state.cjs', dir);
         out.vs = { result: vs.result, errors: vs.errors, w: vs.warnings ? rules(vs.warnings.join('\n')) : [] };
+        if (phase) {
+            const refState = JSON.parse(fs.readFileSync(path.join(ref, '.isdlc', 'state.json'), 'utf8'));
+            out.guards = {
+                repaired: guards(JSON.parse(content), phase),
+                damaged: guards(JSON.parse(prev), phase),
+                ref: guards(refState, phase),
+            };
+        }
         out.next = runCli('phase-advance.cjs', dir);
         out.next_ref = ref ? runCli('phase-advance.cjs', ref) : null;
         return out;
