@@ -23,7 +23,7 @@ def divergent_project(tmp_path: Path) -> Path:
     state = factories.feature_state()
     key = state["active_workflow"]["current_phase"]
     state["phases"][key]["status"] = "pending"
-    (tmp_path / ".isdlc").mkdir()
+    (tmp_path / ".isdlc").mkdir(parents=True)
     text = json.dumps(state, indent=2, ensure_ascii=False)
     (tmp_path / ".isdlc" / "state.json").write_text(text, encoding="utf-8")
     return tmp_path
@@ -265,3 +265,47 @@ def test_check_sarif_on_a_directory_without_workflow_files_is_still_a_log(tmp_pa
     (invocation,) = run["invocations"]
     assert invocation["executionSuccessful"] is False
     assert "no workflow files" in invocation["toolExecutionNotifications"][0]["message"]["text"]
+
+
+def assert_sarif_2_1_0(log: dict) -> None:
+    """The properties SARIF 2.1.0 requires, checked by hand (the OASIS schema's licence keeps it
+    out of the repository): sarifLog, run, tool, reportingDescriptor, result, location,
+    region, invocation, notification."""
+    assert log["version"] == "2.1.0" and isinstance(log["runs"], list)
+    for run in log["runs"]:
+        driver = run["tool"]["driver"]
+        assert isinstance(driver["name"], str) and driver["name"]
+        ids = [rule["id"] for rule in driver.get("rules", [])]
+        assert len(ids) == len(set(ids)) and all(isinstance(i, str) and i for i in ids)
+        for rule in driver.get("rules", []):
+            for key in ("shortDescription", "fullDescription", "help"):
+                assert isinstance(rule[key]["text"], str) and rule[key]["text"], (rule["id"], key)
+        for result in run["results"]:
+            assert isinstance(result["message"]["text"], str) and result["message"]["text"]
+            assert result["level"] in {"none", "note", "warning", "error"}
+            if "ruleIndex" in result:
+                assert ids[result["ruleIndex"]] == result["ruleId"]
+            for location in result["locations"]:
+                physical = location["physicalLocation"]
+                assert isinstance(physical["artifactLocation"]["uri"], str)
+                line = physical["region"]["startLine"]
+                assert isinstance(line, int) and line >= 1
+        for invocation in run.get("invocations", []):
+            assert isinstance(invocation["executionSuccessful"], bool)
+            for note in invocation.get("toolExecutionNotifications", []):
+                assert note["message"]["text"]
+
+
+def test_every_log_phasewatch_writes_has_sarif_2_1_0_s_required_structure(tmp_path):
+    plugins = tmp_path / "plugins"
+    shutil.copytree(CONFORMANCE_PLUGINS, plugins)
+    (plugins / ".tdd-progress.md").write_text(TDD, encoding="utf-8")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for root, failure in (
+        (divergent_project(tmp_path / "isdlc"), None),
+        (plugins, None),
+        (empty, "no workflow files"),
+    ):
+        log = to_sarif(audit_project(root), all_rules(), "0", failure=failure)
+        assert_sarif_2_1_0(json.loads(json.dumps(log)))
