@@ -109,6 +109,9 @@ async def test_w_repairs_the_file_then_z_undoes_it(tmp_path: Path) -> None:
         assert app.review.undoable is not None
         await pilot.press("z")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        shown = app.screen.message.plain  # type: ignore[attr-defined]
+        assert "active_workflow.current_phase_index: 2 -> 1" in shown
+        assert f'active_agent: "{state(2)["active_agent"]}" -> "{bad["active_agent"]}"' in shown
         await pilot.press("y")
         await wait_until(pilot, lambda: len(app.review.results) == 2)
         assert app.review.results[-1].ok, app.review.results[-1].message

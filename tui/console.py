@@ -448,7 +448,13 @@ class ReviewConsole:
         path, version, plan = undoable
         changes = plan.changes if plan is not None else ()
         lines = [f"Put back the {len(changes)} field(s) the repair wrote:"]
-        lines += [f"  {c.label}: {c.proposed!r} -> {c.current!r}" for c in changes]
+        from phasewatch.core.decide.codec import plain
+        from phasewatch.core.diff import format_value
+
+        lines += [
+            f"  {c.label}: {format_value(plain(c.proposed))} -> {format_value(plain(c.current))}"
+            for c in changes
+        ]
         lines.append("Refused if anyone wrote to the file after the repair.")
         from .screens.dialogs import ConfirmDialog
 
