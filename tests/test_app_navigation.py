@@ -3,6 +3,7 @@ and the review console's ``w``, ``e``, ``a`` (pushed over a data screen)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,7 @@ from phasewatch.tui.app import DATA_SCREENS, PhasewatchApp
 from phasewatch.tui.screens.console_base import ConsoleScreen
 
 from tests import factories as F
-from tests.test_app_helpers import frozen_clock, wait_until, write_state
+from tests.test_app_helpers import frozen_clock, screen_text, wait_until, write_state
 
 SIZE = (100, 30)
 DATA_KEYS = dict(zip("123456", DATA_SCREENS, strict=True))
@@ -301,3 +302,57 @@ async def test_a_screen_is_restyled_whole_on_resume_only_once_it_has_been_away(
             await press(pilot, key, DATA_KEYS[key])
             await pilot.pause()
             assert app.screen in restyled, DATA_KEYS[key]
+
+
+# ------------------------------------------------------------ small terminals (80x24)
+
+
+def footer_keys(app: PhasewatchApp) -> dict[str, object]:
+    """The footer's keys the user can see: key -> FooterKey, left of the palette's key."""
+    from textual.widgets._footer import FooterKey
+
+    keys = list(app.screen.query(FooterKey))
+    palette = next((k for k in keys if k.key == "ctrl+p"), None)
+    right = palette.region.x if palette is not None else app.size.width
+    return {k.key: k for k in keys if k.region.right <= right and k.region.width > 0}
+
+
+async def test_at_80x24_the_gate_and_waiting_keys_are_in_the_footer_and_work(
+    tmp_path: Path,
+) -> None:
+    from phasewatch.tui.screens.review import GatePanel
+
+    write_state(tmp_path / ".isdlc" / "state.json", F.escalate(F.gate_presented(F.feature_state())))
+    app = PhasewatchApp(tmp_path, clock=frozen_clock, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.updates_applied > 0)
+        await wait_until(pilot, lambda: {"g", "w", "e"} <= set(footer_keys(app)))
+        await pilot.press("g")
+        await wait_until(pilot, lambda: isinstance(app.screen, GatePanel))
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: where(app) == "overview")
+        await press(pilot, "e", "escalations")
+        await press(pilot, "1", "overview")
+        await press(pilot, "w", "attention")
+
+
+def text(app: PhasewatchApp) -> str:
+    return screen_text(app).lower()
+
+
+async def test_with_nothing_waiting_the_decision_keys_are_hidden_and_say_so(
+    tmp_path: Path,
+) -> None:
+    write_state(tmp_path / ".isdlc" / "state.json", F.feature_state())
+    app = PhasewatchApp(tmp_path, clock=frozen_clock, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.updates_applied > 0)
+        await wait_until(pilot, lambda: "question_mark" in footer_keys(app))
+        assert not {"g", "w", "e", "a"} & set(footer_keys(app))
+        await pilot.press("g")  # no gate: nothing to open
+        await pilot.pause()
+        assert where(app) == "overview"
+        for key, name in CONSOLE_KEYS.items():  # still reachable, and they say nothing waits
+            await press(pilot, key, name)
+            await wait_until(pilot, lambda: re.search(r"\b(nothing|no pending)\b", text(app)))
+            await press(pilot, "1", "overview")
