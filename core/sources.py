@@ -163,7 +163,7 @@ class Project:
         found = []
         if self.isdlc_dir.is_dir():
             found.append("isdlc")
-        found += [key.name for key in registered() if key.present(self.root)]
+        found += [key.name for key in registered() if key.present(self)]
         return found
 
     def rel(self, path: Path) -> str:

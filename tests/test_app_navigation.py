@@ -125,6 +125,32 @@ async def test_help_lists_every_key_by_screen_decisions_first(waiting_project: P
         await wait_until(pilot, lambda: where(app) == "escalations")
 
 
+def test_one_list_of_data_screens_makes_the_keys_the_help_and_the_config_names(
+    tmp_path: Path,
+) -> None:
+    """DATA_SCREENS is the one list: each screen has its number key (shown in the footer and
+    under "Everywhere" in the help), a name the config's ``default_screen`` accepts, and a class
+    the screens package hands out; the config accepts no other name."""
+    from typing import get_args
+
+    import phasewatch.tui.screens as screens
+    from phasewatch.core.config import Screen
+    from phasewatch.tui.app import screen_class
+
+    assert list(get_args(Screen)) == list(DATA_SCREENS)
+    app = PhasewatchApp(tmp_path, watch=False)
+    everywhere = dict(app.help_sections())["Everywhere"]
+    for key, (name, screen) in enumerate(DATA_SCREENS.items(), start=1):
+        bindings = [b for b in PhasewatchApp.BINDINGS if getattr(b, "key", None) == str(key)]
+        assert [(b.action, b.description) for b in bindings] == [  # type: ignore[union-attr]
+            (f"show('{name}')", screen.label)
+        ]
+        assert bindings[0] in everywhere
+        cls = screen_class(name)
+        assert (name, screen.title) == (cls.NAME, cls.TITLE)
+        assert getattr(screens, cls.__name__) is cls
+
+
 # ---------------------------------------------------------------------------- first screen
 
 PLAN = """# TDD Task: Rate limit
