@@ -27,6 +27,10 @@ def test_every_source_package_is_listed_in_pyproject():
     assert listed == _source_packages()
 
 
+# The wheel is built once (a module fixture): its tests stay on one worker (``--dist loadgroup``).
+pytestmark = pytest.mark.xdist_group("wheel")
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
