@@ -8,8 +8,17 @@ from collections.abc import Callable, Iterable
 from itertools import islice
 from typing import Any
 
-from .findings import Finding, Rule, Severity, make
+from .findings import Finding, Rule, Severity, make, rule
 from .text import shorten
+
+#: What a check that raised becomes (every system's checks run here).
+AUDIT_INTERNAL = rule(
+    "AUDIT-INTERNAL",
+    Severity.WARNING,
+    "A phasewatch audit check failed on this input (a phasewatch bug, not the file's).",
+    seed="phasewatch",
+    fix="Report it with the state file; other checks still ran.",
+)
 
 MAX_ITEMS = 50  # items of a list (or dict) a finding keeps; the rest are counted
 
@@ -77,8 +86,6 @@ class Emitter:
 
 def run_checks(em: Emitter, checks: Iterable[Callable[..., None]], *args: Any) -> list[Finding]:
     """Run every check; a check that raises becomes an AUDIT-INTERNAL finding, never an error."""
-    from .audit.rules import AUDIT_INTERNAL  # here: the audit package imports this module
-
     for check in checks:
         try:
             check(em, *args)

@@ -26,25 +26,17 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from .files.read import RECENT_NS, read_regular
+
+if TYPE_CHECKING:
+    from .decide.claims import Footprint  # the decision kinds live there
 
 Verdict = Literal["unchanged", "held", "reverted"]
 #: How long the dashboard watches after a decision it applied (the CLI: ``--confirm-seconds``).
 DEFAULT_SECONDS = 5.0
 POLL_SECONDS = 0.01
-
-
-@dataclass(frozen=True, slots=True)
-class Footprint:
-    """What one applied decision left in its file: our bytes as renamed into place (or the
-    content that held it when we last looked) and the decision's claim
-    (:mod:`core.decide.claims`)."""
-
-    kind: Literal["state", "approval"]
-    written: bytes
-    claim: dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,9 +64,7 @@ def judge(footprint: Footprint, current: bytes) -> tuple[Verdict, int | None] | 
     the content cannot be judged (not JSON: a write in progress; the watch reads again)."""
     if current == footprint.written:
         return "unchanged", None
-    from .decide.claims import holds_bytes  # the decision kinds live there (it imports us)
-
-    kept = holds_bytes(footprint.claim, current)
+    kept = footprint.holds(current)
     if kept is None:
         return None
     version = _version(current) if footprint.kind == "state" else None

@@ -66,6 +66,7 @@ _REGISTRY: dict[str, Rule] = {}
 # Every module that registers rules; all_rules() imports them so the registry is complete.
 RULE_MODULES = (
     "phasewatch.core.findings",
+    "phasewatch.core.checks",
     "phasewatch.core.sources",
     "phasewatch.core.models",
     "phasewatch.core.audit",

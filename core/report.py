@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from .findings import Finding, Severity, sort_findings, summarize
 from .snapshot import Snapshot, evaluate
 from .sources import Project, discover, read_finding, read_json
+from .systems import registered
 
 if TYPE_CHECKING:
     from .config import Config
@@ -26,9 +27,9 @@ class Report:
     snapshots: list[Snapshot] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     hook_records: int = 0
-    #: One summary per plugin (``core.plugins.summary_json``); None: no plugin registry.
-    plugins: list[dict[str, Any]] | None = None
-    tdd: dict[str, Any] | None = None  # core.tdd.summary_json of the plan; None without one
+    #: Each registered system's summary (``System.summary``: the TDD plan's counts, one object
+    #: per plugin...) by name, in registry order; None: the system is not used here.
+    parts: dict[str, object] = field(default_factory=dict)
 
     @property
     def summary(self) -> dict[str, int]:
@@ -51,9 +52,8 @@ class Report:
             "systems": self.project.systems,
             "projects": [_snapshot_json(s) for s in self.snapshots],
             "findings": [f.to_json() for f in self.findings],
-            "plugins": self.plugins,
+            **{key.name: self.parts.get(key.name) for key in registered()},
             "summary": self.summary,
-            "tdd": self.tdd,
         }
 
 
@@ -92,8 +92,14 @@ def audit_project(
         report.snapshots.append(snap)
         findings += snap.findings
     findings += _hook_log(project, report)
-    findings += _tdd(project, report)
-    findings += _plugins(project, report)
+    for key in registered():
+        report.parts[key.name] = None
+        if key.name in project.systems:
+            system = key.system()
+            loaded = system.load(project, list, known=False)
+            if loaded is not None:
+                report.parts[key.name] = system.summary(loaded.data)
+                findings += loaded.findings
     if config is not None:
         from .config import apply_config
 
@@ -113,26 +119,6 @@ def _hook_log(project: Project, report: Report) -> list[Finding]:
     report.hook_records = audit.records
     current = next((s.workflow.current_phase for s in report.snapshots if s.workflow), None)
     return audit.findings(project.rel(project.hook_log), current_phase=current)
-
-
-def _tdd(project: Project, report: Report) -> list[Finding]:
-    if "tdd" not in project.systems:
-        return []
-    from .tdd import load_tdd, summary_json
-
-    plan, findings = load_tdd(project)
-    report.tdd = None if plan is None else summary_json(plan)
-    return findings
-
-
-def _plugins(project: Project, report: Report) -> list[Finding]:
-    if "plugins" not in project.systems:
-        return []
-    from .plugins import load_registry, summary_json
-
-    registry = load_registry(project)
-    report.plugins = summary_json(registry)
-    return registry.findings
 
 
 def project_exists(path: str | os.PathLike[str]) -> bool:

@@ -23,11 +23,11 @@ import os
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from .diff import capped_paths
 from .findings import Finding, Severity, is_transition, sort_findings
@@ -36,6 +36,7 @@ from .hooklog.store import KEEP_BYTES, HookStore, rotation_notice
 from .memory import release_memory
 from .snapshot import Snapshot, observe
 from .sources import FileStamp, Project, StateReader, StateSource, discover
+from .systems import SystemKey, SystemView, registered
 from .timeline import TimelineEntry as ViewEntry
 
 if TYPE_CHECKING:
@@ -53,6 +54,7 @@ HOOK_PART_SECONDS = 0.1
 DIFF_LIMIT = 200  # changed field paths recorded per timeline entry
 
 Clock = Callable[[], datetime]
+T = TypeVar("T")
 
 
 def _utc_now() -> datetime:
@@ -69,7 +71,7 @@ class FileStatus:
 
     path: Path
     rel: str
-    kind: str  # state | hook_log | tdd | plugins
+    kind: str  # state | hook_log | a system's name (core.systems: tdd, plugins)
     status: str
     detail: str | None = None
     project_id: str = ""
@@ -149,7 +151,7 @@ class SessionUpdate:
     The state picture only: a newer update says all an older one would (the app lets the newest
     through, and a screen not shown yet keeps the newest). What changed is told by revision
     numbers a screen compares with the ones it rendered: ``versions`` (per project, the ``seq``
-    of its newest timeline entry), ``discovery``, ``tdd_rev``, ``plugins_rev``, ``hook_rows``;
+    of its newest timeline entry), ``discovery``, each system's ``rev``, ``hook_rows``;
     ``timeline`` holds every entry kept (a screen takes those newer than it has, by ``seq``). The
     hook log's records are not carried: they are in ``hooks`` (the session's
     :class:`~core.hooklog.store.HookStore`), which viewers read.
@@ -178,13 +180,9 @@ class SessionUpdate:
     timeline: tuple[Observation, ...] = ()
     timeline_total: int = 0
     events: tuple[RecentEvent, ...] = ()
-    # TDD and plugins
-    tdd_rev: int = 0  # times the TDD plan (or its findings) changed so far
-    tdd_plan: Any = None
-    tdd_findings: list[Finding] = field(default_factory=list)
-    plugins_rev: int = 0  # times the plugin registry (or its findings) changed so far
-    registry: Any = None
-    plugin_findings: list[Finding] = field(default_factory=list)
+    #: The registered systems (core.systems: the TDD plan, the plugin registry) by name; read
+    #: them typed with :meth:`system`.
+    systems: Mapping[str, SystemView[object]] = field(default_factory=dict)
     # watcher targets
     watch_files: frozenset[Path] = frozenset()
     watch_dirs: frozenset[Path] = frozenset()
@@ -201,6 +199,12 @@ class SessionUpdate:
     def project_ids(self) -> list[str]:
         return [s.project_id for s in self.project.states]
 
+    def system(self, key: SystemKey[T]) -> SystemView[T]:
+        """The system ``key`` names (``update.system(TDD).data`` is a ``TddPlan`` or None); an
+        empty view when it was never loaded."""
+        view = self.systems.get(key.name)
+        return cast("SystemView[T]", view) if view is not None else SystemView(key.name)
+
     def snapshot(self, project_id: str | None = None) -> Snapshot | None:
         """The snapshot of ``project_id`` (None: the default project, else the first)."""
         if project_id is not None and project_id in self.snapshots:
@@ -216,15 +220,14 @@ class SessionUpdate:
 
     def findings_for(self, project_id: str | None = None) -> list[Finding]:
         """Every standing finding relevant to one project's overview: discovery, its state
-        file, the repository's hook log, TDD plan and plugin registry (sorted, deduplicated)."""
+        file, the repository's hook log and every system (sorted, deduplicated)."""
         out: dict[tuple[str, str, str], Finding] = {}
         snap = self.snapshot(project_id)
         pools: list[Iterable[Finding]] = [
             self.project.findings,
             snap.findings if snap is not None else (),
             self.hook_findings,
-            self.tdd_findings,
-            self.plugin_findings,
+            *(view.findings for view in self.systems.values()),
         ]
         for pool in pools:
             for f in pool:
@@ -350,13 +353,11 @@ class ProjectSession:
         self._timeline_total = 0
         self._versions: dict[str, int] = {}  # project -> seq of its newest timeline entry
         self._discovery = 0
-        self._tdd_rev = 0
-        self._plugins_rev = 0
         self.events: deque[RecentEvent] = deque(maxlen=events_cap)
-        self._tdd_plan: Any = None
-        self._tdd_findings: list[Finding] = []
-        self._registry: Any = None
-        self._plugin_findings: list[Finding] = []
+        self._systems: dict[str, SystemView[object]] = {}
+        #: Systems in use here (their module imported): found at a full refresh, or a change
+        #: near their markers; a system once in use stays so (a removed file is "vanished").
+        self._active: set[str] = set()
         self._other_status: dict[str, FileStatus] = {}
         self._seq = 0
         self._obs = 0
@@ -373,29 +374,26 @@ class ProjectSession:
             p.isdlc_dir / "state.json",
             p.isdlc_dir / "monorepo.json",
             p.hook_log,
-            p.tdd_progress,
-            p.tdd_lock,
-            p.plugins_md,
         }
         files |= {s.path for s in p.states}
-        dirs: set[Path] = {p.isdlc_dir / "projects", p.plugins_dir}
-        for parent in (p.isdlc_dir / "projects", p.plugins_dir):
-            try:
-                children = [c for c in parent.iterdir() if c.is_dir()]
-            except OSError:
-                children = []
-            for child in children:
-                if parent == p.plugins_dir:
-                    dirs.add(child)
-                    dirs.add(child / ".ideas")
-                else:
-                    files.add(child / "state.json")
+        dirs: set[Path] = {p.isdlc_dir / "projects"}
+        try:
+            children = [c for c in (p.isdlc_dir / "projects").iterdir() if c.is_dir()]
+        except OSError:
+            children = []
+        files |= {child / "state.json" for child in children}
+        for key in registered():
+            more_files, more_dirs = self._system_watch(key)
+            files |= more_files
+            dirs |= more_dirs
         return frozenset(files), frozenset(dirs)
 
     def _known_paths(self) -> set[Path]:
         p = self.project
         known = {t.source.path for t in self._tracks.values()}
-        known |= {p.hook_log, p.tdd_progress, p.tdd_lock, p.plugins_md}
+        known.add(p.hook_log)
+        for key in registered():
+            known |= self._system_watch(key)[0]
         return known
 
     # ------------------------------------------------------------------ refresh
@@ -435,18 +433,17 @@ class ProjectSession:
             tail, hook_changed = self._read_hooks(now, initial)
         self._audit_hooks()
 
-        # TDD plan and plugin registry
-        if full or p.tdd_progress in changed or p.tdd_lock in changed:
-            before = (self._tdd_plan, self._tdd_findings)
-            if self._load_tdd(now, errors) and (self._tdd_plan, self._tdd_findings) != before:
-                self._tdd_rev += 1
-        if full or any(self._is_plugin_path(c) for c in changed):
-            before = (self._registry, self._plugin_findings)
-            if (
-                self._load_plugins(now, errors)
-                and (self._registry, self._plugin_findings) != before
-            ):
-                self._plugins_rev += 1
+        # the other systems (core.systems)
+        for key in registered():
+            if key.name not in self._active:
+                if not (full and key.name in p.systems) and not any(
+                    key.near(p.root, c) for c in changed
+                ):
+                    continue  # not used here: its module is not even imported
+                self._active.add(key.name)
+                self._load_system(key, now, errors)
+            elif full or any(key.system().owns(p, c) for c in changed):
+                self._load_system(key, now, errors)
 
         files, dirs = self.watch_targets()
         targets_changed = (files, dirs) != self._targets
@@ -475,12 +472,7 @@ class ProjectSession:
             timeline=tuple(self.timeline),
             timeline_total=self._timeline_total,
             events=tuple(self.events),
-            tdd_rev=self._tdd_rev,
-            tdd_plan=self._tdd_plan,
-            tdd_findings=self._tdd_findings,
-            plugins_rev=self._plugins_rev,
-            registry=self._registry,
-            plugin_findings=self._plugin_findings,
+            systems=dict(self._systems),
             watch_files=files,
             watch_dirs=dirs,
             targets_changed=targets_changed,
@@ -510,8 +502,8 @@ class ProjectSession:
         isdlc = self.project.isdlc_dir
         for path in changed:
             if path == isdlc / "monorepo.json" or path not in known:
-                if self._is_plugin_path(path) and path != self.project.plugins_dir:
-                    continue  # a plugin file: the registry reload covers it
+                if path.parent != self.project.root and self._system_path(path):
+                    continue  # a file inside a system's directory: its reload covers it
                 return True
         # a state file that vanished (or cannot be looked up any more: os.path.exists says
         # False where Path.exists raises) may mean a project was removed
@@ -755,71 +747,50 @@ class ProjectSession:
         track = self._tracks.get(source.project_id)
         return track.snapshot if track else None
 
-    # ------------------------------------------------------------------ TDD and plugins
+    # ------------------------------------------------------------------ other systems
 
-    def _load_tdd(self, now: datetime, errors: list[str]) -> bool:
-        from .tdd import load_tdd
+    def _system_watch(self, key: SystemKey[object]) -> tuple[set[Path], set[Path]]:
+        if key.name in self._active:
+            return key.system().watch(self.project)
+        return key.markers_watch(self.project.root)
 
+    def _system_path(self, path: Path) -> bool:
+        p = self.project
+        return any(
+            key.system().owns(p, path) if key.name in self._active else key.near(p.root, path)
+            for key in registered()
+        )
+
+    def _load_system(self, key: SystemKey[object], now: datetime, errors: list[str]) -> None:
+        """Load one system (core.systems); its ``rev`` moves when its data or findings
+        changed. A failure keeps the last data and is reported in ``errors``."""
+        system = key.system()
+        before = self._systems.get(key.name, SystemView(key.name))
         try:
-            plan, findings = load_tdd(self.project)
+            loaded = system.load(self.project, self._configured, known=before.data is not None)
         except Exception as exc:  # keep the dashboard alive on a parser bug
-            errors.append(f"TDD plan: {type(exc).__name__}: {exc}")
-            return False
-        self._tdd_plan, self._tdd_findings = plan, self._configured(findings)
-        path = self.project.tdd_progress
-        rel = self.project.rel(path)
-        status = "ok" if plan is not None else ("missing" if not path.exists() else "unreadable")
+            errors.append(f"{system.title}: {type(exc).__name__}: {exc}")
+            return
+        if loaded is None:
+            return
+        findings = tuple(loaded.findings)
+        if (loaded.data, findings) != (before.data, before.findings):
+            self._systems[key.name] = SystemView(key.name, loaded.data, findings, before.rev + 1)
+        rel = self.project.rel(loaded.path)
+        status = loaded.status
         prev = self._other_status.get(rel)
         if status == "missing" and prev is not None and prev.status in {"ok", "vanished"}:
             status = "vanished"
         self._other_status[rel] = FileStatus(
-            path,
+            loaded.path,
             rel,
-            "tdd",
+            key.name,
             status,
-            stamp=FileStamp.of(path),
+            stamp=FileStamp.of(loaded.path),
             checked_at=now,
             changed_at=now,
             last_ok_at=now if status == "ok" else (prev.last_ok_at if prev else None),
         )
-        return True
-
-    def _is_plugin_path(self, path: Path) -> bool:
-        p = self.project
-        return path == p.plugins_md or path == p.plugins_dir or p.plugins_dir in path.parents
-
-    def _load_plugins(self, now: datetime, errors: list[str]) -> bool:
-        p = self.project
-        if "plugins" not in p.systems and self._registry is None:
-            return False
-        from .plugins import load_registry
-
-        try:
-            registry = load_registry(p)
-        except Exception as exc:
-            errors.append(f"plugin registry: {type(exc).__name__}: {exc}")
-            return False
-        for rec in registry.plugins:
-            rec.findings = self._configured(rec.findings)
-        registry.findings = self._configured(registry.findings)
-        self._registry = registry
-        self._plugin_findings = list(registry.findings)
-        rel = p.rel(p.plugins_md)
-        status = "ok" if p.plugins_md.exists() else "missing"
-        prev = self._other_status.get(rel)
-        if status == "missing" and prev is not None and prev.status in {"ok", "vanished"}:
-            status = "vanished"
-        self._other_status[rel] = FileStatus(
-            p.plugins_md,
-            rel,
-            "plugins",
-            status,
-            stamp=FileStamp.of(p.plugins_md),
-            checked_at=now,
-            changed_at=now,
-            last_ok_at=now if status == "ok" else (prev.last_ok_at if prev else None),
-        )
-        return True
 
     # ------------------------------------------------------------------ statuses
 

@@ -20,6 +20,7 @@ import msgspec
 
 from .files.read import MAX_BYTES, ReadRefused, read_regular
 from .findings import Finding, Severity, make, rule
+from .systems import registered
 from .text import clean, clean_json, decode, json_is_clean, shorten
 
 MAX_JSON_BYTES = MAX_BYTES  # a real state.json is KBs; larger is a finding, not a parse
@@ -157,13 +158,12 @@ class Project:
 
     @property
     def systems(self) -> list[str]:
+        """The systems used here: ``isdlc``, then each registered system whose files exist
+        (:data:`core.systems.SYSTEMS`)."""
         found = []
         if self.isdlc_dir.is_dir():
             found.append("isdlc")
-        if self.tdd_progress.exists() or self.tdd_lock.exists():
-            found.append("tdd")
-        if self.plugins_md.exists() or any(self.plugins_dir.glob("*/.continue-here.md")):
-            found.append("plugins")
+        found += [key.name for key in registered() if key.present(self.root)]
         return found
 
     def rel(self, path: Path) -> str:

@@ -11,6 +11,7 @@ from phasewatch.core.config import Config
 from phasewatch.core.report import audit_project
 from phasewatch.core.review import phase_findings
 from phasewatch.core.session import ProjectSession, SessionUpdate
+from phasewatch.core.systems import PLUGINS as PLUGINS_SYSTEM
 
 from tests import factories as F
 
@@ -63,9 +64,9 @@ def _everything(update: SessionUpdate, session: ProjectSession) -> set[str]:
     ids = {f.rule_id for f in update.findings_for()}
     ids |= {f.rule_id for f in snap.findings} if snap else set()
     ids |= {f.rule_id for f in update.hook_findings}
-    ids |= {f.rule_id for f in update.tdd_findings}
-    ids |= {f.rule_id for f in update.plugin_findings}
-    registry = update.registry
+    for view in update.systems.values():
+        ids |= {f.rule_id for f in view.findings}
+    registry = update.system(PLUGINS_SYSTEM).data
     if registry is not None:
         ids |= {f.rule_id for rec in registry.plugins for f in rec.findings}
     ids |= {e.finding.rule_id for e in update.events_for()}

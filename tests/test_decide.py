@@ -490,7 +490,7 @@ def test_every_attempt_is_journaled_in_order(tmp_path: Path) -> None:
     keys = ["ts", "who", "via", "action", "target", "params", "version_before",
             "version_after", "outcome", "message"]  # fmt: skip
     # an applied line adds what the decision claims (what the file must hold: core.decide.claims)
-    assert [list(e) for e in entries] == [keys, keys, [*keys, "claim"]]
+    assert [list(e) for e in entries] == [keys, keys, [*keys, "claim", "sha256"]]
     assert decide.read_journal(tmp_path / ".isdlc" / "phasewatch-decisions.jsonl") == entries
 
 

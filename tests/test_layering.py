@@ -179,3 +179,129 @@ def test_no_function_is_longer_than_the_limit():
         for hit in _long_functions(path.read_text(encoding="utf-8"), str(path.relative_to(ROOT)))
     ]
     assert found == [], "split these by topic:\n" + "\n".join(found)
+
+
+# ---------------------------------------------------------------------------- the import graph
+
+
+def _module_name(root: Path, path: Path) -> tuple[str, tuple[str, ...]]:
+    """``phasewatch.core.x`` for ``core/x.py`` and the package its relative imports start from."""
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    is_package = parts[-1] == "__init__"
+    if is_package:
+        parts = parts[:-1]
+    return ".".join(["phasewatch", *parts]), ("phasewatch", *(parts if is_package else parts[:-1]))
+
+
+def _type_checking_nodes(tree: ast.AST) -> set[int]:
+    """The nodes under ``if TYPE_CHECKING:`` (never run: no import edge)."""
+    skip: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            skip |= {id(n) for n in ast.walk(node)}
+    return skip
+
+
+def import_graph(root: Path, folders: tuple[str, ...]) -> dict[str, set[str]]:
+    """Module -> the project modules it imports when run, imports inside functions included
+    (``if TYPE_CHECKING:`` blocks excluded). Importing ``a.b.c`` also runs the packages
+    ``a.b`` above it, so they count too (except the importer's own packages)."""
+    files = {
+        _module_name(root, path): path
+        for folder in folders
+        for path in (root / folder).rglob("*.py")
+    }
+    modules = {name for name, _package in files}
+    graph: dict[str, set[str]] = {}
+    for (name, package), path in files.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        skip = _type_checking_nodes(tree)
+        targets: set[str] = set()
+        for node in ast.walk(tree):
+            if id(node) in skip:
+                continue
+            if isinstance(node, ast.Import):
+                targets |= {a.name for a in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                base = package[: len(package) - node.level + 1] if node.level else ()
+                module = ".".join([*base, *([node.module] if node.module else [])])
+                subs = {f"{module}.{a.name}" for a in node.names} & modules
+                targets |= subs if len(subs) == len(node.names) else {module, *subs}
+        edges: set[str] = set()
+        for target in targets & modules:
+            pieces = target.split(".")
+            for k in range(2, len(pieces) + 1):
+                above = ".".join(pieces[:k])
+                if above in modules and not name.startswith(above + ".") and above != name:
+                    edges.add(above)
+        graph[name] = edges
+    return graph
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return cycles
+
+
+def test_there_is_no_import_cycle():
+    """A cycle hidden in a function-level import works until someone moves an import to the
+    top; each layer's modules import downwards only."""
+    cycles = import_cycles(import_graph(ROOT, ("core", "widgets", "tui")))
+    assert not cycles, "import cycles (break them; see docs/design.md#the-layers):\n" + "\n".join(
+        " <-> ".join(c) for c in cycles
+    )
+
+
+def test_the_cycle_finder_sees_a_cycle_inside_a_function(tmp_path: Path):
+    pkg = tmp_path / "core"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from .b import B\nA = 1\n")
+    (pkg / "b.py").write_text("def f():\n    from .a import A\n    return A\nB = 2\n")
+    (pkg / "c.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .a import A\n"
+    )
+    graph = import_graph(tmp_path, ("core",))
+    assert graph["phasewatch.core.c"] == set()
+    assert import_cycles(graph) == [["phasewatch.core.a", "phasewatch.core.b"]]
+
+
+def test_the_rest_of_core_never_imports_the_simulator():
+    """The simulator (core/simulate/) is a tool (demo, tests, screenshots) built on core, not a
+    part of it: core never depends on it."""
+    graph = import_graph(ROOT, ("core",))
+    for name, edges in graph.items():
+        if _starts(name, "phasewatch.core.simulate"):
+            continue
+        bad = sorted(e for e in edges if _starts(e, "phasewatch.core.simulate"))
+        assert not bad, f"{name} imports {bad}"

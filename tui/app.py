@@ -29,18 +29,12 @@ from phasewatch.core.text import clean
 from textual import events, on, work
 from textual.app import App, CSSPathType, SystemCommand
 from textual.binding import Binding, BindingType
-from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
-from .console import (
-    CONSOLE_BINDINGS,
-    CONSOLE_SCREENS,
-    DecisionDone,
-    DecisionReverted,
-    ReviewConsole,
-)
+from .console import CONSOLE_BINDINGS, CONSOLE_SCREENS, ReviewConsole
+from .messages import DecisionDone, DecisionReverted, HookLogGrew, SessionUpdated
 from .notifications import app_notifier
 from .screens import SCREEN_CSS, load
 from .screens.base import UpdateScreen
@@ -92,29 +86,6 @@ FULL_COLLECTION_GAP_S = 1.0  # at most one full collection after keys per this m
 def screen_class(name: str) -> type[UpdateScreen]:
     """The class of the data screen ``name`` (imports its module)."""
     return load(DATA_SCREENS[name][1])
-
-
-class SessionUpdated(Message):
-    """A new :class:`SessionUpdate` from the watcher worker.
-
-    Coalescing: when this message is still queued behind a newer one, Textual asks
-    ``older.can_replace(newer)``: an update is the state picture, so the newer says it all (a
-    pure test: nothing is folded)."""
-
-    def __init__(self, update: SessionUpdate) -> None:
-        super().__init__()
-        self.update = update
-
-    def can_replace(self, message: Message) -> bool:
-        return isinstance(message, SessionUpdated)
-
-
-class HookLogGrew(Message):
-    """The session's hook store gained rows (or was rewritten): viewers read it. Carries
-    nothing: the newest says all an older one would (``can_replace`` is a pure test)."""
-
-    def can_replace(self, message: Message) -> bool:
-        return isinstance(message, HookLogGrew)
 
 
 class PhasewatchApp(App[int]):

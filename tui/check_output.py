@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from phasewatch.core.findings import Finding, Rule, Severity
 from phasewatch.core.report import Report
+from phasewatch.core.systems import registered
 from phasewatch.core.text import one_line, plural
 
 if TYPE_CHECKING:
@@ -159,23 +160,13 @@ def _print_head(console: Printer, report: Report) -> None:
         console.print(line)
     if report.hook_records:
         console.print(Line(f"  .isdlc/hook-activity.log  {plural(report.hook_records, 'record')}"))
-    if report.tdd is not None:
-        console.print(_plan_line(report.tdd))
-    if report.plugins is not None:
-        console.print(Line(f"  PLUGINS.md  {plural(len(report.plugins), 'plugin')}"))
-
-
-def _plan_line(summary: dict[str, Any]) -> Line:
-    """The TDD plan's summary; unapproved, what to do about it (implementing an unapproved plan
-    is the mistake the approval step exists to catch, so ``check`` says so even without a
-    finding). (The plan's module is imported here: most projects checked have no plan.)"""
-    from phasewatch.core.tdd.summary import summary_line
-
-    line = Line("  .tdd-progress.md  ", "bold")
-    line.append(summary_line(summary), style="" if summary["approved"] else "yellow")
-    if not summary["approved"]:
-        line.append(": read the plan, then `phasewatch approve` (or key a in the dashboard)")
-    return line
+    for key in registered():  # each system's line (its module is imported only if it is used)
+        summary = report.parts.get(key.name)
+        if summary is not None:
+            line = Line("  ")
+            for text, style in key.system().check_line(summary):
+                line.append(text, style)
+            console.print(line)
 
 
 def _print_finding(console: Printer, f: Finding) -> None:

@@ -1,7 +1,7 @@
 """The ``phasewatch`` command.
 
 ``phasewatch [PATH]`` opens the dashboard; the other commands (``check``, ``simulate``,
-``review``, ``escalation``, ``approve``) are headless and never import textual, so scripts start
+``review``, ``escalation``, ``approve``, ``repair``) are headless and never import textual, so scripts start
 fast. ``demo`` runs the simulator into a temporary directory and opens the dashboard on it.
 """
 
@@ -30,6 +30,7 @@ COMMANDS = (
     "review",
     "escalation",
     "approve",
+    "repair",
     "dashboard",
     "serve",
     "config",
@@ -44,6 +45,7 @@ EPILOG = """commands:
   phasewatch review ACTION [PATH]   answer the supervised review gate (continue|review|resume|redo)
   phasewatch escalation ACTION      answer pending escalations (retry|skip|cancel)
   phasewatch approve [PATH]         approve the TDD plan (--discard removes the lock only)
+  phasewatch repair [PATH]          repair location drift, or a stale write (--against FILE)
   phasewatch serve [PATH]           the dashboard in a browser (loopback, token; phasewatch[web])
   phasewatch config --show          print the effective configuration
   phasewatch completion SHELL       print a completion script (bash, zsh, tcsh)
@@ -158,6 +160,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "review": lambda a: _decide("review", a),
         "escalation": lambda a: _decide("escalation", a),
         "approve": lambda a: _decide("approve", a),
+        "repair": cmd_repair,
         "serve": cmd_serve,
         "config": cmd_config,
         "completion": cmd_completion,
@@ -345,7 +348,7 @@ def _simulate_parser() -> argparse.ArgumentParser:
 
 
 def _simulate_options(parser: argparse.ArgumentParser) -> None:
-    from phasewatch.core.simulate.player import WORKFLOW_CHOICES
+    from phasewatch.core.simulate.types import WORKFLOW_CHOICES
 
     parser.add_argument("directory", metavar="DIR", nargs="?", help="project directory to write")
     parser.add_argument(
@@ -476,6 +479,44 @@ def _decide(kind: DecisionKind, argv: list[str]) -> int:
     return run(Command(kind=kind, **args))
 
 
+def _repair_parser() -> argparse.ArgumentParser:
+    """``phasewatch repair``: guided repair of location drift or a stale write."""
+    p = argparse.ArgumentParser(
+        prog="phasewatch repair",
+        description="Repair state.json: where the three locations disagree (as the framework's "
+        "V9 warns), or, with --against, a write that regressed the orchestration fields. Shows "
+        "the plan and asks before writing (--yes: do not ask; needed off a terminal).",
+        epilog="exit codes: 0 applied, nothing to repair or --dry-run; 2 nothing that can be "
+        "repaired safely, not confirmed, or usage; 3 the file changed (look again), or the "
+        "owner's next write reverted it; 1 I/O error",
+    )
+    _decision_options(p, versioned=False)
+    p.add_argument(
+        "--project", default=None, help="monorepo project id (default: the default project)"
+    )
+    p.add_argument(
+        "--against",
+        default=None,
+        metavar="FILE",
+        help="an earlier copy of the state: restore what a later write moved back",
+    )
+    p.add_argument("--dry-run", action="store_true", help="print the plan; write nothing")
+    p.add_argument("--yes", action="store_true", help="apply without asking")
+    p.add_argument(
+        "--undo",
+        action="store_true",
+        help="put back what the newest repair replaced (only while nobody wrote since)",
+    )
+    return p
+
+
+def cmd_repair(argv: list[str]) -> int:
+    from phasewatch.core.decide.command import RepairCommand, run_repair
+
+    args = vars(_repair_parser().parse_args(argv))
+    return run_repair(RepairCommand(**args))
+
+
 def _theme_problem(config) -> str | None:
     """Why the config's theme cannot be used (no Textual theme has that name), or None."""
     from phasewatch.core.config import did_you_mean
@@ -583,6 +624,7 @@ def command_parsers() -> dict[str, Callable[[], argparse.ArgumentParser]]:
         "review": lambda: _decide_parser("review"),
         "escalation": lambda: _decide_parser("escalation"),
         "approve": lambda: _decide_parser("approve"),
+        "repair": _repair_parser,
         "dashboard": _dashboard_parser,
         "serve": _serve_parser,
         "config": _config_parser,

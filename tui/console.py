@@ -29,7 +29,7 @@ import hashlib
 import json
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from datetime import datetime
 from functools import partial
 from pathlib import Path
@@ -37,15 +37,16 @@ from typing import TYPE_CHECKING, Any
 
 from phasewatch.core.confirm import DEFAULT_SECONDS, still_holds
 from phasewatch.core.notify import Event, Notifier
+from phasewatch.core.systems import TDD
 from phasewatch.core.text import clean, shorten
 from textual.app import App, SystemCommand
 from textual.binding import Binding
-from textual.message import Message
 from textual.message_pump import MessagePump
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from .bindings import refresh_bindings_if_changed
+from .messages import Decision, DecisionDone, DecisionReverted
 from .screens import load
 from .screens.console_base import ConsoleScreen, KeyGuard
 
@@ -114,48 +115,6 @@ def _gate_panel_class() -> type[GatePanel]:
     from .screens.review import GatePanel
 
     return GatePanel
-
-
-@dataclass(frozen=True, slots=True)
-class Decision:
-    """One request to the writer. ``seen`` identifies what the user looked at (the state file
-    and its version, or the plan file and its digest): two requests on the same ``seen`` are
-    the same look, and the second one after an applied write would be refused against our own
-    write."""
-
-    label: str  # the writer's action name ("review continue"), as journaled
-    call: Callable[[], decide.DecisionResult] = field(compare=False)
-    own_path: Path | None
-    seen: tuple[str, object]
-
-    @property
-    def shown(self) -> str:
-        """The label in plain words for toasts: ``gate: review`` (not ``review review``)."""
-        kind, _, rest = self.label.partition(" ")
-        return f"gate: {rest}" if kind == "review" and rest else self.label
-
-
-class DecisionDone(Message):
-    """A decision came back from the writer (posted from the worker thread to the screen that
-    asked; it bubbles to the app, which hands it to :meth:`ReviewConsole.finish`)."""
-
-    def __init__(
-        self, decision: Decision, result: decide.DecisionResult, stamp: FileStamp | None
-    ) -> None:
-        super().__init__()
-        self.decision = decision
-        self.result = result
-        self.stamp = stamp
-
-
-class DecisionReverted(Message):
-    """An applied decision was undone by the owner's next write within the confirm window
-    (posted from the watching worker thread to the app)."""
-
-    def __init__(self, decision: Decision, result: decide.DecisionResult) -> None:
-        super().__init__()
-        self.decision = decision
-        self.result = result
 
 
 class ReviewConsole:
@@ -233,7 +192,7 @@ class ReviewConsole:
         snap = self.snapshot(update)
         review = _review()
         view = review.gate_view(snap)
-        self.attention = review.attention_items(snap, update.tdd_plan)
+        self.attention = review.attention_items(snap, update.system(TDD).data)
         if self.notifier is not None:
             events = []
             for item in self.attention:

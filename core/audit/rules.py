@@ -20,6 +20,7 @@ Ids are stable and grouped by family:
 
 from __future__ import annotations
 
+from ..checks import AUDIT_INTERNAL  # noqa: F401 (listed in RULES with the others)
 from ..findings import Rule, Severity, rule
 
 E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO  # noqa: E741
@@ -40,8 +41,10 @@ SYNC_STATUS = _r(
     "phases[k].status and active_workflow.phase_status[k] name different statuses (the "
     "framework's V9-A).",
     "V9-A in state-logic.cjs / state-write-validator.cjs (docs/framework-facts.md#the-validators)",
-    "Do not copy one over the other by hand: find on the Timeline the step (3c-prime or 3e) "
-    "that stopped half-way and let the controller re-run it. Hooks act on phases[k].",
+    "Do not copy one over the other by hand: `phasewatch repair` proposes the status where the "
+    "workflow's position decides it, and says when it cannot; otherwise find on the Timeline "
+    "the step (3c-prime or 3e) that stopped half-way and let the controller re-run it. Hooks "
+    "act on phases[k].",
 )
 SYNC_INIT_WINDOW = _r(
     "SYNC-INIT-WINDOW",
@@ -77,8 +80,8 @@ SYNC_CURRENT = _r(
     "(the framework's V9-B).",
     "V9-B in state-logic.cjs / state-write-validator.cjs (docs/framework-facts.md#the-validators)",
     "Hooks that read the top-level copy act on the wrong phase. The next STEP 3c-prime "
-    "writes both; if the workflow is idle, check on the Timeline which write changed only "
-    "one of them.",
+    "writes both; if the workflow is idle, `phasewatch repair` sets the copy from "
+    "active_workflow.current_phase, which every hook reads.",
 )
 SYNC_INDEX = _r(
     "SYNC-INDEX",
@@ -86,8 +89,9 @@ SYNC_INDEX = _r(
     "current_phase_index points neither at active_workflow.current_phase nor one past it "
     "(the framework's V9-C).",
     "V9-C in state-write-validator.cjs, until March 2026 (docs/framework-facts.md#the-validators)",
-    "One of the two pointers is stale. Compare with the Timeline which one moved last; the "
-    "phase loop follows the index, so a wrong index re-runs or skips a phase.",
+    "One of the two pointers is stale; the phase loop follows the index, so a wrong index "
+    "re-runs or skips a phase. `phasewatch repair` fixes the cases the statuses decide and "
+    "says when they do not; then compare on the Timeline which pointer moved last.",
 )
 SYNC_PENDING_CURRENT = _r(
     "SYNC-PENDING-CURRENT",
@@ -527,7 +531,8 @@ TR_INDEX_DOWN = _t(
     E,
     "current_phase_index went down, and this write recorded no rollback (the framework's V8).",
     "checkPhaseFieldProtection V8, both eras (docs/framework-facts.md#the-validators)",
-    "A stale subagent snapshot was written: restore the index (and check current_phase).",
+    "A stale subagent snapshot was written: `phasewatch repair --against` an earlier copy "
+    "restores exactly the fields that went back.",
 )
 TR_STATUS_DOWN = _t(
     "TR-STATUS-DOWN",
@@ -536,7 +541,8 @@ TR_STATUS_DOWN = _t(
     "pending): the framework's V8.",
     "checkPhaseFieldProtection V8, both eras (docs/framework-facts.md#the-validators)",
     "Legitimate only for a supervised redo or a retry/rollback this write records. "
-    "Otherwise a stale snapshot was written: restore the newer state from the Timeline.",
+    "Otherwise a stale snapshot was written: `phasewatch repair --against` an earlier copy "
+    "restores exactly the fields that went back.",
 )
 TR_NEXT_ACTIVATED = _t(
     "TR-NEXT-ACTIVATED",
@@ -551,7 +557,8 @@ TR_CURRENT_BACK = _t(
     I,
     "current_phase moved back to an earlier phase without a rollback.",
     "docs/formats.md#write-guards",
-    "A subagent wrote back its launch-time snapshot: restore current_phase.",
+    "A subagent wrote back its launch-time snapshot: `phasewatch repair --against` an earlier "
+    "copy restores current_phase (and what else went back).",
 )
 TR_STARTED_CHANGED = _t(
     "TR-STARTED-CHANGED",
@@ -597,12 +604,6 @@ TR_RECOVERY = _t(
     "Nothing to do; regressions it explains are not reported.",
 )
 
-AUDIT_INTERNAL = _r(
-    "AUDIT-INTERNAL",
-    W,
-    "A phasewatch audit check failed on this input (a phasewatch bug, not the file's).",
-    "phasewatch",
-    "Report it with the state file; other checks still ran.",
-)
+# AUDIT-INTERNAL is the check runner's own rule (core/checks.py), listed here with the others.
 
 RULES: tuple[Rule, ...] = tuple(v for v in list(globals().values()) if isinstance(v, Rule))

@@ -65,7 +65,9 @@ The journal is ``<root>/.isdlc/phasewatch-decisions.jsonl`` (``<root>/.phasewatc
 when the project has no ``.isdlc/``, so journaling never makes a TDD-only project look like an
 iSDLC one): one compact JSON object per line with ``ts, who, via, action, target, params,
 version_before, version_after, outcome, message``; an ``applied`` (and ``intent``) line adds
-``claim``, what the file must hold for the decision to be in it (:mod:`.claims`).
+``claim``, what the file must hold for the decision to be in it (:mod:`.claims`), and an
+``applied`` line ``sha256``, the digest of the bytes the decision left (a repair's undo is
+allowed only while the file is still exactly those bytes, :mod:`.repair`).
 
 "Kept" and "already applied" are the file's word, not the journal's: :func:`.claims.holds`, one
 test per decision kind on the decision's own fields, judges the file after a race, during the
@@ -76,7 +78,8 @@ The package, one module per part: :mod:`.outcomes` (outcomes, exit codes, the re
 :mod:`.codec` (the literal-keeping JSON parser and ``JSON.stringify`` writer, shared with the
 simulator), :mod:`.files` (temp files, the atomic replace and its look-again, where a write may
 go), :mod:`.journal`, :mod:`.summary`, :mod:`.writer` (the one compare-and-swap state writer) and
-one module per decision kind: :mod:`.review`, :mod:`.escalation`, :mod:`.approval`.
+one module per decision kind: :mod:`.review`, :mod:`.escalation`, :mod:`.approval`, and
+:mod:`.repair` (guided repair of stale writes and location drift: plans, apply, undo).
 """
 
 from . import claims
@@ -120,6 +123,16 @@ from .outcomes import (
     DecisionResult,
     Outcome,
 )
+from .repair import (
+    FieldChange,
+    RepairPlan,
+    Unknown,
+    apply_repair,
+    last_repair,
+    plan_locations,
+    plan_stale_write,
+    undo_repair,
+)
 from .review import decide_review
 from .summary import describe_summary, fingerprint, next_version, state_summary
 from .writer import Change, Mutation, apply_update
@@ -141,12 +154,16 @@ __all__ = [
     "Change",
     "DecisionResult",
     "DocumentError",
+    "FieldChange",
     "LiteralFloat",
     "LiteralInt",
     "LiteralStr",
     "Mutation",
     "Outcome",
+    "RepairPlan",
     "Style",
+    "Unknown",
+    "apply_repair",
     "apply_update",
     "approval_insertion",
     "approved_text",
@@ -166,12 +183,16 @@ __all__ = [
     "journal_revert",
     "js_number",
     "js_string",
+    "last_repair",
     "next_version",
     "parse_document",
     "plain",
+    "plan_locations",
+    "plan_stale_write",
     "read_journal",
     "revert_message",
     "state_summary",
     "tdd_summary",
     "temp_path",
+    "undo_repair",
 ]  # fmt: skip

@@ -12,14 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from .. import protocol
-from ..confirm import Footprint
 from ..files.lock import writer_lock
 from ..files.read import ReadRefused, read_regular
 from ..files.write import Dir, WriteRefused, open_dir
 from ..tdd.approval import approval_line
 from ..text import clean, shorten
 from . import files
-from .claims import Claim, approval_footprint, holds_bytes
+from .claims import Claim, Footprint, approval_footprint, holds_bytes
 from .files import (
     _WRITE_LOCK,
     _atomic_replace,

@@ -28,6 +28,9 @@ bumps ``state_version``, still undid it):
 * ``escalation skip``: none of the answered escalations pending;
 * ``escalation cancel``: our ``workflow_history`` entry is there, the cancelled workflow is no
   longer the active one and none of the answered escalations pending;
+* ``repair`` (:mod:`.repair`): no repaired field is behind the value the repair wrote (a
+  pointer earlier in the phase list, a lower index or status, ``active_agent`` back to the
+  stale value), or the repaired workflow is no longer the active one;
 * ``approve``: the stop hook's approval test finds our ``**Approved:**`` marker.
 """
 
@@ -35,13 +38,29 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
-from ..confirm import Footprint
+from ..protocol import STATUS_RANK
 from .codec import plain
 from .summary import _identity, _obj, fingerprint
 
 Claim = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Footprint:
+    """What one applied decision left in its file: our bytes as renamed into place (or the
+    content that held it when we last looked) and the decision's claim. ``core.confirm``
+    watches the file with it (and imports nothing of the writer)."""
+
+    kind: Literal["state", "approval"]
+    written: bytes
+    claim: Claim
+
+    def holds(self, raw: bytes) -> bool | None:
+        """:func:`holds_bytes` of the claim on ``raw``."""
+        return holds_bytes(self.claim, raw)
 
 
 def review_claim(action: str, phase: str, at: str, **more: Any) -> Claim:
@@ -179,6 +198,47 @@ def _cancel(doc: Mapping[str, Any], claim: Claim) -> bool:
     return archived and active != claim["workflow"] and _answered_gone(doc, claim)
 
 
+def _at(doc: Any, path: list[str]) -> Any:
+    for key in path:
+        if not isinstance(doc, Mapping) or key not in doc:
+            return None
+        doc = doc[key]
+    return plain(doc)
+
+
+def _repair(doc: Mapping[str, Any], claim: Claim) -> bool:
+    """No repaired field is behind what the repair wrote (a later write that moved the workflow
+    on keeps it), or the repaired workflow is no longer the active one (it ended since)."""
+    if plain(_identity(doc)) != claim.get("workflow"):
+        return True
+    phases = _workflow(doc).get("phases")
+    order = (
+        {k: i for i, k in enumerate(phases) if isinstance(k, str)}
+        if isinstance(phases, list)
+        else {}
+    )
+
+    def rank(value: Any, ranks: Mapping[str, int]) -> int:
+        return ranks.get(value, -1) if isinstance(value, str) else -1
+
+    for change in claim.get("changes") or ():
+        path = change["path"]
+        now, proposed = _at(doc, path), change["proposed"]
+        if now == proposed:
+            continue
+        if path[-1] == "current_phase":
+            behind = rank(now, order) < rank(proposed, order) or rank(now, order) < 0
+        elif path[-1] == "current_phase_index":
+            behind = not isinstance(now, int) or isinstance(now, bool) or now < proposed
+        elif path == ["active_agent"]:
+            behind = now == change["current"]
+        else:
+            behind = rank(now, STATUS_RANK) < rank(proposed, STATUS_RANK)
+        if behind:
+            return False
+    return True
+
+
 _STATE_TESTS = {
     "review continue": _continue,
     "review review": _review,
@@ -187,6 +247,7 @@ _STATE_TESTS = {
     "escalation retry": _retry,
     "escalation skip": _answered_gone,
     "escalation cancel": _cancel,
+    "repair": _repair,
 }
 
 

@@ -4,21 +4,31 @@ the confirm window, print the result. No textual import: these start fast and ru
 
 Exit codes: 0 applied, 3 refused-conflict, race or reverted (look again and retry), 2
 refused-invalid / nothing to decide / unknown project / a permission problem, 1 I/O error.
+
+``phasewatch repair`` (:func:`run_repair`) keeps them: 0 applied, and also nothing to repair
+and ``--dry-run`` (the plan printed; ``--json``: ``outcome`` ``dry-run`` or
+``nothing-to-repair``); 2 a plan of only what cannot be known, not confirmed, or not on a
+terminal without ``--yes``; 3 and 1 as above. ``--undo`` puts back the newest repair's values
+(refused, 3, when the file changed since it).
 """
 
 from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
-from ..sources import discover, find_root, project_id_problem, read_json
+from ..files.read import ReadRefused, read_regular
+from ..sources import MAX_JSON_BYTES, discover, find_root, project_id_problem, read_json
+from ..text import clean, json_safe
 from .approval import decide_approval
 from .escalation import decide_escalation
 from .journal import confirm
 from .outcomes import INVALID, DecisionResult
+from .repair import RepairPlan, apply_repair, plan_locations, plan_stale_write, undo_repair
 from .review import decide_review
 from .summary import describe_summary
 from .writer import Options
@@ -141,3 +151,130 @@ def emit(result: DecisionResult, as_json: bool, out: TextIO) -> int:
         }[conf.verdict]
         out.write(f"  confirmed: {held} ({conf.seconds:.2f} s watched)\n")
     return result.exit_code
+
+
+# ----------------------------------------------------------------------------- repair
+
+
+@dataclass(frozen=True, slots=True)
+class RepairCommand:
+    """One ``phasewatch repair`` invocation (docs/formats.md#repair)."""
+
+    path: str | None = None
+    project: str | None = None
+    against: str | None = None  # an earlier copy of the state: plan a stale-write repair
+    dry_run: bool = False
+    yes: bool = False
+    undo: bool = False
+    confirm_seconds: float = 0.0
+    json: bool = False
+    who: str | None = None
+
+
+def _read_raw(path: Path) -> dict[str, Any]:
+    """A state file parsed as the framework reads it (strict JSON, nothing cleaned: a plan's
+    values are compared with the file's own); :class:`_Usage` when it cannot be."""
+    try:
+        raw = read_regular(path, cap=MAX_JSON_BYTES)[0]
+    except ReadRefused as exc:
+        raise _Usage(f"cannot read {clean(str(path))}: {exc.reason}") from None
+    try:
+        doc = json.loads(raw)
+    except (ValueError, RecursionError):
+        raise _Usage(f"{clean(str(path))} is not valid JSON; nothing planned") from None
+    if not isinstance(doc, dict):
+        raise _Usage(f"{clean(str(path))} is not a JSON object; nothing planned")
+    return doc
+
+
+def _on_terminal() -> bool:
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def _ask(question: str) -> bool:
+    """The question on stderr (stdout may be a ``--json`` document), the answer from stdin."""
+    sys.stderr.write(question)
+    sys.stderr.flush()
+    try:
+        return sys.stdin.readline().strip().lower() in ("y", "yes")
+    except (OSError, ValueError):
+        return False
+
+
+def run_repair(
+    command: RepairCommand,
+    out: TextIO | None = None,
+    ask: Callable[[str], bool] | None = None,
+) -> int:
+    """Plan, preview, confirm, apply (or undo) one repair; the exit code. ``ask``: the
+    confirmation question when not ``--yes`` (default: on a terminal, ``input``; elsewhere
+    refused)."""
+    out = out or sys.stdout
+    label = "repair undo" if command.undo else "repair"
+    try:
+        state = resolve_state(command.path, command.project)
+        if command.undo:
+            result = undo_repair(state, who=command.who, via="cli")
+            return emit(result, command.json, out)
+        doc = _read_raw(state)
+        if command.against is not None:
+            plan = plan_stale_write(_read_raw(Path(command.against)), doc)
+        else:
+            plan = plan_locations(doc)
+    except _Usage as exc:
+        return emit(DecisionResult(INVALID, str(exc), action=label), command.json, out)
+    if plan is None:
+        what = "no stale write against that copy" if command.against else "the locations agree"
+        return _print_plan(None, f"nothing to repair: {what}", command, out)
+    if command.dry_run:
+        return _print_plan(plan, "dry run: nothing written", command, out)
+    if not command.yes:
+        if ask is None and _on_terminal():
+            ask = _ask
+        if ask is None:
+            why = (
+                "not on a terminal: pass --yes to apply (--dry-run shows the plan); nothing written"
+            )
+            return emit(DecisionResult(INVALID, why, action=plan.action), command.json, out)
+        if plan.changes:
+            _preview(plan, sys.stderr if command.json else out)
+            if not ask(
+                f"Write these {len(plan.changes)} field(s) into {clean(state.name)}? [y/N] "
+            ):
+                result = DecisionResult(
+                    INVALID, "not confirmed; nothing written", action=plan.action
+                )
+                return emit(result, command.json, out)
+    elif not command.json:
+        _preview(plan, out)
+    result = apply_repair(state, plan, who=command.who, via="cli")
+    confirm(state, result, command.confirm_seconds, who=command.who, via="cli")
+    if command.json:
+        doc_out = result.to_json()
+        doc_out["plan"] = plan.to_json()
+        out.write(json_safe(json.dumps(doc_out, ensure_ascii=False, indent=2)) + "\n")
+        return result.exit_code
+    return emit(result, False, out)
+
+
+def _preview(plan: RepairPlan, out: TextIO) -> None:
+    for line in plan.describe():  # (cleaned there)
+        out.write(line + "\n")
+
+
+def _print_plan(plan: RepairPlan | None, message: str, command: RepairCommand, out: TextIO) -> int:
+    """A plan that is not applied (``--dry-run``, or nothing to repair): exit 0."""
+    if command.json:
+        doc = {
+            "schema": 1,
+            "action": "repair" if plan is None else plan.action,
+            "outcome": "nothing-to-repair" if plan is None else "dry-run",
+            "message": message,
+            "plan": None if plan is None else plan.to_json(),
+        }
+        out.write(json_safe(json.dumps(doc, ensure_ascii=False, indent=2)) + "\n")
+        return 0
+    if plan is not None:
+        _preview(plan, out)
+    out.write(message + "\n")
+    return 0

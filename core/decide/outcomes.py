@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ..confirm import Confirmation, Footprint
+from ..confirm import Confirmation
+from .claims import Footprint
 
 Outcome = Literal["applied", "refused-conflict", "refused-invalid", "error", "race", "reverted"]
 APPLIED: Outcome = "applied"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import time
 from collections.abc import Callable, Mapping
@@ -374,6 +375,8 @@ def _journal_outcome(request: Request, attempt: _Attempt) -> None:
     }
     if result.footprint is not None:  # what the file must hold for it to be "applied" later
         line["claim"] = result.footprint.claim
+        # the bytes it left, so an undo can tell the file is still exactly that (.repair)
+        line["sha256"] = hashlib.sha256(result.footprint.written).hexdigest()
     if attempt.opened is not None:
         result.journal_error = attempt.opened.outcome(line)
     elif "journal" not in result.message:  # (a journal that cannot be opened said so already)

@@ -15,7 +15,8 @@ from ..decide.codec import js_number, stringify
 from .clock import Clock, VirtualClock, WallClock, iso
 from .faults import FAULTS, Fault, FaultError, load_fault_modules, register_fault
 from .files import HookLog, hook_line, render_state, write_state
-from .player import SimConfig, SimSummary, SimulationError, Simulator, StepEvent
+from .player import Simulator
+from .types import SimConfig, SimSummary, SimulationError, StepEvent
 
 __all__ = [
     "FAULTS",

@@ -30,7 +30,8 @@ from ..protocol import ESCALATION_TYPES, MAX_ESCALATIONS
 from .content import agent_for, constitution_block_detail, corridor_block_detail, gate_block_detail
 
 if TYPE_CHECKING:
-    from .player import Simulator, StepEvent
+    from .player import Simulator
+    from .types import StepEvent
 
 FAULT_MODULES = (
     "phasewatch.core.simulate.faults",

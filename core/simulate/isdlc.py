@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Generator, Iterator
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..archive import archived, whole_minutes
 from ..protocol import (
@@ -40,7 +40,10 @@ from .content import (
     summary_for,
 )
 from .files import write_text
-from .player import REVIEWS_DIR, SimulationError, Simulator, StepEvent
+from .types import REVIEWS_DIR, SimulationError, StepEvent
+
+if TYPE_CHECKING:
+    from .player import Simulator
 
 Steps = Generator[StepEvent, None, str]
 

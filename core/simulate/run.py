@@ -10,7 +10,8 @@ import sys
 from typing import TYPE_CHECKING, TextIO
 
 from .faults import FaultError, load_fault_modules
-from .player import SimConfig, SimulationError, Simulator
+from .player import Simulator
+from .types import SimConfig, SimulationError
 
 if TYPE_CHECKING:
     from argparse import Namespace

@@ -7,9 +7,13 @@ from __future__ import annotations
 import re
 from collections.abc import Generator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from .files import write_text
-from .player import SimulationError, Simulator, StepEvent
+from .types import SimulationError, StepEvent
+
+if TYPE_CHECKING:
+    from .player import Simulator
 
 Steps = Generator[StepEvent, None, str]
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from phasewatch.core.review import AttentionItem, attention_items
 from phasewatch.core.session import SessionUpdate
+from phasewatch.core.systems import TDD
 from phasewatch.widgets.footer import KeyFooter
 from phasewatch.widgets.header import format_elapsed
 from rich.text import Text
@@ -47,7 +48,7 @@ class AttentionScreen(ConsoleScreen):
         return self.query_one("#attention-table", DataTable)
 
     def render_data(self, update: SessionUpdate) -> None:
-        items = attention_items(self.console.snapshot(update), update.tdd_plan)
+        items = attention_items(self.console.snapshot(update), update.system(TDD).data)
         table = self.table
         if not table.columns:
             for label in ("kind", "waiting", "since", "what", "detail"):

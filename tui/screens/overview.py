@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from phasewatch.core.findings import Severity
+from phasewatch.core.systems import PLUGINS, TDD
 from phasewatch.core.text import clean, shorten
 from phasewatch.widgets.findings_list import FindingsList, Item, events, standing
 from phasewatch.widgets.header import OverviewHeader
@@ -35,7 +36,7 @@ def other_screen(update: SessionUpdate) -> str | None:
     (``tdd``) or a plugin registry (``plugins``); None otherwise."""
     if update.project.states:
         return None
-    if update.tdd_plan is not None:
+    if update.system(TDD).data is not None:
         return "tdd"
     if _has_registry(update):
         return "plugins"
@@ -43,7 +44,7 @@ def other_screen(update: SessionUpdate) -> str | None:
 
 
 def _has_registry(update: SessionUpdate) -> bool:
-    registry = update.registry
+    registry = update.system(PLUGINS).data
     return registry is not None and bool(registry.plugins or registry.findings)
 
 
@@ -53,7 +54,7 @@ def other_data_hint(update: SessionUpdate) -> str:
     if update.project.states:
         return ""
     found = []
-    if update.tdd_plan is not None:
+    if update.system(TDD).data is not None:
         found.append("the TDD plan (press 5)")
     if _has_registry(update):
         found.append("the plugin registry (press 6)")
@@ -105,7 +106,7 @@ class OverviewScreen(UpdateScreen):
         first = switched or self.applied == 0
         self._shown_project = pid
         fallback = update.project.root.name
-        plan = update.tdd_plan
+        plan = update.system(TDD).data
         plan_waiting = plan is not None and not getattr(plan, "is_approved", True)
         header = self.query_one("#header", OverviewHeader)
         header.show(snap, now, fallback, plan_waiting, other_data_hint(update))

@@ -11,9 +11,9 @@ mounted). Each screen feeds one dedicated widget, incrementally:
   by key (``seq``), two marked versions are diffed.
 * History (``4``): :class:`widgets.history_view.HistoryView`; re-set only when the state file has
   a new version and ``workflow_history`` really changed.
-* TDD (``5``): :class:`widgets.tdd_board.TddBoard`; re-set only when the plan was re-read (``tdd_rev``).
+* TDD (``5``): :class:`widgets.tdd_board.TddBoard`; re-set only when the plan was re-read (its ``rev``).
 * Plugins (``6``): :class:`widgets.plugin_table.PluginTable`; keyed cell updates, only when
-  the registry was re-read (``plugins_rev``).
+  the registry was re-read (its ``rev``).
 
 Screen-level bindings (with descriptions) name each screen's keys so the footer and the
 generated ``?`` help list them; they delegate to the widgets. No file is read here: every piece

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from phasewatch.core.session import SessionUpdate
+from phasewatch.core.systems import TDD
 from phasewatch.widgets.footer import KeyFooter
 from phasewatch.widgets.tdd_board import TddBoard
 from rich.text import Text
@@ -54,11 +55,12 @@ class PlanScreen(ConsoleScreen):
         return bool(getattr(self.plan, "lock_exists", False))
 
     def render_data(self, update: SessionUpdate) -> None:
-        plan = update.tdd_plan
+        view = update.system(TDD)
+        plan = view.data
         if self.plan is not None and getattr(plan, "sha256", None) != self.plan.sha256:
             self.guard.arm()  # another plan under the user's eyes
         self.plan = plan
-        self.query_one("#plan-board", TddBoard).set_plan(plan, findings=update.tdd_findings)
+        self.query_one("#plan-board", TddBoard).set_plan(plan, findings=list(view.findings))
         note = Text()
         if plan is None:
             note.append("No .tdd-progress.md in this project: nothing to approve.")

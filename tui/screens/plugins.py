@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from typing import ClassVar
 
 from phasewatch.core.session import SessionUpdate
+from phasewatch.core.systems import PLUGINS
 from phasewatch.widgets.plugin_table import PluginTable
 from textual.binding import Binding, BindingType
 from textual.widget import Widget
@@ -16,9 +17,9 @@ from .panels import PanelScreen
 
 class PluginsScreen(PanelScreen):
     """Key ``6``. The Plugin Freedom System registry, one row per plugin; cells that disagree
-    with another place are highlighted and explained under the table. Data: ``update.registry``
-    (``core.plugins.Registry`` or None; its findings included); re-set only when
-    the registry was re-read, ``plugins_rev`` (keyed cell updates)."""
+    with another place are highlighted and explained under the table. Data:
+    ``update.system(PLUGINS)`` (its ``data``, a ``core.plugins.Registry`` or None, includes its
+    findings); re-set only when its ``rev`` moved (keyed cell updates)."""
 
     NAME = "plugins"
     TITLE = "Plugins"
@@ -31,7 +32,7 @@ class PluginsScreen(PanelScreen):
     def __init__(self, *, name: str | None = None, id: str | None = None) -> None:
         super().__init__(name=name, id=id)
         self.sets = 0  # update_registry calls (tests)
-        self._rev = -1  # the registry load rendered (SessionUpdate.plugins_rev)
+        self._rev = -1  # the registry load rendered (SystemView.rev)
 
     def compose_main(self) -> Iterable[Widget]:
         yield PluginTable(id="plugins")
@@ -51,10 +52,11 @@ class PluginsScreen(PanelScreen):
         self.query_one("#panel-empty", Static).display = False
 
     def apply_update(self, update: SessionUpdate) -> None:
-        if self._rendered and update.plugins_rev == self._rev:
+        view = update.system(PLUGINS)
+        if self._rendered and view.rev == self._rev:
             return
-        self._rev = update.plugins_rev
-        self.table.update_registry(update.registry)
+        self._rev = view.rev
+        self.table.update_registry(view.data)
         self.sets += 1
 
     def action_next_drift(self) -> None:

@@ -33,7 +33,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from ..bindings import refresh_bindings_if_changed
-from ..console import DecisionDone
+from ..messages import DecisionDone
 from .dialogs import TextPromptDialog
 
 if TYPE_CHECKING:

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from typing import Any, ClassVar
 
 from phasewatch.core.session import SessionUpdate
+from phasewatch.core.systems import TDD
 from phasewatch.widgets.tdd_board import TddBoard
 from textual.binding import Binding, BindingType
 from textual.widget import Widget
@@ -17,9 +18,8 @@ from .panels import PanelScreen
 class TddScreen(PanelScreen):
     """Key ``5``. The TDD plugin's plan: task header, approval state (and the legacy lock), the
     true remaining slices next to what the plugin's stop hook would decide (flagged when they
-    differ), the slices and the plan's findings. Data: ``update.tdd_plan`` (``core.tdd.TddPlan``,
-    which carries the hook's verdict) and ``tdd_findings``; re-set only when the plan was re-read
-    (``tdd_rev``)."""
+    differ), the slices and the plan's findings. Data: ``update.system(TDD)`` (its ``data``, a
+    ``core.tdd.TddPlan``, carries the hook's verdict); re-set only when its ``rev`` moved."""
 
     NAME = "tdd"
     TITLE = "TDD"
@@ -32,7 +32,7 @@ class TddScreen(PanelScreen):
     def __init__(self, *, name: str | None = None, id: str | None = None) -> None:
         super().__init__(name=name, id=id)
         self.sets = 0  # set_plan calls (tests)
-        self._rev = -1  # the TDD plan load rendered (SessionUpdate.tdd_rev)
+        self._rev = -1  # the TDD plan load rendered (SystemView.rev)
 
     def compose_main(self) -> Iterable[Widget]:
         yield TddBoard(id="tdd-board")
@@ -46,11 +46,12 @@ class TddScreen(PanelScreen):
         return self.query_one("#tdd-board", TddBoard)
 
     def apply_update(self, update: SessionUpdate) -> None:
-        if self._rendered and update.tdd_rev == self._rev:
+        view = update.system(TDD)
+        if self._rendered and view.rev == self._rev:
             return
-        self._rev = update.tdd_rev
-        plan = update.tdd_plan
-        findings = update.tdd_findings
+        self._rev = view.rev
+        plan = view.data
+        findings = list(view.findings)
         self.board.set_plan(plan, findings=findings)
         self.sets += 1
         self.show_empty(self.EMPTY if plan is None and not findings else None)

@@ -1,0 +1,156 @@
+"""The seam between phasewatch and the systems it watches beside the iSDLC state
+(docs/design.md#systems).
+
+A system (the TDD plugin, the Plugin Freedom System) is one :class:`System` object in its own
+package (``core/<system>/system.py``): which files are its, how they are read and audited into
+one data object with findings, and how that object is summarised for ``phasewatch check``. The
+session, ``check`` and ``check --json`` know systems only through :data:`SYSTEMS`.
+
+:data:`SYSTEMS` holds :class:`SystemKey` s, not the systems themselves: a key names its system's
+module, imported the first time the system is needed (a project without a plugin registry never
+pays for the registry's readers), and says which files mean the system is present (discovery
+needs no import). A key also types the data: ``update.system(TDD).data`` is a
+:class:`~core.tdd.TddPlan` for the type checker, without ``Any``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, cast
+
+from .findings import Finding
+
+if TYPE_CHECKING:
+    from .plugins.model import Registry
+    from .sources import Project
+    from .tdd.model import TddPlan
+
+T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
+
+#: The user's config as a function (``core.config.apply_config`` bound to it): a system applies
+#: it to every finding it hands out, the ones inside its data object included.
+Configure = Callable[[Iterable[Finding]], list[Finding]]
+#: One line of ``check``'s text output: (text, style) spans, styles in rich's words.
+Spans = list[tuple[str, str]]
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded(Generic[T_co]):
+    """What a system's :meth:`System.load` read: its data (None: nothing to show), every
+    finding, and the status of its main file (``core.session.FileStatus``'s words: ok, missing,
+    unreadable) at ``path``."""
+
+    data: T_co | None
+    findings: list[Finding]
+    path: Path
+    status: str
+
+
+class System(Protocol[T]):
+    """One watched system. ``name`` is its word everywhere: ``Project.systems``, the key of
+    ``check --json`` and of ``SessionUpdate.systems``, ``FileStatus.kind``."""
+
+    name: str
+    title: str  # what it is called in an error line ("TDD plan")
+
+    def watch(self, project: Project) -> tuple[set[Path], set[Path]]:
+        """(files, directories) to watch, including ones that do not exist yet."""
+        ...
+
+    def owns(self, project: Project, path: Path) -> bool:
+        """Whether a change at ``path`` means :meth:`load` should run again."""
+        ...
+
+    def load(self, project: Project, configure: Configure, *, known: bool) -> Loaded[T] | None:
+        """Read and audit the system's files; never raises on bad input. ``known``: the session
+        has data from an earlier load. None: nothing here and nothing to report."""
+        ...
+
+    def summary(self, data: T | None) -> object:
+        """``check --json``'s value under :attr:`name` (JSON types; None: nothing to report)."""
+        ...
+
+    def check_line(self, summary: object) -> Spans:
+        """``check``'s text line for a non-None :meth:`summary` (no indent, never markup)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class SystemKey(Generic[T]):
+    """A registered system: its ``name``, the ``"module:attribute"`` of its :class:`System`,
+    and the files (globs relative to the project root) whose presence means it is used."""
+
+    name: str
+    where: str
+    markers: tuple[str, ...]
+    _loaded: list[System[T]] = field(default_factory=list, compare=False, repr=False)
+
+    def system(self) -> System[T]:
+        """The system (its module imported on first use)."""
+        if not self._loaded:
+            module, _, attr = self.where.partition(":")
+            self._loaded.append(cast("System[T]", getattr(importlib.import_module(module), attr)))
+        return self._loaded[0]
+
+    def markers_watch(self, root: Path) -> tuple[set[Path], set[Path]]:
+        """What to watch before the system is used: each marker file, and the top directory
+        of each glob (``plugins/`` for ``plugins/*/.continue-here.md``)."""
+        files: set[Path] = set()
+        dirs: set[Path] = set()
+        for marker in self.markers:
+            head, sep, _rest = marker.partition("/")
+            (dirs if sep else files).add(root / head)
+        return files, dirs
+
+    def near(self, root: Path, path: Path) -> bool:
+        """Whether a change at ``path`` may make the system used (a marker, or anything in a
+        marker's directory)."""
+        files, dirs = self.markers_watch(root)
+        return path in files or any(d == path or d in path.parents for d in dirs)
+
+    def present(self, root: Path) -> bool:
+        """Whether one of the markers exists under ``root`` (False where it cannot be looked
+        up)."""
+        for marker in self.markers:
+            try:
+                if any(ch in marker for ch in "*?[") and any(root.glob(marker)):
+                    return True
+                if (root / marker).exists():
+                    return True
+            except OSError:
+                continue
+        return False
+
+
+@dataclass(frozen=True, slots=True)
+class SystemView(Generic[T_co]):
+    """One system in a ``SessionUpdate``: its data (None: none), its findings (the user's
+    config applied) and ``rev``, the times data or findings changed this session (a screen
+    re-renders when it moved)."""
+
+    name: str
+    data: T_co | None = None
+    findings: tuple[Finding, ...] = ()
+    rev: int = 0
+
+
+TDD: SystemKey[TddPlan] = SystemKey(
+    "tdd", "phasewatch.core.tdd.system:SYSTEM", (".tdd-progress.md", ".tdd-plan-locked")
+)
+PLUGINS: SystemKey[Registry] = SystemKey(
+    "plugins",
+    "phasewatch.core.plugins.system:SYSTEM",
+    ("PLUGINS.md", "plugins/*/.continue-here.md"),
+)
+
+#: Every system beside the iSDLC state, in the order ``check`` prints them.
+SYSTEMS: tuple[SystemKey[Any], ...] = (TDD, PLUGINS)
+
+
+def registered() -> tuple[SystemKey[Any], ...]:
+    """:data:`SYSTEMS`, looked up at each call (a test may register one more)."""
+    return SYSTEMS

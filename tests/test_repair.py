@@ -1,0 +1,534 @@
+"""Guided repair (core/decide/repair.py): stale-write and location plans, their write through
+the one writer, the claim the confirm watch asks, and undo."""
+
+from __future__ import annotations
+
+import copy
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from phasewatch.core import decide
+from phasewatch.core.audit.framework import v9a, v9b, v9c
+from phasewatch.core.confirm import judge
+from phasewatch.core.decide import claims
+from phasewatch.core.decide.repair import LOCATION, STALE_WRITE, repair_claim
+
+PHASES = ["05-test-strategy", "06-implementation", "16-quality-loop", "08-code-review"]
+AGENTS = ["test-design-engineer", "software-developer", "quality-loop-engineer", "code-reviewer"]
+
+
+def state(at: int, version: int = 7, **top: Any) -> dict[str, Any]:
+    """A build workflow whose phase ``at`` is in progress (earlier ones completed), every
+    location in step."""
+    statuses = {k: ("completed" if i < at else "in_progress" if i == at else "pending")
+                for i, k in enumerate(PHASES)}  # fmt: skip
+    doc: dict[str, Any] = {
+        "state_version": version,
+        "project": {"name": "demo", "ratio": 0.5},
+        "current_phase": PHASES[at],
+        "active_agent": AGENTS[at],
+        "phases": {k: {"status": s, "artifacts": []} for k, s in statuses.items()},
+        "active_workflow": {
+            "type": "build",
+            "slug": "rate-limit",
+            "started_at": "2026-11-01T10:00:00.000Z",
+            "phases": list(PHASES),
+            "current_phase": PHASES[at],
+            "current_phase_index": at,
+            "phase_status": dict(statuses),
+        },
+    }
+    doc.update(top)
+    return doc
+
+
+def stale(newer: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
+    """``newer`` written back with ``old``'s orchestration fields (a sub-agent's old copy),
+    plus something of its own; ``state_version`` + 1."""
+    out = copy.deepcopy(newer)
+    for key in ("current_phase", "active_agent"):
+        out[key] = old[key]
+    for key in ("current_phase", "current_phase_index", "phase_status"):
+        out["active_workflow"][key] = copy.deepcopy(old["active_workflow"][key])
+    for key, rec in old["phases"].items():
+        out["phases"][key]["status"] = rec["status"]
+    out["phases"][PHASES[0]]["artifacts"] = ["docs/test-strategy.md"]
+    out["state_version"] = newer["state_version"] + 1
+    return out
+
+
+def stringify(doc: Any) -> str:
+    return json.dumps(doc, indent=2, ensure_ascii=False)
+
+
+def project(doc: Any, text: str | None = None) -> Path:
+    root = Path(tempfile.mkdtemp(prefix="pw-repair-"))
+    (root / ".isdlc").mkdir()
+    path = root / ".isdlc" / "state.json"
+    path.write_text(stringify(doc) if text is None else text, encoding="utf-8")
+    return path
+
+
+def orchestration(doc: dict[str, Any]) -> Any:
+    aw = doc["active_workflow"]
+    return (
+        doc.get("current_phase"),
+        doc.get("active_agent"),
+        aw["current_phase"],
+        aw["current_phase_index"],
+        aw["phase_status"],
+        {k: r.get("status") for k, r in doc["phases"].items()},
+    )
+
+
+# ----------------------------------------------------------------------------- stale write
+
+
+def test_stale_write_plan_restores_what_went_back_and_keeps_the_rest() -> None:
+    before = state(2, version=9)
+    after = stale(before, state(0))
+    plan = decide.plan_stale_write(before, after)
+    assert plan is not None and plan.kind == STALE_WRITE
+    assert (plan.base_version, plan.from_version) == (10, 9)
+    labels = {c.label for c in plan.changes}
+    assert labels == {
+        "active_workflow.current_phase",
+        "current_phase",
+        "active_workflow.current_phase_index",
+        "active_agent",
+        "active_workflow.phase_status.05-test-strategy",
+        "active_workflow.phase_status.06-implementation",
+        "active_workflow.phase_status.16-quality-loop",
+        "phases.05-test-strategy.status",
+        "phases.06-implementation.status",
+        "phases.16-quality-loop.status",
+    }
+    for c in plan.changes:
+        assert c.proposed == decide.repair.get(before, c.path)
+        assert c.current == decide.repair.get(after, c.path)
+    assert plan.kept == ("phases.05-test-strategy.artifacts[0]",)
+    assert json.loads(json.dumps(plan.to_json()))["changes"][0]["path"]
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        "same",  # nothing regressed
+        "other-workflow",
+        "rollback",  # the write records a rollback: a legitimate regression
+        "phases-changed",
+        "forward",
+    ],
+)
+def test_no_stale_write_plan(change: str) -> None:
+    before = state(2)
+    after = stale(before, state(0))
+    if change == "same":
+        after = copy.deepcopy(before)
+        after["state_version"] += 1
+    elif change == "other-workflow":
+        after["active_workflow"]["slug"] = "another"
+    elif change == "rollback":
+        after["active_workflow"]["recovery_action"] = {"type": "rollback", "phase": PHASES[0]}
+    elif change == "phases-changed":
+        after["active_workflow"]["phases"] = PHASES[:3]
+    else:
+        after = state(3, version=8)
+    assert decide.plan_stale_write(before, after) is None
+
+
+def test_supervised_redo_is_not_a_stale_write() -> None:
+    before = state(2)
+    after = copy.deepcopy(before)
+    after["state_version"] += 1
+    after["active_workflow"]["supervised_review"] = {"phase": PHASES[1], "status": "redo_pending"}
+    after["active_workflow"]["phase_status"][PHASES[1]] = "in_progress"
+    after["phases"][PHASES[1]]["status"] = "in_progress"
+    assert decide.plan_stale_write(before, after) is None
+
+
+@pytest.mark.parametrize("bad", [None, [], "x", {"active_workflow": 3}, {}])
+def test_bad_input_plans_nothing(bad: Any) -> None:
+    assert decide.plan_stale_write(state(1), bad) is None
+    assert decide.plan_stale_write(bad, state(1)) is None
+    assert decide.plan_locations(bad) is None
+
+
+# ----------------------------------------------------------------------------- locations
+
+
+def test_locations_in_step_plan_nothing() -> None:
+    for at in range(len(PHASES)):
+        assert decide.plan_locations(state(at)) is None
+
+
+def test_location_plan_top_level_pointer() -> None:
+    doc = state(2)
+    doc["current_phase"] = PHASES[1]
+    plan = decide.plan_locations(doc)
+    assert plan is not None and plan.kind == LOCATION and not plan.unknown
+    assert [(c.label, c.current, c.proposed) for c in plan.changes] == [
+        ("current_phase", PHASES[1], PHASES[2])
+    ]
+
+
+def test_location_plan_statuses_before_and_at_the_current_phase() -> None:
+    doc = state(2)
+    doc["phases"][PHASES[0]]["status"] = "in_progress"  # before the current: completed
+    doc["active_workflow"]["phase_status"][PHASES[2]] = "pending"  # half an activation
+    plan = decide.plan_locations(doc)
+    assert plan is not None and not plan.unknown
+    assert {(c.label, c.proposed) for c in plan.changes} == {
+        ("phases.05-test-strategy.status", "completed"),
+        ("active_workflow.phase_status.16-quality-loop", "in_progress"),
+    }
+
+
+def test_location_plan_index_behind_the_pointer() -> None:
+    doc = state(2)
+    doc["active_workflow"]["current_phase_index"] = 0
+    plan = decide.plan_locations(doc)
+    assert plan is not None
+    assert [(c.label, c.proposed) for c in plan.changes] == [
+        ("active_workflow.current_phase_index", 2)
+    ]
+
+
+def test_location_plan_pointer_left_behind() -> None:
+    doc = state(2)
+    doc["active_workflow"]["current_phase"] = PHASES[0]  # index 2: not even one past it
+    doc["current_phase"] = PHASES[0]
+    plan = decide.plan_locations(doc)
+    assert plan is not None
+    assert {(c.label, c.proposed) for c in plan.changes} == {
+        ("active_workflow.current_phase", PHASES[2]),
+        ("current_phase", PHASES[2]),
+    }
+
+
+def test_location_plan_says_what_it_cannot_know() -> None:
+    doc = state(1)
+    doc["phases"][PHASES[3]]["status"] = "in_progress"  # after the current: lowering is V8's
+    doc["active_workflow"]["current_phase_index"] = 3  # ahead: lowering is V8's
+    plan = decide.plan_locations(doc)
+    assert plan is not None and plan.changes == ()
+    assert {u.label for u in plan.unknown} == {
+        "phases.08-code-review.status",
+        "active_workflow.current_phase_index",
+    }
+    result = decide.apply_repair(project(doc), plan)
+    assert result.outcome == decide.INVALID
+
+
+# ----------------------------------------------------------------------------- apply
+
+
+def applied(path: Path, plan: decide.RepairPlan) -> decide.DecisionResult:
+    result = decide.apply_repair(path, plan, settle=0)
+    assert result.outcome == decide.APPLIED, result.message
+    return result
+
+
+def test_apply_stale_write_repair_restores_and_journals() -> None:
+    before = state(2, version=9)
+    after = stale(before, state(0))
+    path = project(after)
+    plan = decide.plan_stale_write(before, after)
+    assert plan is not None
+    result = applied(path, plan)
+    now = json.loads(path.read_text())
+    assert now["state_version"] == 11 == result.version_after
+    assert orchestration(now) == orchestration(before)
+    assert now["phases"][PHASES[0]]["artifacts"] == ["docs/test-strategy.md"]
+    line = decide.read_journal(path.parent / decide.JOURNAL_NAME)[-1]
+    assert line["action"] == "repair stale-write" and line["outcome"] == "applied"
+    assert line["params"]["plan"] == json.loads(json.dumps(plan.to_json()))
+    assert claims.holds(line["claim"], now)
+    assert not (v9a(now) or v9b(now) or v9c(now))
+
+
+def test_apply_location_repair_silences_v9() -> None:
+    doc = state(2)
+    doc["current_phase"] = PHASES[1]
+    doc["phases"][PHASES[0]]["status"] = "in_progress"
+    path = project(doc)
+    plan = decide.plan_locations(doc)
+    assert plan is not None
+    applied(path, plan)
+    now = json.loads(path.read_text())
+    assert not (v9a(now) or v9b(now) or v9c(now))
+    assert decide.plan_locations(now) is None
+
+
+@pytest.mark.parametrize("move", ["version", "field"])
+def test_apply_refuses_when_the_file_moved(move: str) -> None:
+    before = state(2)
+    after = stale(before, state(0))
+    plan = decide.plan_stale_write(before, after)
+    assert plan is not None
+    disk = copy.deepcopy(after)
+    if move == "version":
+        disk["state_version"] += 1
+    else:
+        disk["active_workflow"]["current_phase_index"] = 1
+    path = project(disk)
+    text = path.read_bytes()
+    result = decide.apply_repair(path, plan, settle=0)
+    assert result.outcome == decide.CONFLICT
+    assert path.read_bytes() == text
+
+
+def test_claim_held_by_progress_and_reverted_by_a_stale_copy() -> None:
+    before = state(1)
+    after = stale(before, state(0))
+    plan = decide.plan_stale_write(before, after)
+    assert plan is not None
+    claim = repair_claim(plan)
+    assert claims.holds(claim, before)
+    assert claims.holds(claim, state(3))  # the workflow moved on
+    assert not claims.holds(claim, after)  # the stale copy written back again
+    ended = state(1)
+    del ended["active_workflow"]
+    assert claims.holds(claim, ended)  # the repaired workflow ended since
+    written = stringify(before).encode()
+    footprint = decide.claims.state_footprint(written, claim)
+    assert judge(footprint, stringify(after).encode())[0] == "reverted"
+    assert judge(footprint, stringify(state(3, version=30)).encode())[0] == "held"
+
+
+# ----------------------------------------------------------------------------- undo
+
+
+def test_undo_puts_back_exactly_the_bytes_before() -> None:
+    before = state(2)
+    after = stale(before, state(0))
+    path = project(after)
+    original = json.loads(path.read_text())
+    plan = decide.plan_stale_write(before, after)
+    assert plan is not None
+    applied(path, plan)
+    undone = decide.undo_repair(path, settle=0)
+    assert undone.outcome == decide.APPLIED, undone.message
+    now = json.loads(path.read_text())
+    assert now["state_version"] == original["state_version"] + 2
+    now["state_version"] = original["state_version"]
+    assert now == original
+    again = decide.undo_repair(path, settle=0)
+    assert again.outcome == decide.INVALID and "not a repair" in again.message
+
+
+def test_undo_refused_after_another_write() -> None:
+    before = state(2)
+    after = stale(before, state(0))
+    path = project(after)
+    plan = decide.plan_stale_write(before, after)
+    assert plan is not None
+    applied(path, plan)
+    doc = json.loads(path.read_text())
+    doc["phases"][PHASES[2]]["summary"] = "the agent wrote"  # same version: an agent's Edit
+    path.write_text(stringify(doc))
+    text = path.read_bytes()
+    result = decide.undo_repair(path, settle=0)
+    assert result.outcome == decide.CONFLICT and "changed since the repair" in result.message
+    assert path.read_bytes() == text
+
+
+def test_undo_with_nothing_to_undo() -> None:
+    path = project(state(1))
+    assert decide.undo_repair(path, settle=0).outcome == decide.INVALID
+
+
+# ----------------------------------------------------------------------------- the property
+
+_status = st.sampled_from(["pending", "in_progress", "completed"])
+
+
+@st.composite
+def stale_pairs(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
+    at_before = draw(st.integers(0, len(PHASES) - 1))
+    before = state(at_before, version=draw(st.integers(1, 500)))
+    after = copy.deepcopy(before)
+    after["state_version"] += draw(st.integers(1, 3))
+    aw = after["active_workflow"]
+    at = draw(st.integers(0, len(PHASES) - 1))
+    if draw(st.booleans()):
+        aw["current_phase"] = PHASES[at]
+    if draw(st.booleans()):
+        after["current_phase"] = PHASES[draw(st.integers(0, len(PHASES) - 1))]
+    if draw(st.booleans()):
+        aw["current_phase_index"] = draw(st.integers(0, len(PHASES)))
+    if draw(st.booleans()):
+        after["active_agent"] = draw(st.sampled_from(AGENTS))
+    for key in PHASES:
+        if draw(st.booleans()):
+            aw["phase_status"][key] = draw(_status)
+        if draw(st.booleans()):
+            after["phases"][key]["status"] = draw(_status)
+    after["project"]["note"] = draw(st.text(max_size=8))
+    return before, after
+
+
+def _odd_text(doc: dict[str, Any]) -> str:
+    """The owner's layout with literals ``JSON.stringify`` would spell otherwise: they must
+    survive byte for byte."""
+    doc = copy.deepcopy(doc)
+    doc["project"]["ratio"] = 7777.25
+    doc["project"]["accent"] = "MARK"
+    text = stringify(doc)
+    return text.replace("7777.25", "7.77725e3").replace('"MARK"', '"\\u00e9t\\u00e9"')
+
+
+@settings(max_examples=150, deadline=None)
+@given(stale_pairs())
+def test_a_repair_changes_only_the_planned_values(
+    pair: tuple[dict[str, Any], dict[str, Any]],
+) -> None:
+    before, after = pair
+    for plan in (decide.plan_stale_write(before, after), decide.plan_locations(after)):
+        if plan is None or not plan.changes:
+            continue
+        text = _odd_text(after)
+        path = project(after, text)
+        result = decide.apply_repair(path, plan, settle=0)
+        assert result.outcome == decide.APPLIED, result.message
+        new = path.read_text(encoding="utf-8")
+        old_doc, new_doc = json.loads(text), json.loads(new)
+        # parsed: exactly the planned paths and state_version changed
+        for c in plan.changes:
+            assert decide.repair.get(new_doc, c.path) == c.proposed
+            decide.repair._set(new_doc, c.path, c.current)
+        assert new_doc.pop("state_version") == old_doc.pop("state_version") + 1
+        assert new_doc == old_doc
+        # raw: every line that differs holds a planned value or state_version
+        old_lines, new_lines = text.splitlines(), new.splitlines()
+        assert len(old_lines) == len(new_lines)
+        keys = {f'"{c.path[-1]}":' for c in plan.changes} | {'"state_version":'}
+        for a, b in zip(old_lines, new_lines, strict=True):
+            if a != b:
+                assert b.strip().split(" ")[0] in keys, (a, b)
+        assert "7.77725e3" in new and '"\\u00e9t\\u00e9"' in new
+
+
+# ----------------------------------------------------------------------------- the mirror
+
+
+@pytest.mark.parametrize("seen", [PHASES[2], None, "absent"])
+def test_the_top_level_mirror_written_to_a_stale_or_foreign_phase(seen: Any) -> None:
+    before = state(2)
+    if seen == "absent":
+        del before["current_phase"]
+    else:
+        before["current_phase"] = seen
+    for stale_value in (PHASES[0], "01-requirements"):  # behind, or not in this workflow
+        after = copy.deepcopy(before)
+        after["state_version"] += 1
+        after["current_phase"] = stale_value
+        plan = decide.plan_stale_write(before, after)
+        assert plan is not None
+        assert [(c.label, c.proposed) for c in plan.changes] == [
+            ("current_phase", None if seen == "absent" else seen)
+        ]
+
+
+def test_the_mirror_moved_forward_is_not_a_stale_write() -> None:
+    before = state(2)
+    after = copy.deepcopy(before)
+    after["state_version"] += 1
+    after["current_phase"] = PHASES[3]
+    assert decide.plan_stale_write(before, after) is None
+
+
+def test_fields_moved_forward_by_the_same_write_are_named_not_touched() -> None:
+    before = state(1)
+    after = copy.deepcopy(before)
+    after["state_version"] += 1
+    after["current_phase"] = PHASES[0]  # back
+    after["active_workflow"]["current_phase_index"] = 2  # forward
+    plan = decide.plan_stale_write(before, after)
+    assert plan is not None
+    assert [c.label for c in plan.changes] == ["current_phase"]
+    assert [u.label for u in plan.unknown] == ["active_workflow.current_phase_index"]
+    assert "cannot be known" in plan.unknown[0].why
+
+
+# ----------------------------------------------------------------------------- any input
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=6),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+_keys = st.sampled_from([*PHASES, "current_phase", "phases", "status", "phase_status", "x"])
+
+
+@st.composite
+def damaged_states(draw: st.DrawFn) -> dict[str, Any]:
+    """A real-looking state with any value put anywhere along the orchestration paths."""
+    doc = state(draw(st.integers(0, len(PHASES) - 1)))
+    for _ in range(draw(st.integers(0, 4))):
+        path = draw(st.lists(_keys, min_size=1, max_size=3))
+        node: Any = draw(st.sampled_from([doc, doc["active_workflow"], doc["phases"]]))
+        for key in path[:-1]:
+            node = node.get(key) if isinstance(node, dict) else None
+        if isinstance(node, dict):
+            node[path[-1]] = draw(_json)
+    return doc
+
+
+@settings(max_examples=300, deadline=None)
+@given(damaged_states(), damaged_states(), _json)
+def test_planning_never_raises(a: dict[str, Any], b: dict[str, Any], junk: Any) -> None:
+    for before, after in ((a, b), (b, a), (a, junk), (junk, a)):
+        plan = decide.plan_stale_write(before, after)
+        if plan is not None:
+            json.dumps(plan.to_json())
+            assert plan.changes and plan.describe()
+    for doc in (a, b, junk):
+        plan = decide.plan_locations(doc)
+        if plan is not None:
+            json.dumps(plan.to_json())
+            assert plan.changes or plan.unknown
+
+
+@pytest.mark.parametrize(("age", "refused"), [(0, True), (3600, False)])
+def test_never_while_another_write_is_in_flight(age: int, refused: bool) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    doc = state(2)
+    doc["current_phase"] = PHASES[1]
+    path = project(doc)
+    at = datetime.now(UTC) - timedelta(seconds=age)
+    intent = {"ts": at.strftime("%Y-%m-%dT%H:%M:%S.000Z"), "action": "review continue",
+              "target": ".isdlc/state.json", "outcome": "intent"}  # fmt: skip
+    (path.parent / decide.JOURNAL_NAME).write_text(json.dumps(intent) + "\n")
+    plan = decide.plan_locations(doc)
+    assert plan is not None
+    text = path.read_bytes()
+    result = decide.apply_repair(path, plan, settle=0)
+    if refused:
+        assert result.outcome == decide.CONFLICT and "in flight" in result.message
+        assert path.read_bytes() == text
+        assert decide.undo_repair(path, settle=0).outcome == decide.CONFLICT
+    else:  # a writer that died an hour ago: its fate is the file's to tell
+        assert result.outcome == decide.APPLIED, result.message
+
+
+def test_apply_refuses_when_any_field_the_plan_read_moved_even_at_the_same_version() -> None:
+    doc = state(2)
+    doc["current_phase"] = PHASES[1]
+    plan = decide.plan_locations(doc)
+    assert plan is not None
+    disk = copy.deepcopy(doc)
+    disk["active_workflow"]["phase_status"][PHASES[3]] = "in_progress"  # an Edit, no version bump
+    path = project(disk)
+    text = path.read_bytes()
+    result = decide.apply_repair(path, plan, settle=0)
+    assert result.outcome == decide.CONFLICT and "changed since the plan" in result.message
+    assert path.read_bytes() == text
