@@ -13,13 +13,16 @@ import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from .findings import Finding, sort_findings
 from .protocol import MAX_REDOS, parse_iso
 from .snapshot import Snapshot
 from .sources import Project, read_text
 from .text import clean, shorten
+
+if TYPE_CHECKING:
+    from .tdd.model import TddPlan
 
 #: Gate statuses that wait for a human: presented (C/R/D) and paused for review (resume/redo).
 WAITING_GATE = ("gate_presented", "reviewing")
@@ -214,7 +217,7 @@ def escalation_key(index: int, entry: Any) -> str:
     )
 
 
-def attention_items(snap: Snapshot | None, tdd_plan: Any = None) -> list[AttentionItem]:
+def attention_items(snap: Snapshot | None, tdd_plan: TddPlan | None = None) -> list[AttentionItem]:
     """Everything that waits for a human, oldest first (items without a time last)."""
     items: list[AttentionItem] = []
     pid = snap.project_id if snap is not None else ""

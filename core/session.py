@@ -2,9 +2,10 @@
 
 :class:`ProjectSession` owns discovery, one :class:`~core.sources.StateReader` per state file
 (one per monorepo project), the previous :class:`~core.snapshot.Snapshot` of each, the hook log
-tailer, the TDD plan and the plugin registry. :meth:`ProjectSession.refresh` re-reads what the
-watcher said changed (or everything) and returns a :class:`SessionUpdate`: plain data the UI
-renders, never a widget. It runs in a worker thread; nothing here imports textual.
+tailer, and one view per registered system (:mod:`core.systems`: the TDD plan, the plugin
+registry). :meth:`ProjectSession.refresh` re-reads what the watcher said changed (or
+everything) and returns a :class:`SessionUpdate`: plain data the UI renders, never a widget. It
+runs in a worker thread; nothing here imports textual.
 
 What the session remembers across refreshes (the files do not):
 
@@ -437,7 +438,7 @@ class ProjectSession:
         for key in registered():
             if key.name not in self._active:
                 if not (full and key.name in p.systems) and not any(
-                    key.near(p.root, c) for c in changed
+                    key.near(p, c) for c in changed
                 ):
                     continue  # not used here: its module is not even imported
                 self._active.add(key.name)
@@ -752,12 +753,12 @@ class ProjectSession:
     def _system_watch(self, key: SystemKey[object]) -> tuple[set[Path], set[Path]]:
         if key.name in self._active:
             return key.system().watch(self.project)
-        return key.markers_watch(self.project.root)
+        return key.markers_watch(self.project)
 
     def _system_path(self, path: Path) -> bool:
         p = self.project
         return any(
-            key.system().owns(p, path) if key.name in self._active else key.near(p.root, path)
+            key.system().owns(p, path) if key.name in self._active else key.near(p, path)
             for key in registered()
         )
 
