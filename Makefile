@@ -32,8 +32,9 @@ typecheck: $(STAMP)
 	$(BIN)/python tests/typecheck.py
 
 # On every core (pytest-xdist): each test stands alone, so the order and the worker do not matter.
+# loadgroup: the tests of an xdist_group (one expensive shared fixture) share one worker.
 test: lint
-	$(BIN)/python -m pytest -q -n auto
+	$(BIN)/python -m pytest -q -n auto --dist loadgroup
 
 # Every runtime dependency at its declared floor (tests/lowest_constraints.py reads pyproject's
 # `>=`), in a venv of its own, running the core tests: `check`, the readers and the writer.

@@ -49,17 +49,14 @@ async def press(pilot, key: str, expected: str) -> None:
 SOURCES = {**DATA_KEYS, **CONSOLE_KEYS}
 
 
-async def test_every_screen_key_works_from_every_screen(waiting_project: Path) -> None:
-    """All 81 (source, key) pairs in one app: each pair starts by pressing its source's key, so
-    the pairs do not depend on each other (one app, not one per source: eight start-ups less);
-    the first source reaches every screen before any was built."""
+@pytest.mark.parametrize("source", list(SOURCES))
+async def test_every_screen_key_works_from_every_screen(waiting_project: Path, source) -> None:
     app = PhasewatchApp(waiting_project, clock=frozen_clock, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.updates_applied > 0)
-        for source, source_name in SOURCES.items():
-            for key, name in SOURCES.items():
-                await press(pilot, source, source_name)
-                await press(pilot, key, name)
+        for key, name in SOURCES.items():
+            await press(pilot, source, SOURCES[source])
+            await press(pilot, key, name)
 
 
 async def test_a_screen_key_after_going_away_and_back_returns_to_the_data_screen(
@@ -356,3 +353,17 @@ async def test_with_nothing_waiting_the_decision_keys_are_hidden_and_say_so(
             await press(pilot, key, name)
             await wait_until(pilot, lambda: re.search(r"\b(nothing|no pending)\b", text(app)))
             await press(pilot, "1", "overview")
+
+
+def test_help_explains_every_column_of_the_overviews_matrix() -> None:
+    """The matrix's headers are the file's own names (``ptr A I T``...): ``?`` says what each
+    means in plain words."""
+    from phasewatch.tui.screens.help import help_text
+    from phasewatch.widgets.location_matrix import COLUMNS
+
+    lines = help_text([]).plain.splitlines()
+    for _key, header in COLUMNS:
+        (line,) = [x for x in lines if x.strip().startswith(header + " ")]
+        assert len(line.strip()) > len(header) + 10, line  # a meaning follows the header
+    pointers = next(x for x in lines if x.strip().startswith("ptr A I T"))
+    assert "A: active_workflow.current_phase" in pointers and "T: the top-level" in pointers

@@ -64,6 +64,10 @@ def test_every_source_package_is_listed_in_pyproject():
     assert listed == _source_packages()
 
 
+# The sdist and the wheel are built once each (module fixtures): their tests stay on one worker
+# (``--dist loadgroup``, make test).
+pytestmark = pytest.mark.xdist_group("wheel")
+
 SDIST_FILES = ("pyproject.toml", "MANIFEST.in", "README.md", "CHANGELOG.md", "LICENSE", *LAYERS)
 
 
