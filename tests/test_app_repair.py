@@ -257,3 +257,49 @@ def test_help_lists_the_repair_keys(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     keys = {b.key for _title, bindings in app.help_sections() for b in bindings}  # type: ignore[union-attr]
     assert {"x", "z"} <= keys
+
+
+async def test_an_owner_write_that_keeps_the_repair_is_told_kept(tmp_path: Path) -> None:
+    write_state(tmp_path / STATE, state(2, 7))
+    app = make_app(tmp_path)
+    app.review.confirm_seconds = 5
+    toasts, _bells = record_calls(app)
+    async with app.run_test(size=SIZE) as pilot:
+        await stale_write_seen(app, pilot, tmp_path)
+        await pilot.press("x")
+        await wait_until(pilot, lambda: isinstance(app.screen, RepairDialog))
+        await pilot.press("W")
+        await wait_until(pilot, lambda: bool(app.review.results))
+        later = json.loads((tmp_path / STATE).read_bytes())
+        later["state_version"] += 1
+        later["project"]["name"] = "the owner's next step"
+        write_state(tmp_path / STATE, later)  # within the window, the repair kept
+        await wait_until(
+            pilot, lambda: any(": kept" in str(t.get("title")) for t in toasts), timeout=15
+        )
+        [kept] = [t for t in toasts if ": kept" in str(t.get("title"))]
+        assert kept["message"] == "Still in the file: the owner wrote again (v10) and kept it."
+
+
+async def test_a_repair_the_owner_writes_over_is_reported_reverted(tmp_path: Path) -> None:
+    write_state(tmp_path / STATE, state(2, 7))
+    app = make_app(tmp_path)
+    app.review.confirm_seconds = 30
+    toasts, bells = record_calls(app)
+    async with app.run_test(size=SIZE) as pilot:
+        bad = await stale_write_seen(app, pilot, tmp_path)
+        await pilot.press("x")
+        await wait_until(pilot, lambda: isinstance(app.screen, RepairDialog))
+        await pilot.press("W")
+        await wait_until(pilot, lambda: bool(app.review.results))
+        assert app.review.undoable is not None
+        write_state(tmp_path / STATE, dict(bad, state_version=10))  # the stale copy again
+        await wait_until(pilot, lambda: any("REVERTED" in str(t.get("title")) for t in toasts))
+        [toast] = [t for t in toasts if "REVERTED" in str(t.get("title"))]
+        assert toast["title"] == "repair stale-write: REVERTED" and bells
+        assert app.review.results[-1].outcome == "reverted"
+        assert app.review.undoable is None  # nothing of ours left to undo
+    assert journal(tmp_path) == [
+        ("repair stale-write", "applied"),
+        ("repair stale-write", "reverted"),
+    ]
