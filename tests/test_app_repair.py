@@ -303,3 +303,24 @@ async def test_a_repair_the_owner_writes_over_is_reported_reverted(tmp_path: Pat
         ("repair stale-write", "applied"),
         ("repair stale-write", "reverted"),
     ]
+
+
+async def test_drift_whose_right_value_cannot_be_known_offers_no_write(tmp_path: Path) -> None:
+    doc = state(1, 7)
+    doc["phases"][PHASES[3]]["status"] = "in_progress"  # after the current: lowering is V8's
+    doc["active_workflow"]["current_phase_index"] = 3  # ahead: lowering is V8's
+    write_state(tmp_path / STATE, doc)
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.review.offer is not None)
+        await pilot.press("x")
+        await wait_until(pilot, lambda: isinstance(app.screen, RepairDialog))
+        dialog = app.screen
+        assert isinstance(dialog, RepairDialog)
+        assert "cannot be known" in dialog.note and not dialog.query("#write")
+        assert "not repaired: active_workflow.current_phase_index" in dialog.text
+        before = (tmp_path / STATE).read_bytes()
+        await pilot.press("W")
+        await pilot.pause(0.1)
+        assert isinstance(app.screen, RepairDialog)  # W does nothing here
+        assert (tmp_path / STATE).read_bytes() == before and not app.review.results
