@@ -324,3 +324,19 @@ async def test_drift_whose_right_value_cannot_be_known_offers_no_write(tmp_path:
         await pilot.pause(0.1)
         assert isinstance(app.screen, RepairDialog)  # W does nothing here
         assert (tmp_path / STATE).read_bytes() == before and not app.review.results
+
+
+async def test_a_w_right_after_the_preview_appears_does_nothing(tmp_path: Path) -> None:
+    """The key guard: a W typed as the preview came up (aimed elsewhere) is not a confirmation."""
+    write_state(tmp_path / STATE, state(2, 7))
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await stale_write_seen(app, pilot, tmp_path)
+        before = (tmp_path / STATE).read_bytes()
+        app.review.arm_delay = 3600.0
+        await pilot.press("x")
+        await wait_until(pilot, lambda: isinstance(app.screen, RepairDialog))
+        await pilot.press("W")
+        await pilot.pause(0.1)
+        assert isinstance(app.screen, RepairDialog)
+        assert (tmp_path / STATE).read_bytes() == before and not app.review.results
