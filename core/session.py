@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from .diff import capped_paths
-from .findings import Finding, Severity, is_transition, sort_findings
+from .findings import Finding, is_transition, sort_findings
 from .hooklog import HookAudit, HookCounts, HookLogTailer, TailResult, count_lines, line_starts
 from .hooklog.store import KEEP_BYTES, HookStore, rotation_notice
 from .memory import release_memory
@@ -138,12 +138,6 @@ class HookTail:
     error: str | None = None
     lines: int | None = None  # lines the file held right after a rotation/reset (else None)
 
-    @property
-    def rotation(self) -> bool:
-        """The owner rewrote the log and the tailer settled on the new content (found its place
-        again, or took the unrelated new file whole): what a viewer marks in its record list."""
-        return self.rotated or self.reset
-
 
 @dataclass(slots=True)
 class SessionUpdate:
@@ -195,10 +189,6 @@ class SessionUpdate:
     initial: bool = False  # the session's first refresh
 
     # -- reading helpers ------------------------------------------------------------------
-
-    @property
-    def project_ids(self) -> list[str]:
-        return [s.project_id for s in self.project.states]
 
     def system(self, key: SystemKey[T]) -> SystemView[T]:
         """The system ``key`` names (``update.system(TDD).data`` is a ``TddPlan`` or None); an
@@ -290,7 +280,6 @@ class _StateTrack:
     snapshot: Snapshot | None = None
     status: str = "missing"
     detail: str | None = None
-    ever_ok: bool = False
     existed: bool = False
     stamp: FileStamp | None = None
     checked_at: datetime | None = None
@@ -562,7 +551,6 @@ class ProjectSession:
         status: str = result.status if result is not None else "missing"
         if status == "ok":
             track.existed = True
-            track.ever_ok = True
             track.last_ok_at = now
         elif status == "missing":
             if track.existed:
@@ -825,10 +813,3 @@ class ProjectSession:
                 return None
             track = self._tracks.get(source.project_id)
             return track.snapshot if track else None
-
-    def severity_counts(self, project_id: str | None = None) -> dict[str, int]:
-        snap = self.snapshot(project_id)
-        out = {str(s): 0 for s in Severity}
-        for f in snap.findings if snap else ():
-            out[str(f.severity)] += 1
-        return out
