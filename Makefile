@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 RUNTIME_STAMP := $(VENV)/.installed-runtime
 
-.PHONY: demo test lint typecheck screenshots screenshot-web bench bench-readme clean readme-rules reliability corpus
+.PHONY: demo test test-lowest lint typecheck screenshots screenshot-web bench bench-readme clean readme-rules reliability corpus
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,8 +32,28 @@ typecheck: $(STAMP)
 	$(BIN)/python tests/typecheck.py
 
 # On every core (pytest-xdist): each test stands alone, so the order and the worker do not matter.
+# loadgroup: the tests of an xdist_group (one expensive shared fixture) share one worker.
 test: lint
-	$(BIN)/python -m pytest -q -n auto
+	$(BIN)/python -m pytest -q -n auto --dist loadgroup
+
+# Every runtime dependency at its declared floor (tests/lowest_constraints.py reads pyproject's
+# `>=`), in a venv of its own, running the core tests: `check`, the readers and the writer.
+LOWEST       := .venv-lowest
+LOWEST_STAMP := $(LOWEST)/.installed
+LOWEST_TESTS := tests/test_cli_check.py tests/test_sources.py tests/test_files_read.py \
+	tests/test_hooklog.py tests/test_tdd.py tests/test_plugins.py tests/test_models.py \
+	tests/test_decide.py tests/test_decide_codec.py
+
+$(LOWEST_STAMP): pyproject.toml tests/lowest_constraints.py
+	$(PYTHON) -m venv $(LOWEST)
+	$(PYTHON) tests/lowest_constraints.py > $(LOWEST)/constraints.txt
+	$(LOWEST)/bin/python -m pip install --quiet --disable-pip-version-check \
+		-c $(LOWEST)/constraints.txt -e . pytest pytest-asyncio hypothesis
+	@touch $(LOWEST_STAMP)
+
+test-lowest: $(LOWEST_STAMP)
+	@echo "pinned (pip installed exactly these):" && cat $(LOWEST)/constraints.txt
+	$(LOWEST)/bin/python -m pytest -q -p no:cacheprovider $(LOWEST_TESTS)
 
 screenshots: $(STAMP)
 	$(BIN)/python screenshots/make_screenshots.py
@@ -65,7 +85,7 @@ corpus: $(STAMP)
 	bash tests/conformance/isdlc/make_corpus.sh
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache build dist *.egg-info
+	rm -rf $(VENV) $(LOWEST) .pytest_cache .ruff_cache .mypy_cache build dist *.egg-info
 
 # Regenerate the rule table in README.md from the rule registry (a test keeps them in step).
 readme-rules: $(STAMP)

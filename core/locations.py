@@ -93,13 +93,13 @@ def init_window(state: State) -> str:
     if summary == "in_progress" and (rec is None or rec.status in (None, "pending")):
         return (
             f"legal init window: the orchestrator set phase_status[{first}] to in_progress at "
-            f"init; phases[{first}] becomes in_progress when STEP 3c-prime activates it (the "
+            f"init; phases[{first}] becomes in_progress when the orchestrator starts the phase (the "
             "framework's validator notes the difference until then)."
         )
     if summary in (None, "pending"):
         return (
             f"legal init window: the workflow was initialised (init-only) and {first} waits for "
-            "STEP 3c-prime to activate it."
+            "the orchestrator to start it."
         )
     return ""
 

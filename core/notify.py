@@ -4,7 +4,7 @@ Besides the app's bell and toast, two channels, both optional (config ``[notific
 
 * a desktop notification through the terminal: OSC 9 (iTerm2, Windows Terminal, WezTerm, kitty,
   foot, ghostty...) and OSC 777 (rxvt-unicode, VTE terminals such as GNOME Terminal); a terminal
-  that knows neither ignores both;
+  that knows neither ignores both; inside tmux they go through its passthrough;
 * a command (``--notify-cmd``) run with the event as JSON on its standard input, e.g.
   ``notify-send phasewatch`` or a chat webhook script. It is split like a shell word list and run
   without a shell, with a time limit; its failure is reported, never raised.
@@ -20,11 +20,12 @@ notifications (and as many command processes), never 500.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import subprocess
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
@@ -66,10 +67,23 @@ def _osc_text(text: str, width: int = 200) -> str:
     return shorten(clean(text).replace(";", ","), width)  # shorten folds to one line
 
 
-def osc_sequences(event: Event) -> str:
-    """OSC 9 and OSC 777 for ``event``, BEL-terminated (the form every such terminal reads)."""
+def osc_sequences(event: Event, environ: Mapping[str, str] | None = None) -> str:
+    """OSC 9 and OSC 777 for ``event``, BEL-terminated (the form every such terminal reads).
+
+    Inside tmux (``$TMUX`` set) each goes out wrapped for tmux's passthrough, which hands it to
+    the outer terminal (tmux needs ``set -g allow-passthrough on``; else it drops them, as it
+    would drop the bare sequences)."""
     title, body = _osc_text(event.title, 80), _osc_text(event.summary)
-    return f"\x1b]9;{title}: {body}\x07\x1b]777;notify;{title};{body}\x07"
+    sequences = (f"\x1b]9;{title}: {body}\x07", f"\x1b]777;notify;{title};{body}\x07")
+    if (os.environ if environ is None else environ).get("TMUX"):
+        return "".join(tmux_passthrough(s) for s in sequences)
+    return "".join(sequences)
+
+
+def tmux_passthrough(sequence: str) -> str:
+    """``sequence`` in tmux's passthrough DCS: ``ESC P tmux; ... ESC \\``, every ESC inside
+    doubled."""
+    return "\x1bPtmux;" + sequence.replace("\x1b", "\x1b\x1b") + "\x1b\\"
 
 
 #: ``{title}``, ``{summary}``, ... in a notify command's words are the event's (cleaned) fields.

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .findings import Finding, Severity, sort_findings, summarize
@@ -119,7 +118,3 @@ def _hook_log(project: Project, report: Report) -> list[Finding]:
     report.hook_records = audit.records
     current = next((s.workflow.current_phase for s in report.snapshots if s.workflow), None)
     return audit.findings(project.rel(project.hook_log), current_phase=current)
-
-
-def project_exists(path: str | os.PathLike[str]) -> bool:
-    return Path(path).exists()

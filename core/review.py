@@ -13,13 +13,16 @@ import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from .findings import Finding, sort_findings
 from .protocol import MAX_REDOS, parse_iso
 from .snapshot import Snapshot
 from .sources import Project, read_text
 from .text import clean, shorten
+
+if TYPE_CHECKING:
+    from .tdd.model import TddPlan
 
 #: Gate statuses that wait for a human: presented (C/R/D) and paused for review (resume/redo).
 WAITING_GATE = ("gate_presented", "reviewing")
@@ -214,7 +217,7 @@ def escalation_key(index: int, entry: Any) -> str:
     )
 
 
-def attention_items(snap: Snapshot | None, tdd_plan: Any = None) -> list[AttentionItem]:
+def attention_items(snap: Snapshot | None, tdd_plan: TddPlan | None = None) -> list[AttentionItem]:
     """Everything that waits for a human, oldest first (items without a time last)."""
     items: list[AttentionItem] = []
     pid = snap.project_id if snap is not None else ""
@@ -261,3 +264,96 @@ def attention_items(snap: Snapshot | None, tdd_plan: Any = None) -> list[Attenti
         )
     far = datetime.max.replace(tzinfo=UTC)
     return sorted(items, key=lambda it: (it.since or far, _KIND_ORDER.get(it.kind, 9)))
+
+
+# ---------------------------------------------------------------------------- repair offer
+
+#: Transition rules that a stale write trips (docs/formats.md#repair): their step is the one a
+#: stale-write repair is planned against.
+STALE_WRITE_RULES = frozenset(
+    {"TR-VERSION-DOWN", "TR-INDEX-DOWN", "TR-STATUS-DOWN", "TR-CURRENT-BACK"}
+)
+#: The location rules (docs/formats.md#three-locations) whose drift a location repair may fix.
+LOCATION_RULE_PREFIX = "SYNC-"
+
+
+@dataclass(frozen=True, slots=True)
+class RepairOffer:
+    """A repair the console may offer (never applies): the plan (:mod:`core.decide.repair`),
+    the findings that raised it, and the state file, relative to the project root. ``plan``
+    with no changes: the drift is real but its right value cannot be known; nothing is
+    offered to write."""
+
+    plan: Any  # core.decide.repair.RepairPlan (imported on first use: the writer's module)
+    rule_ids: tuple[str, ...]
+    source: str
+    project_id: str = ""
+
+    @property
+    def can_apply(self) -> bool:
+        return bool(self.plan.changes)
+
+
+def repair_offer(snap: Snapshot | None, timeline: Any = ()) -> RepairOffer | None:
+    """The repair the shown state calls for, or None (see :class:`RepairOfferer`, which keeps
+    the last answer for a caller asking after every update)."""
+    return RepairOfferer().offer(snap, timeline)
+
+
+class RepairOfferer:
+    """:meth:`offer` after every update, planning again only when its inputs changed: the
+    planners diff whole documents (37 ms for a 737 KiB state), the update loop must not pay
+    that for a file nobody wrote. Inputs are compared by identity (the session hands out the
+    same parsed document until the file changes)."""
+
+    def __init__(self) -> None:
+        self._inputs: tuple[Any, ...] = ()
+        self._offer: RepairOffer | None = None
+
+    def offer(self, snap: Snapshot | None, timeline: Any = ()) -> RepairOffer | None:
+        """A stale write first: the newest step of this file in ``timeline`` (the session's
+        observations, oldest first) that tripped a :data:`STALE_WRITE_RULES` rule, planned from
+        the version seen just before it to the file now (a later write that moved the fields
+        on again leaves nothing to plan). Else the location drift of the state now, when a
+        ``SYNC-*`` finding stands."""
+        if snap is None or not isinstance(snap.raw, dict):
+            return None
+        mine = [
+            o
+            for o in timeline
+            if o.project_id == snap.project_id and o.source == snap.source and o.raw is not None
+        ]
+        stale: tuple[Any, ...] = ()
+        for i in range(len(mine) - 1, 0, -1):
+            rules = tuple(sorted({f.rule_id for f in mine[i].findings} & STALE_WRITE_RULES))
+            if rules:
+                stale = (mine[i - 1].raw, rules)
+                break
+        sync = tuple(
+            sorted({f.rule_id for f in snap.findings if f.rule_id.startswith(LOCATION_RULE_PREFIX)})
+        )
+        inputs = (snap.raw, snap.project_id, snap.source, *stale, sync)
+        if len(inputs) == len(self._inputs) and all(
+            a is b if isinstance(a, dict) else a == b
+            for a, b in zip(inputs, self._inputs, strict=True)
+        ):
+            return self._offer
+        self._inputs, self._offer = inputs, self._plan(snap, snap.raw, stale, sync)
+        return self._offer
+
+    @staticmethod
+    def _plan(
+        snap: Snapshot, now: dict[str, Any], stale: tuple[Any, ...], sync: tuple[str, ...]
+    ) -> RepairOffer | None:
+        from .decide.repair import plan_locations, plan_stale_write
+
+        if stale:
+            before, rules = stale
+            plan = plan_stale_write(before, now)
+            if plan is not None:
+                return RepairOffer(plan, rules, snap.source, snap.project_id)
+        if sync:
+            plan = plan_locations(now)
+            if plan is not None:
+                return RepairOffer(plan, sync, snap.source, snap.project_id)
+        return None

@@ -2,9 +2,10 @@
 
 :class:`ProjectSession` owns discovery, one :class:`~core.sources.StateReader` per state file
 (one per monorepo project), the previous :class:`~core.snapshot.Snapshot` of each, the hook log
-tailer, the TDD plan and the plugin registry. :meth:`ProjectSession.refresh` re-reads what the
-watcher said changed (or everything) and returns a :class:`SessionUpdate`: plain data the UI
-renders, never a widget. It runs in a worker thread; nothing here imports textual.
+tailer, and one view per registered system (:mod:`core.systems`: the TDD plan, the plugin
+registry). :meth:`ProjectSession.refresh` re-reads what the watcher said changed (or
+everything) and returns a :class:`SessionUpdate`: plain data the UI renders, never a widget. It
+runs in a worker thread; nothing here imports textual.
 
 What the session remembers across refreshes (the files do not):
 
@@ -30,7 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from .diff import capped_paths
-from .findings import Finding, Severity, is_transition, sort_findings
+from .findings import Finding, is_transition, sort_findings
 from .memory import release_memory
 from .snapshot import Snapshot, observe
 from .sources import FileStamp, Project, StateReader, StateSource, discover
@@ -149,12 +150,6 @@ class HookTail:
     error: str | None = None
     lines: int | None = None  # lines the file held right after a rotation/reset (else None)
 
-    @property
-    def rotation(self) -> bool:
-        """The owner rewrote the log and the tailer settled on the new content (found its place
-        again, or took the unrelated new file whole): what a viewer marks in its record list."""
-        return self.rotated or self.reset
-
 
 @dataclass(slots=True)
 class SessionUpdate:
@@ -206,10 +201,6 @@ class SessionUpdate:
     initial: bool = False  # the session's first refresh
 
     # -- reading helpers ------------------------------------------------------------------
-
-    @property
-    def project_ids(self) -> list[str]:
-        return [s.project_id for s in self.project.states]
 
     def system(self, key: SystemKey[T]) -> SystemView[T]:
         """The system ``key`` names (``update.system(TDD).data`` is a ``TddPlan`` or None); an
@@ -301,7 +292,6 @@ class _StateTrack:
     snapshot: Snapshot | None = None
     status: str = "missing"
     detail: str | None = None
-    ever_ok: bool = False
     existed: bool = False
     stamp: FileStamp | None = None
     checked_at: datetime | None = None
@@ -484,7 +474,7 @@ class ProjectSession:
         for key in registered():
             if key.name not in self._active:
                 if not (full and key.name in p.systems) and not any(
-                    key.near(p.root, c) for c in changed
+                    key.near(p, c) for c in changed
                 ):
                     continue  # not used here: its module is not even imported
                 self._active.add(key.name)
@@ -608,7 +598,6 @@ class ProjectSession:
         status: str = result.status if result is not None else "missing"
         if status == "ok":
             track.existed = True
-            track.ever_ok = True
             track.last_ok_at = now
         elif status == "missing":
             if track.existed:
@@ -825,12 +814,12 @@ class ProjectSession:
     def _system_watch(self, key: SystemKey[object]) -> tuple[set[Path], set[Path]]:
         if key.name in self._active:
             return key.system().watch(self.project)
-        return key.markers_watch(self.project.root)
+        return key.markers_watch(self.project)
 
     def _system_path(self, path: Path) -> bool:
         p = self.project
         return any(
-            key.system().owns(p, path) if key.name in self._active else key.near(p.root, path)
+            key.system().owns(p, path) if key.name in self._active else key.near(p, path)
             for key in registered()
         )
 
@@ -897,10 +886,3 @@ class ProjectSession:
                 return None
             track = self._tracks.get(source.project_id)
             return track.snapshot if track else None
-
-    def severity_counts(self, project_id: str | None = None) -> dict[str, int]:
-        snap = self.snapshot(project_id)
-        out = {str(s): 0 for s in Severity}
-        for f in snap.findings if snap else ():
-            out[str(f.severity)] += 1
-        return out

@@ -163,7 +163,7 @@ class Project:
         found = []
         if self.isdlc_dir.is_dir():
             found.append("isdlc")
-        found += [key.name for key in registered() if key.present(self.root)]
+        found += [key.name for key in registered() if key.present(self)]
         return found
 
     def rel(self, path: Path) -> str:
@@ -348,8 +348,8 @@ def _parse(raw: bytes) -> Any:
         raise ValueError("starts with a byte order mark (the owner's JSON.parse rejects it)")
     try:
         return msgspec.json.decode(raw)
-    except (ValueError, RecursionError):  # msgspec.DecodeError is a ValueError
-        pass
+    except (msgspec.DecodeError, ValueError, RecursionError):  # DecodeError: not a ValueError
+        pass  # before msgspec 0.19 (pyproject's floor is 0.18; make test-lowest runs it)
     return json.loads(raw.decode("utf-8", errors="replace"), parse_constant=_reject_constant)
 
 

@@ -82,11 +82,12 @@ class System(Protocol[T]):
 @dataclass(frozen=True, slots=True)
 class SystemKey(Generic[T]):
     """A registered system: its ``name``, the ``"module:attribute"`` of its :class:`System`,
-    and the files (globs relative to the project root) whose presence means it is used."""
+    and ``markers``: the files whose presence means the project uses it (paths on the
+    ``Project``; a path may hold a glob component, ``plugins/*/.continue-here.md``)."""
 
     name: str
     where: str
-    markers: tuple[str, ...]
+    markers: Callable[[Project], tuple[Path, ...]]
     _loaded: list[System[T]] = field(default_factory=list, compare=False, repr=False)
 
     def system(self) -> System[T]:
@@ -96,34 +97,47 @@ class SystemKey(Generic[T]):
             self._loaded.append(cast("System[T]", getattr(importlib.import_module(module), attr)))
         return self._loaded[0]
 
-    def markers_watch(self, root: Path) -> tuple[set[Path], set[Path]]:
-        """What to watch before the system is used: each marker file, and the top directory
-        of each glob (``plugins/`` for ``plugins/*/.continue-here.md``)."""
+    def markers_watch(self, project: Project) -> tuple[set[Path], set[Path]]:
+        """What to watch before the system is used: each plain marker file, and the directory
+        above a glob's first wildcard (``plugins/`` for ``plugins/*/.continue-here.md``)."""
         files: set[Path] = set()
         dirs: set[Path] = set()
-        for marker in self.markers:
-            head, sep, _rest = marker.partition("/")
-            (dirs if sep else files).add(root / head)
+        for marker in self.markers(project):
+            glob = _glob_start(marker)
+            if glob is None:
+                files.add(marker)
+            else:
+                dirs.add(glob[0])
         return files, dirs
 
-    def near(self, root: Path, path: Path) -> bool:
+    def near(self, project: Project, path: Path) -> bool:
         """Whether a change at ``path`` may make the system used (a marker, or anything in a
         marker's directory)."""
-        files, dirs = self.markers_watch(root)
+        files, dirs = self.markers_watch(project)
         return path in files or any(d == path or d in path.parents for d in dirs)
 
-    def present(self, root: Path) -> bool:
-        """Whether one of the markers exists under ``root`` (False where it cannot be looked
-        up)."""
-        for marker in self.markers:
+    def present(self, project: Project) -> bool:
+        """Whether one of the markers exists (False where it cannot be looked up)."""
+        for marker in self.markers(project):
+            glob = _glob_start(marker)
             try:
-                if any(ch in marker for ch in "*?[") and any(root.glob(marker)):
+                if glob is None and marker.exists():
                     return True
-                if (root / marker).exists():
+                if glob is not None and any(glob[0].glob(glob[1])):
                     return True
             except OSError:
                 continue
         return False
+
+
+def _glob_start(path: Path) -> tuple[Path, str] | None:
+    """(the directory above the first wildcard component, the pattern from there on); None
+    for a plain path."""
+    parts = path.parts
+    for i, part in enumerate(parts):
+        if any(ch in part for ch in "*?["):
+            return Path(*parts[:i]), str(Path(*parts[i:]))
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,12 +153,12 @@ class SystemView(Generic[T_co]):
 
 
 TDD: SystemKey[TddPlan] = SystemKey(
-    "tdd", "phasewatch.core.tdd.system:SYSTEM", (".tdd-progress.md", ".tdd-plan-locked")
+    "tdd", "phasewatch.core.tdd.system:SYSTEM", lambda p: (p.tdd_progress, p.tdd_lock)
 )
 PLUGINS: SystemKey[Registry] = SystemKey(
     "plugins",
     "phasewatch.core.plugins.system:SYSTEM",
-    ("PLUGINS.md", "plugins/*/.continue-here.md"),
+    lambda p: (p.plugins_md, p.plugins_dir / "*" / ".continue-here.md"),
 )
 
 #: Every system beside the iSDLC state, in the order ``check`` prints them.

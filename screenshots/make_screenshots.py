@@ -9,7 +9,9 @@ The story on screen: a finished `fix` workflow (History), then a supervised `fea
 injected faults (a stale subagent write, a half-applied write, a torn write, a log rotation during
 a burst), the overview taken right after the half-applied write (the locations disagree), that
 stops at the implementation phase's review gate; a TDD plan being implemented
-without approval; and a plugin registry with drift and a tampered contract.
+without approval; and a plugin registry with drift and a tampered contract. Then, in a second
+directory, a `feature` workflow in which a sub-agent's old copy moves the workflow back (the
+`regress` fault), shown with its Repair preview (`x`).
 """
 
 from __future__ import annotations
@@ -202,6 +204,43 @@ async def scenario(root: Path, out: Path) -> None:
         await shoot(app, pilot, "attention", out)
 
 
+async def repair_scenario(root: Path, out: Path) -> None:
+    """A sub-agent's stale copy moves the workflow back; the user opens its Repair preview."""
+    from phasewatch.tui.screens.dialogs import RepairDialog
+
+    sim_clock = VirtualClock()
+    feature = Simulator(
+        SimConfig(
+            directory=root,
+            workflow="feature",
+            faults=["regress"],
+            fast=True,
+            auto_decide=True,
+            supervised=True,
+            seed=SEED,
+            clock=sim_clock,
+        )
+    )
+    steps = feature.steps()
+    for step in steps:  # the project exists once the workflow's first state is written
+        if step.state is not None:
+            break
+    app = PhasewatchApp(root, clock=AppClock(sim_clock), watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.updates_applied > 0, "the first read")
+        app.watch_mode = "watching"
+        for step in steps:
+            if step.path is not None:
+                await reread(app, pilot)
+            if step.fault == "regress" and step.state is not None:
+                break
+        feature.stop()
+        await wait_for(pilot, lambda: app.review.offer is not None, "the repair offer")
+        await pilot.press("x")  # offered, never opened by itself: the user opens it
+        await wait_for(pilot, lambda: isinstance(app.screen, RepairDialog), "the repair preview")
+        await shoot(app, pilot, "repair", out)
+
+
 def main() -> int:
     os.environ["TZ"] = "UTC"
     time.tzset()
@@ -209,6 +248,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="phasewatch-shots-") as tmp:
         print(f"simulating into {tmp}")
         asyncio.run(scenario(Path(tmp), out))
+    with tempfile.TemporaryDirectory(prefix="phasewatch-shots-") as tmp:
+        asyncio.run(repair_scenario(Path(tmp), out))
     return 0
 
 

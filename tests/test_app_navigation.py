@@ -3,6 +3,7 @@ and the review console's ``w``, ``e``, ``a`` (pushed over a data screen)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,7 @@ from phasewatch.tui.app import DATA_SCREENS, PhasewatchApp
 from phasewatch.tui.screens.console_base import ConsoleScreen
 
 from tests import factories as F
-from tests.test_app_helpers import frozen_clock, wait_until, write_state
+from tests.test_app_helpers import frozen_clock, screen_text, wait_until, write_state
 
 SIZE = (100, 30)
 DATA_KEYS = dict(zip("123456", DATA_SCREENS, strict=True))
@@ -48,17 +49,14 @@ async def press(pilot, key: str, expected: str) -> None:
 SOURCES = {**DATA_KEYS, **CONSOLE_KEYS}
 
 
-async def test_every_screen_key_works_from_every_screen(waiting_project: Path) -> None:
-    """All 81 (source, key) pairs in one app: each pair starts by pressing its source's key, so
-    the pairs do not depend on each other (one app, not one per source: eight start-ups less);
-    the first source reaches every screen before any was built."""
+@pytest.mark.parametrize("source", list(SOURCES))
+async def test_every_screen_key_works_from_every_screen(waiting_project: Path, source) -> None:
     app = PhasewatchApp(waiting_project, clock=frozen_clock, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.updates_applied > 0)
-        for source, source_name in SOURCES.items():
-            for key, name in SOURCES.items():
-                await press(pilot, source, source_name)
-                await press(pilot, key, name)
+        for key, name in SOURCES.items():
+            await press(pilot, source, SOURCES[source])
+            await press(pilot, key, name)
 
 
 async def test_a_screen_key_after_going_away_and_back_returns_to_the_data_screen(
@@ -122,6 +120,32 @@ async def test_help_lists_every_key_by_screen_decisions_first(waiting_project: P
         assert box.right <= size[0] and box.bottom <= size[1]
         await pilot.press("escape")
         await wait_until(pilot, lambda: where(app) == "escalations")
+
+
+def test_one_list_of_data_screens_makes_the_keys_the_help_and_the_config_names(
+    tmp_path: Path,
+) -> None:
+    """DATA_SCREENS is the one list: each screen has its number key (shown in the footer and
+    under "Everywhere" in the help), a name the config's ``default_screen`` accepts, and a class
+    the screens package hands out; the config accepts no other name."""
+    from typing import get_args
+
+    import phasewatch.tui.screens as screens
+    from phasewatch.core.config import Screen
+    from phasewatch.tui.app import screen_class
+
+    assert list(get_args(Screen)) == list(DATA_SCREENS)
+    app = PhasewatchApp(tmp_path, watch=False)
+    everywhere = dict(app.help_sections())["Everywhere"]
+    for key, (name, screen) in enumerate(DATA_SCREENS.items(), start=1):
+        bindings = [b for b in PhasewatchApp.BINDINGS if getattr(b, "key", None) == str(key)]
+        assert [(b.action, b.description) for b in bindings] == [  # type: ignore[union-attr]
+            (f"show('{name}')", screen.label)
+        ]
+        assert bindings[0] in everywhere
+        cls = screen_class(name)
+        assert (name, screen.title) == (cls.NAME, cls.TITLE)
+        assert getattr(screens, cls.__name__) is cls
 
 
 # ---------------------------------------------------------------------------- first screen
@@ -275,3 +299,71 @@ async def test_a_screen_is_restyled_whole_on_resume_only_once_it_has_been_away(
             await press(pilot, key, DATA_KEYS[key])
             await pilot.pause()
             assert app.screen in restyled, DATA_KEYS[key]
+
+
+# ------------------------------------------------------------ small terminals (80x24)
+
+
+def footer_keys(app: PhasewatchApp) -> dict[str, object]:
+    """The footer's keys the user can see: key -> FooterKey, left of the palette's key."""
+    from textual.widgets._footer import FooterKey
+
+    keys = list(app.screen.query(FooterKey))
+    palette = next((k for k in keys if k.key == "ctrl+p"), None)
+    right = palette.region.x if palette is not None else app.size.width
+    return {k.key: k for k in keys if k.region.right <= right and k.region.width > 0}
+
+
+async def test_at_80x24_the_gate_and_waiting_keys_are_in_the_footer_and_work(
+    tmp_path: Path,
+) -> None:
+    from phasewatch.tui.screens.review import GatePanel
+
+    write_state(tmp_path / ".isdlc" / "state.json", F.escalate(F.gate_presented(F.feature_state())))
+    app = PhasewatchApp(tmp_path, clock=frozen_clock, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.updates_applied > 0)
+        await wait_until(pilot, lambda: {"g", "w", "e"} <= set(footer_keys(app)))
+        await pilot.press("g")
+        await wait_until(pilot, lambda: isinstance(app.screen, GatePanel))
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: where(app) == "overview")
+        await press(pilot, "e", "escalations")
+        await press(pilot, "1", "overview")
+        await press(pilot, "w", "attention")
+
+
+def text(app: PhasewatchApp) -> str:
+    return screen_text(app).lower()
+
+
+async def test_with_nothing_waiting_the_decision_keys_are_hidden_and_say_so(
+    tmp_path: Path,
+) -> None:
+    write_state(tmp_path / ".isdlc" / "state.json", F.feature_state())
+    app = PhasewatchApp(tmp_path, clock=frozen_clock, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.updates_applied > 0)
+        await wait_until(pilot, lambda: "question_mark" in footer_keys(app))
+        assert not {"g", "w", "e", "a"} & set(footer_keys(app))
+        await pilot.press("g")  # no gate: nothing to open
+        await pilot.pause()
+        assert where(app) == "overview"
+        for key, name in CONSOLE_KEYS.items():  # still reachable, and they say nothing waits
+            await press(pilot, key, name)
+            await wait_until(pilot, lambda: re.search(r"\b(nothing|no pending)\b", text(app)))
+            await press(pilot, "1", "overview")
+
+
+def test_help_explains_every_column_of_the_overviews_matrix() -> None:
+    """The matrix's headers are the file's own names (``ptr A I T``...): ``?`` says what each
+    means in plain words."""
+    from phasewatch.tui.screens.help import help_text
+    from phasewatch.widgets.location_matrix import COLUMNS
+
+    lines = help_text([]).plain.splitlines()
+    for _key, header in COLUMNS:
+        (line,) = [x for x in lines if x.strip().startswith(header + " ")]
+        assert len(line.strip()) > len(header) + 10, line  # a meaning follows the header
+    pointers = next(x for x in lines if x.strip().startswith("ptr A I T"))
+    assert "A: active_workflow.current_phase" in pointers and "T: the top-level" in pointers

@@ -15,6 +15,9 @@ from hypothesis import strategies as st
 from tests.helpers import generated_corpus as G
 
 FIGURES = G.FIGURES
+# One worker judges the corpus (G.judged, ~20-40 s, cached per process) and runs every test that
+# reads it: with ``--dist loadgroup`` (make test) the other worker never judges it a second time.
+pytestmark = pytest.mark.xdist_group("generated-corpus")
 
 
 def test_the_corpus_is_large_and_covers_both_eras_and_mutations() -> None:

@@ -29,6 +29,7 @@ def test_headless_demo_runs_to_completion_with_autopilot(tmp_path, capsys):
     assert "review continue" in actions
     assert any(a.startswith("approve") for a in actions)
     assert all(entry["who"] == "demo-autopilot" for entry in journal)
+    assert not any(a.startswith("repair") for a in actions)  # a stale write waits for a human
     assert "**Approved:**" in (root / ".tdd-progress.md").read_text()
     assert (root / "PLUGINS.md").exists()
     assert "phasewatch check" in out  # the final report

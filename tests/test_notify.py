@@ -13,7 +13,7 @@ GATE = Event("gate", "06-implementation@41", "demo", "06-implementation waits fo
 
 
 def test_osc_sequences_carry_title_and_summary():
-    seq = osc_sequences(GATE)
+    seq = osc_sequences(GATE, environ={})
     assert seq.startswith("\x1b]9;phasewatch: Review gate waiting: 06-implementation waits")
     assert "\x1b]777;notify;phasewatch: Review gate waiting;06-implementation waits" in seq
     assert seq.count("\x07") == 2 and seq.count("\x1b") == 2
@@ -21,11 +21,30 @@ def test_osc_sequences_carry_title_and_summary():
 
 @given(st.text())
 def test_hostile_summaries_cannot_end_or_extend_the_sequence(text):
-    seq = osc_sequences(Event("escalation", "k", "p", text))
+    seq = osc_sequences(Event("escalation", "k", "p", text), environ={})
     assert seq.count("\x1b") == 2 and seq.count("\x07") == 2  # only our own ESC and BEL
     assert not any(0x80 <= ord(c) <= 0x9F for c in seq)  # no C1 (8-bit ST, OSC...)
     _head, body = seq.split("\x07")[1].split("notify;", 1)
     assert body.count(";") == 1  # title;body: no field smuggled in
+
+
+def test_inside_tmux_each_sequence_goes_through_its_passthrough():
+    """tmux hands ``ESC P tmux; <sequence, ESCs doubled> ESC \\`` to the outer terminal."""
+    plain = osc_sequences(GATE, environ={})
+    osc9, osc777 = (part + "\x07" for part in plain.split("\x07")[:2])
+    wrapped = osc_sequences(GATE, environ={"TMUX": "/tmp/tmux-0/default,123,0"})
+    assert wrapped == ("\x1bPtmux;\x1b" + osc9 + "\x1b\\" + "\x1bPtmux;\x1b" + osc777 + "\x1b\\")
+    assert wrapped.startswith("\x1bPtmux;\x1b\x1b]9;phasewatch: Review gate waiting: ")
+    inner = wrapped.split("\x1b\\")[0].removeprefix("\x1bPtmux;")
+    assert inner.replace("\x1b\x1b", "\x1b") == osc9  # undoubling gives the sequence back
+    assert osc_sequences(GATE, environ={"TMUX": ""}) == plain  # an empty $TMUX: not inside
+
+
+@given(st.text())
+def test_hostile_summaries_cannot_end_the_tmux_passthrough(text):
+    seq = osc_sequences(Event("escalation", "k", "p", text), environ={"TMUX": "x"})
+    assert seq.count("\x1b\\") == 2  # only our own two string terminators
+    assert seq.count("\x1bPtmux;") == 2 and seq.count("\x07") == 2
 
 
 def test_one_notification_per_event():

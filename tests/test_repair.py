@@ -383,7 +383,7 @@ def _odd_text(doc: dict[str, Any]) -> str:
     return text.replace("7777.25", "7.77725e3").replace('"MARK"', '"\\u00e9t\\u00e9"')
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150)
 @given(stale_pairs())
 def test_a_repair_changes_only_the_planned_values(
     pair: tuple[dict[str, Any], dict[str, Any]],
@@ -482,7 +482,7 @@ def damaged_states(draw: st.DrawFn) -> dict[str, Any]:
     return doc
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(damaged_states(), damaged_states(), _json)
 def test_planning_never_raises(a: dict[str, Any], b: dict[str, Any], junk: Any) -> None:
     for before, after in ((a, b), (b, a), (a, junk), (junk, a)):

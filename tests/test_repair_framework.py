@@ -72,10 +72,11 @@ def framework(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 def node(framework: tuple[Path, Path], mode: str, jobs: list[dict[str, Any]], tmp: Path) -> Any:
     jobs_file = tmp / f"{mode}-jobs.json"
     jobs_file.write_text(json.dumps(jobs))
+    # cwd: whatever the framework's code writes relative to it lands in tmp, not here
     run = subprocess.run(
         ["node", str(DRIVER), "--framework", str(framework[0]), "--validator",
          str(framework[1]), "--mode", mode, "--jobs", str(jobs_file)],
-        check=True, capture_output=True, text=True, timeout=300,
+        check=True, capture_output=True, text=True, timeout=300, cwd=tmp,
     )  # fmt: skip
     return json.loads(run.stdout)
 

@@ -156,3 +156,37 @@ def test_the_dashboard_command_quotes_a_hostile_directory_name(tmp_path):
     hostile = tmp_path / "x; touch pwned $(id) `id`"
     words = shlex.split(dashboard_command(hostile))
     assert words[-1] == str(hostile) and words[1:3] == ["-m", "phasewatch"]
+
+
+def non_loopback_ipv4() -> str | None:
+    """An IPv4 address of this machine that is not loopback (``hostname -I``), or None."""
+    try:
+        out = subprocess.run(["hostname", "-I"], capture_output=True, text=True, timeout=5).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return next((a for a in out.split() if "." in a and not is_loopback(a)), None)
+
+
+def test_with_allow_remote_the_dashboard_answers_on_the_machines_own_address(tmp_path):
+    """``serve --host 0.0.0.0 --allow-remote``, reached the way another machine would: on this
+    machine's network address, not 127.0.0.1 (straight, never through an HTTP proxy)."""
+    address = non_loopback_ipv4()
+    if address is None:
+        pytest.skip("this machine has no non-loopback IPv4 address")
+    port = free_port()
+    proc, url = start(tmp_path, "--port", str(port), "--host", "0.0.0.0", "--allow-remote")
+    try:
+        assert url, proc.stderr.read() if proc.stderr else ""
+        token = url.rstrip("/").rsplit("/", 1)[1]
+        direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        with direct.open(f"http://{address}:{port}/{token}/", timeout=10) as response:
+            status, body = response.status, response.read().decode()
+        assert status == 200 and f"ws://{address}:{port}/{token}/ws" in body
+        try:
+            direct.open(f"http://{address}:{port}/wrong/", timeout=10)
+            refused = None
+        except urllib.error.HTTPError as err:
+            refused = err.code
+        assert refused in (403, 404)  # the token still guards it
+    finally:
+        stop(proc)

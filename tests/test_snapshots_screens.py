@@ -163,3 +163,26 @@ def test_tdd_screen_unapproved_with_a_hook_miscount(snap_compare, tmp_path: Path
         await settle(pilot)
 
     assert snap_compare(snapshot_app(tmp_path), terminal_size=SIZE, run_before=run_before)
+
+
+def test_repair_preview_of_a_stale_write(snap_compare, tmp_path: Path) -> None:
+    """The Repair preview (x) over the overview: the fields a sub-agent's stale copy put back,
+    now -> proposed from the version seen before it, what the newer write keeps."""
+    from tests.test_repair import stale, state
+
+    write_state(tmp_path / ".isdlc" / "state.json", state(2, 7))
+    fix_mtimes(tmp_path)
+
+    async def run_before(pilot) -> None:
+        from phasewatch.tui.screens.dialogs import RepairDialog
+
+        app = pilot.app
+        await wait_until(pilot, lambda: app.updates_applied > 0)
+        write_state(tmp_path / ".isdlc" / "state.json", stale(state(2, 7), state(1)))
+        fix_mtimes(tmp_path)
+        await reread(pilot)
+        await pilot.press("x")
+        await wait_until(pilot, lambda: isinstance(app.screen, RepairDialog))
+        await settle(pilot)
+
+    assert snap_compare(snapshot_app(tmp_path), terminal_size=SIZE, run_before=run_before)

@@ -387,3 +387,31 @@ def test_a_corrupt_state_gets_a_fix_that_fits_what_was_seen(tmp_path):
     p.write_text('{"state_version": 2, oops}')
     _, kept, (finding,) = reader.read()
     assert kept is not None and "last good version phasewatch showed" in finding.hint
+
+
+def test_every_cut_of_a_state_reads_as_torn_never_raises(tmp_path):
+    """A state cut off at any byte (a non-atomic write seen half-way) is ``torn``, whichever
+    decoder refused it: msgspec before 0.19 raised a DecodeError that is no ValueError
+    (pyproject's floor is 0.18; ``make test-lowest`` runs this there)."""
+    whole = json.dumps({"state_version": 3, "phases": {"01-requirements": {"status": "done"}}})
+    p = tmp_path / "state.json"
+    for cut in range(1, len(whole)):
+        write(p, whole[:cut])
+        r = read_json(p, retries=0)
+        assert r.status in {"torn", "invalid"} and r.data is None, (cut, r)
+        assert r.error, cut
+
+
+def test_check_on_a_cut_off_state_reports_it_and_exits_2(tmp_path):
+    """README: exit 2 when nothing could be read; a line, never a traceback."""
+    import sys
+
+    write(tmp_path / ".isdlc" / "state.json", '{"state_version": 3, "phases": {"01-req')
+    proc = subprocess.run(
+        [sys.executable, "-m", "phasewatch", "check", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr and "READ-TORN" in proc.stdout

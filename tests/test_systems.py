@@ -53,7 +53,9 @@ class ToySystem:
 
 
 TOY_SYSTEM = ToySystem()
-TOY: SystemKey[list[str]] = SystemKey("toy", f"{__name__}:TOY_SYSTEM", ("TOY.md",))
+TOY: SystemKey[list[str]] = SystemKey(
+    "toy", f"{__name__}:TOY_SYSTEM", lambda p: (p.root / "TOY.md",)
+)
 
 
 @pytest.fixture
@@ -133,3 +135,36 @@ def test_the_registry_names_are_unique_and_found_by_discovery(tmp_path: Path) ->
     assert Project(tmp_path).systems == ["plugins"]
     (tmp_path / ".tdd-plan-locked").write_text("")
     assert Project(tmp_path).systems == ["tdd", "plugins"]
+
+
+def test_a_system_not_used_here_is_never_imported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Discovery and the watch targets come from the markers: a system whose module does not
+    even exist costs nothing until its file appears."""
+    ghost: SystemKey[object] = SystemKey(
+        "ghost", "phasewatch.no_such_module:SYSTEM", lambda p: (p.root / "GHOST.md",)
+    )
+    monkeypatch.setattr(systems, "SYSTEMS", (*systems.SYSTEMS, ghost))
+    update = ProjectSession(tmp_path).refresh()
+    assert tmp_path / "GHOST.md" in update.watch_files
+    assert "ghost" not in update.project.systems and "ghost" not in update.systems
+    assert audit_project(tmp_path).to_json()["ghost"] is None
+
+
+def test_a_system_whose_files_appear_later_is_loaded_and_watched(tmp_path: Path) -> None:
+    session = ProjectSession(tmp_path)
+    first = session.refresh()
+    assert tmp_path / "PLUGINS.md" in first.watch_files
+    assert tmp_path / "plugins" in first.watch_dirs
+    assert first.system(PLUGINS).data is None
+
+    handoff = tmp_path / "plugins" / "Knob" / ".continue-here.md"
+    handoff.parent.mkdir(parents=True)
+    later = session.refresh([handoff.parent])
+    assert handoff.parent in later.watch_dirs  # the plugin's directory is watched now
+    handoff.write_text("---\nplugin: Knob\nstage: 1\nstatus: in_progress\n---\n")
+    update = session.refresh([handoff])
+    registry = update.system(PLUGINS).data
+    assert registry is not None and [r.name for r in registry.plugins] == ["Knob"]
+    assert update.system(PLUGINS).rev == 1 and "plugins" in update.project.systems

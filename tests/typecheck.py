@@ -3,7 +3,8 @@
 mypy cannot follow the editable install: setuptools' ``package-dir`` maps ``core/``,
 ``widgets/`` and ``tui/`` into ``phasewatch`` through an import hook that mypy does not run.
 So this builds the installed layout in a temporary folder, out of symlinks to the repository
-(``TMP/phasewatch/{core,widgets,tui}`` plus the files of ``phasewatch/``), runs
+as pyproject's ``package-dir`` maps it (``TMP/phasewatch/{core,widgets,tui}`` links, plus the
+root package's files from ``tui/_root/``), runs
 ``mypy -p phasewatch`` there with the repository's ``pyproject.toml`` and prints mypy's report
 with the paths mapped back to the repository's (``phasewatch/core/x.py`` -> ``core/x.py``).
 
@@ -17,25 +18,45 @@ import re
 import subprocess
 import sys
 import tempfile
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-LAYERS = ("core", "widgets", "tui")  # phasewatch.<layer> <- <layer>/ (pyproject package-dir)
+
+
+def package_dirs() -> dict[str, Path]:
+    """pyproject's ``package-dir``: ``{"phasewatch": ROOT/tui/_root, "phasewatch.core": ...}``."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    mapping = config["tool"]["setuptools"]["package-dir"]
+    return {name: ROOT / folder for name, folder in mapping.items()}
 
 
 def build_tree(tmp: Path) -> None:
+    """``TMP/phasewatch/`` holds the root package's files; each sub-package is a folder link."""
     pkg = tmp / "phasewatch"
     pkg.mkdir()
-    for layer in LAYERS:
-        (pkg / layer).symlink_to(ROOT / layer, target_is_directory=True)
-    for src in (ROOT / "phasewatch").iterdir():
-        if src.is_file():
-            (pkg / src.name).symlink_to(src)
+    for name, folder in package_dirs().items():
+        if name == "phasewatch":
+            for src in folder.iterdir():
+                if src.is_file():
+                    (pkg / src.name).symlink_to(src)
+        else:
+            (tmp / name.replace(".", "/")).symlink_to(folder, target_is_directory=True)
 
 
 def to_repo_path(line: str) -> str:
     """``phasewatch/core/a.py:3: error`` -> ``core/a.py:3: error`` (other lines unchanged)."""
-    return re.sub(r"^phasewatch[/\\](" + "|".join(LAYERS) + r")(?=[/\\])", r"\1", line)
+    dirs = package_dirs()
+    match = re.match(r"^phasewatch((?:[/\\]\w+)*)[/\\](\w+\.pyi?)(?=:)", line)
+    if match is None:
+        return line
+    parts = [p for p in re.split(r"[/\\]", match.group(1)) if p]
+    for depth in range(len(parts), -1, -1):  # the longest mapped package holding the file
+        name = ".".join(["phasewatch", *parts[:depth]])
+        if name in dirs:
+            folder = dirs[name].joinpath(*parts[depth:], match.group(2))
+            return folder.relative_to(ROOT).as_posix() + line[match.end() :]
+    return line
 
 
 def main(argv: list[str]) -> int:

@@ -34,9 +34,9 @@ from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
 from .console import CONSOLE_BINDINGS, CONSOLE_SCREENS, ReviewConsole
-from .messages import DecisionDone, DecisionReverted, HookLogGrew, SessionUpdated
+from .messages import DecisionDone, DecisionKept, DecisionReverted, HookLogGrew, SessionUpdated
 from .notifications import app_notifier
-from .screens import SCREEN_CSS, load
+from .screens import DATA_SCREENS, SCREEN_CSS, load
 from .screens.base import UpdateScreen
 from .screens.console_base import ConsoleScreen
 from .screens.help import HelpScreen, help_rows
@@ -53,20 +53,12 @@ Clock = Callable[[], datetime]
 #: config file was read (else None).
 FirstRead = tuple["ProjectSession", "SessionUpdate", "Config | None"]
 
-#: The data screens in key order (1-6): name -> (title, "module:Class"). A screen's module is
-#: imported when the screen is first shown: the first frame needs only the overview, and the
-#: others (hook log view, plugin registry, TDD board...) cost ~70 ms of imports at start-up.
-#: The hook log's records are not in the updates: they are in the session's store, which the
-#: hook screen reads when it is shown and whenever the log grew (:class:`HookLogGrew`).
-DATA_SCREENS: dict[str, tuple[str, str]] = {
-    "overview": ("Overview", "phasewatch.tui.screens.overview:OverviewScreen"),
-    "hooks": ("Hook activity", "phasewatch.tui.screens.hooks:HookActivityScreen"),
-    "timeline": ("Timeline", "phasewatch.tui.screens.timeline:TimelineScreen"),
-    "history": ("History", "phasewatch.tui.screens.history:HistoryScreen"),
-    "tdd": ("TDD", "phasewatch.tui.screens.tdd:TddScreen"),
-    "plugins": ("Plugins", "phasewatch.tui.screens.plugins:PluginsScreen"),
-}
-SCREEN_NAMES = tuple(DATA_SCREENS)
+SCREEN_NAMES = tuple(DATA_SCREENS)  # (the list and its keys: tui/screens/__init__.py)
+#: The keys 1-6, one per data screen, made from the one list.
+SCREEN_BINDINGS: list[Binding] = [
+    Binding(str(key), f"show('{name}')", screen.label)
+    for key, (name, screen) in enumerate(DATA_SCREENS.items(), start=1)
+]
 #: Updates are posted at most this often: a storm of writes (100 a second) would otherwise have
 #: the screen redrawn ~30 times a second and key presses wait behind the drawing. A change after
 #: a quiet spell is still read at once, and so are our own writes and a large log's next part.
@@ -85,7 +77,7 @@ FULL_COLLECTION_GAP_S = 1.0  # at most one full collection after keys per this m
 
 def screen_class(name: str) -> type[UpdateScreen]:
     """The class of the data screen ``name`` (imports its module)."""
-    return load(DATA_SCREENS[name][1])
+    return load(DATA_SCREENS[name].where)
 
 
 class PhasewatchApp(App[int]):
@@ -114,12 +106,7 @@ class PhasewatchApp(App[int]):
     ENABLE_COMMAND_PALETTE = True
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("1", "show('overview')", "Overview"),
-        Binding("2", "show('hooks')", "Hooks"),
-        Binding("3", "show('timeline')", "Timeline"),
-        Binding("4", "show('history')", "History"),
-        Binding("5", "show('tdd')", "TDD"),
-        Binding("6", "show('plugins')", "Plugins"),
+        *SCREEN_BINDINGS,
         *CONSOLE_BINDINGS,
         Binding("p", "switch_project", "Project"),
         Binding("question_mark", "help", "Help", key_display="?"),
@@ -428,6 +415,10 @@ class PhasewatchApp(App[int]):
     def _decision_reverted(self, message: DecisionReverted) -> None:
         self.review.reverted(message)
 
+    @on(DecisionKept)
+    def _decision_kept(self, message: DecisionKept) -> None:
+        self.review.kept(message)
+
     def _own_write(self, path: Path, stamp: FileStamp | None) -> None:
         if self.watcher is not None:
             self.watcher.expect_own_write(path, stamp)
@@ -503,7 +494,7 @@ class PhasewatchApp(App[int]):
             ("Waiting for a human (w)", console["attention"].BINDINGS),
             ("Everywhere", self.BINDINGS),
         ]  # fmt: skip
-        for key, (name, (title, _where)) in enumerate(DATA_SCREENS.items(), start=1):
+        for key, (name, (title, _label, _where)) in enumerate(DATA_SCREENS.items(), start=1):
             bindings = vars(screen_class(name)).get("BINDINGS")  # its own, not Screen's
             if bindings:
                 sections.append((f"{title} ({key})", bindings))
@@ -547,7 +538,7 @@ class PhasewatchApp(App[int]):
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        for key, (name, (title, _where)) in enumerate(DATA_SCREENS.items(), start=1):
+        for key, (name, (title, _label, _where)) in enumerate(DATA_SCREENS.items(), start=1):
             yield SystemCommand(
                 f"Show {title}",
                 f"Switch to the {title} screen (key {key})",

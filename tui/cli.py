@@ -214,6 +214,8 @@ def cmd_check(argv: list[str]) -> int:
             doc["error"] = msg
             print(dumps(doc))
         else:
+            if args.format == "sarif":  # still a valid log: a CI step may upload it
+                _print_ci_format(report, "sarif", failure=msg)
             print(msg, file=sys.stderr)
         return 2
     if args.format in ("sarif", "github"):
@@ -542,14 +544,13 @@ def _check_config(path: Path | None):
         return None
 
 
-def _print_ci_format(report, kind: str) -> None:
+def _print_ci_format(report, kind: str, failure: str | None = None) -> None:
+    import phasewatch
     from phasewatch.core.export import github_commands, to_sarif
     from phasewatch.core.findings import all_rules
 
-    import phasewatch
-
     if kind == "sarif":
-        print(dumps(to_sarif(report, all_rules(), phasewatch.__version__)))
+        print(dumps(to_sarif(report, all_rules(), phasewatch.__version__, failure=failure)))
     else:
         for line in github_commands(report):
             print(line)

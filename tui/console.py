@@ -21,6 +21,13 @@ error toast and the bell, journaled). Anything else -> an error toast and a
 :class:`~tui.screens.dialogs.RefusalDialog`. A second press on what we already applied a
 decision to (the panel still shows the version before our write) is answered "already applied"
 without writing: it is our own write, not a conflict.
+
+Repair (docs/formats.md#repair): when the shown state has a stale write or location drift that
+:func:`core.review.repair_offer` can plan, ``x`` opens its preview
+(:class:`~tui.screens.dialogs.RepairDialog`); only its explicit ``W`` submits the plan, through
+:meth:`ReviewConsole.submit` like any decision, and never while another decision or repair is
+being written. The confirm watch then says whether the repair was kept or reverted; ``z`` undoes
+it (``core.decide.undo_repair``, refused once anyone wrote after it). Nothing repairs by itself.
 """
 
 from __future__ import annotations
@@ -46,13 +53,13 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from .bindings import refresh_bindings_if_changed
-from .messages import Decision, DecisionDone, DecisionReverted
+from .messages import Decision, DecisionDone, DecisionKept, DecisionReverted
 from .screens import load
 from .screens.console_base import ConsoleScreen, KeyGuard
 
 if TYPE_CHECKING:
     from phasewatch.core import decide
-    from phasewatch.core.review import AttentionItem, GateView
+    from phasewatch.core.review import AttentionItem, GateView, RepairOffer
     from phasewatch.core.session import SessionUpdate
     from phasewatch.core.snapshot import Snapshot
     from phasewatch.core.sources import FileStamp
@@ -72,6 +79,8 @@ CONSOLE_BINDINGS: list[Binding] = [
     Binding("e", "console('escalations', 'any')", "Escalations", show=False),
     Binding("a", "console('plan')", "Plan approval"),
     Binding("a", "console('plan', 'any')", "Plan approval", show=False),
+    Binding("x", "console('repair')", "Repair…"),
+    Binding("z", "console('undo-repair')", "Undo repair"),
 ]
 
 #: name -> "module:Class"; imported when first opened (nothing waits at most start-ups).
@@ -152,6 +161,13 @@ class ReviewConsole:
         self._applied: dict[tuple[str, object], decide.DecisionResult] = {}
         self._watching: dict[Path, object] = {}  # file -> the one confirm watch that is current
         self._notify_timer: Any = None  # flushes the notifications the rate limit held
+        #: The repair the shown state calls for (``x``), recomputed with every update.
+        self.offer: RepairOffer | None = None
+        self._offerer: Any = None  # core.review.RepairOfferer, made with the first update
+        #: Our newest applied repair while it may still be undone (``z``): the file, the version
+        #: it wrote, the plan.
+        self.undoable: tuple[Path, int | None, Any] | None = None
+        self._plans: dict[tuple[str, object], Any] = {}  # seen -> the repair plan submitted
 
     @property
     def read_only(self) -> bool:
@@ -193,6 +209,14 @@ class ReviewConsole:
         review = _review()
         view = review.gate_view(snap)
         self.attention = review.attention_items(snap, update.system(TDD).data)
+        if self._offerer is None:
+            self._offerer = review.RepairOfferer()
+        self.offer = self._offerer.offer(snap, update.timeline)
+        if self.undoable is not None and snap is not None:
+            version = snap.version
+            written = self.undoable[1]
+            if version is not None and written is not None and version > written:
+                self.undoable = None  # someone wrote after the repair: undo would overwrite it
         if self.notifier is not None:
             events = []
             for item in self.attention:
@@ -253,6 +277,10 @@ class ReviewConsole:
         """``check_action`` of the app's ``console(name)`` bindings."""
         if name == "gate":
             return self.waiting_gate() is not None
+        if name == "repair":
+            return self.offer is not None
+        if name == "undo-repair":
+            return self.undoable is not None
         where = CONSOLE_SCREENS.get(name)
         if where is None or _is_screen(top, where):
             return False  # already there
@@ -273,6 +301,12 @@ class ReviewConsole:
         """Open the console screen ``name`` (or the gate panel for ``"gate"``)."""
         if name == "gate":
             self.open_gate()
+            return
+        if name == "repair":
+            self.open_repair()
+            return
+        if name == "undo-repair":
+            self.open_undo()
             return
         cls = self._screen_class(name)
         top = self.app.screen
@@ -367,6 +401,74 @@ class ReviewConsole:
         own = None if discard else progress
         self.submit(Decision(label, call, own, (str(progress), plan_sha256)), asker)
 
+    # ------------------------------------------------------------------ repairing
+    def _busy(self, what: str) -> bool:
+        """True (and a message) while any decision or repair is being written: a repair waits."""
+        if self._in_flight:
+            self.app.notify(
+                f"{what}: refused, another decision or repair is being written. "
+                "Look again when it is done.",
+                severity="warning",
+                markup=False,
+                timeout=5,
+            )
+        return bool(self._in_flight)
+
+    def open_repair(self) -> None:
+        """The preview of :attr:`offer`; its explicit ``W`` applies it (:meth:`repair`)."""
+        offer = self.offer
+        if offer is None:
+            self.app.notify("Nothing to repair.", markup=False, timeout=3)
+            return
+        from .screens.dialogs import RepairDialog
+
+        def answered(write: bool | None) -> None:
+            if write:
+                self.repair(offer, asker=self.app.screen)
+
+        dialog = RepairDialog(offer, read_only=self.read_only, guard=self.key_guard())
+        self.app.push_screen(dialog, answered)
+
+    def repair(self, offer: RepairOffer, *, asker: MessagePump) -> None:
+        """Write ``offer``'s plan (the human confirmed it) through :meth:`submit`."""
+        if self.last_update is None or self._busy(offer.plan.action):
+            return
+        path = self.last_update.project.root / offer.source
+        call = partial(_decide().apply_repair, path, offer.plan, via="tui")
+        seen = (str(path), _digest(offer.plan.to_json()))
+        self._plans[seen] = offer.plan
+        self.submit(Decision(offer.plan.action, call, path, seen), asker)
+
+    def open_undo(self) -> None:
+        """Ask, then put back what our newest repair replaced (``core.decide.undo_repair``)."""
+        undoable = self.undoable
+        if undoable is None:
+            self.app.notify("No repair to undo.", markup=False, timeout=3)
+            return
+        path, version, plan = undoable
+        changes = plan.changes if plan is not None else ()
+        lines = [f"Put back the {len(changes)} field(s) the repair wrote:"]
+        from phasewatch.core.decide.codec import plain
+        from phasewatch.core.diff import format_value
+
+        lines += [
+            f"  {c.label}: {format_value(plain(c.proposed))} -> {format_value(plain(c.current))}"
+            for c in changes
+        ]
+        lines.append("Refused if anyone wrote to the file after the repair.")
+        from .screens.dialogs import ConfirmDialog
+
+        def answered(yes: bool | None) -> None:
+            if yes and not self._busy("repair undo"):
+                call = partial(_decide().undo_repair, path, via="tui")
+                decision = Decision("repair undo", call, path, (str(path), ("undo", version)))
+                self.submit(decision, self.app.screen)
+
+        dialog = ConfirmDialog(
+            "Undo the repair?", "\n".join(lines), yes="Undo", guard=self.key_guard()
+        )
+        self.app.push_screen(dialog, answered)
+
     def submit(self, decision: Decision, asker: MessagePump) -> None:
         """Run ``decision`` in a thread worker, unless read-only mode refuses it or it repeats a
         decision on the same look (in flight, or already applied: our own write, which the
@@ -434,6 +536,7 @@ class ReviewConsole:
         self.results.append(result)
         if result.ok:
             self._applied[decision.seen] = result
+            self._repaired(decision, result)
             if decision.own_path is not None:
                 self.own_write(decision.own_path, done.stamp)
                 self._watch_for_revert(decision, result)
@@ -444,6 +547,9 @@ class ReviewConsole:
                 timeout=5,
             )
             return
+        if decision.label == "repair undo" and self.undoable is not None:
+            self.undoable = None  # refused (someone wrote after it): the dashboard stops offering
+            refresh_bindings_if_changed(self.app, CONSOLE_BINDINGS)
         self.app.notify(
             clean(result.message),
             title=clean(f"{decision.shown}: {result.outcome}"),
@@ -455,7 +561,8 @@ class ReviewConsole:
 
         summary = result.state_summary
         line = _decide().describe_summary(summary) if summary else "(the file could not be read)"
-        title = clean(f"{decision.shown}: {result.outcome} — nothing was decided")
+        nothing = "written" if decision.label.startswith("repair ") else "decided"
+        title = clean(f"{decision.shown}: {result.outcome} — nothing was {nothing}")
         self.app.push_screen(RefusalDialog(title, result.message, summary, line))
 
     def _watch_for_revert(self, decision: Decision, result: decide.DecisionResult) -> None:
@@ -475,6 +582,8 @@ class ReviewConsole:
             _decide().confirm(path, watched, self.confirm_seconds, via="tui", stop=stop)
             if watched.outcome == _decide().REVERTED:
                 app.post_message(DecisionReverted(decision, watched))
+            elif decision.label.startswith("repair ") and watched.confirmation is not None:
+                app.post_message(DecisionKept(decision, watched))
 
         app.run_worker(
             watch, thread=True, group="confirm", name=f"confirm {decision.label}",
@@ -487,6 +596,9 @@ class ReviewConsole:
         decision, result = message.decision, message.result
         self.results.append(result)
         self._applied.pop(decision.seen, None)
+        if self.undoable is not None and self.undoable[0] == decision.own_path:
+            self.undoable = None  # the repair is no longer in the file: nothing to undo
+            refresh_bindings_if_changed(self.app, CONSOLE_BINDINGS)
         self.app.bell()
         self.app.notify(
             clean(result.message),
@@ -494,6 +606,33 @@ class ReviewConsole:
             severity="error",
             markup=False,
             timeout=20,
+        )
+
+    def _repaired(self, decision: Decision, result: decide.DecisionResult) -> None:
+        """App thread: an applied repair can be undone (``z``); an applied undo ends that."""
+        if not decision.label.startswith("repair ") or decision.own_path is None:
+            return
+        if decision.label == "repair undo":
+            self.undoable = None
+        else:
+            plan = self._plans.pop(decision.seen, None)
+            self.undoable = (decision.own_path, result.version_after, plan)
+        refresh_bindings_if_changed(self.app, CONSOLE_BINDINGS)
+
+    def kept(self, message: DecisionKept) -> None:
+        """App thread: the repair's confirm window ended with the repair still in the file."""
+        decision, result = message.decision, message.result
+        confirmation = result.confirmation
+        if confirmation is not None and confirmation.verdict == "held":
+            version = f" (v{confirmation.version})" if confirmation.version is not None else ""
+            what = f"the owner wrote again{version} and kept it"
+        else:
+            what = f"nobody wrote within {self.confirm_seconds:g} s"
+        self.app.notify(
+            f"Still in the file: {what}.",
+            title=clean(f"{decision.shown}: kept"),
+            markup=False,
+            timeout=5,
         )
 
     # ------------------------------------------------------------------ palette

@@ -5,7 +5,9 @@ Three players write one temporary directory the way the real systems do: an iSDL
 plugin registry walking its stages. You answer the gates, escalations and the plan in the
 dashboard; an *autopilot* answers what has waited ``--autopilot`` seconds with nobody at the
 keyboard (``--autopilot 0`` turns it off), through the same decision writer (journaled as
-``demo-autopilot``), so an unattended demo never stalls.
+``demo-autopilot``), so an unattended demo never stalls. The autopilot never repairs: after the
+``regress`` fault (a sub-agent's old copy moving the workflow back) the workflow holds still
+with the stale write on screen and its Repair offer (``x``) for a human to take or leave.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from phasewatch.core.text import plural
 from phasewatch.tui.app import PhasewatchApp
 from textual import events
 
-DEFAULT_FAULTS = "stale-write,half-applied,torn,rotation-burst"
+DEFAULT_FAULTS = "stale-write,regress,half-applied,torn,rotation-burst"
 DEFAULT_PLUGIN_FAULTS = "plugin-drift,plugin-tamper"
 
 
@@ -214,10 +216,12 @@ def _unapproved_plan(progress: Path) -> str | None:
 
 #: Pacing at ``--speed 1``: the TDD plan appears once the first gate is answered (or after this
 #: long), so a newcomer meets one decision at a time; the board holds still after a plugin drift
-#: and the workflow after a stale write, long enough to find them (screen 6, the Timeline).
+#: and the workflow after a stale write, long enough to find them (screen 6, the Timeline), and
+#: after a regressing write long enough to open its Repair preview (``x``) and decide.
 PLAN_AFTER_S = 60.0
 DRIFT_HOLD_S = 60.0
 STALE_HOLD_S = 15.0
+REGRESS_HOLD_S = 45.0
 
 
 class DemoRunner:
@@ -288,6 +292,8 @@ class DemoRunner:
             self._first_answer.set()
         if event.fault == "stale-write":
             self._hold(STALE_HOLD_S)
+        elif event.fault == "regress" and event.state is not None:  # its state write
+            self._hold(REGRESS_HOLD_S)
 
     def run(self) -> None:
         threads = [

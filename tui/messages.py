@@ -80,3 +80,13 @@ class DecisionReverted(Message):
         super().__init__()
         self.decision = decision
         self.result = result
+
+
+class DecisionKept(Message):
+    """An applied repair was still in the file when its confirm window ended (posted from the
+    watching worker thread to the app): ``result.confirmation`` says whether anyone wrote."""
+
+    def __init__(self, decision: Decision, result: decide.DecisionResult) -> None:
+        super().__init__()
+        self.decision = decision
+        self.result = result

@@ -6,9 +6,9 @@ full rebuilds before the first data frame, each the same keys; on every switch b
 was two. This footer keeps the stock look and behaviour but skips a rebuild when the keys it would
 show (key, label, action, enabled, tooltip) are the ones already on screen.
 
-``?`` (help) and ``q`` (quit) come first: the footer cuts what does not fit at the right, and
-those two must stay in sight when a screen's keys and the review console's ``w``/``e``/``a``
-fill the line.
+``?`` (help) and ``q`` (quit) come first, then the review console's keys (``g`` gate, ``w``,
+``e``, ``a``: shown only while something waits for a human): the footer cuts what does not fit
+at the right, and those must stay in sight at 80 columns when a screen's keys fill the line.
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ from textual.widgets._footer import FooterKey, KeyGroup
 
 #: Keys shown first, whatever else the footer holds.
 FIRST_KEYS = ("question_mark", "q")
+#: Then the bindings of these actions: the decisions waiting (tui/console.py CONSOLE_BINDINGS).
+DECISION_ACTION = "console("
 
 
 class KeyFooter(Footer):
@@ -51,7 +53,9 @@ class KeyFooter(Footer):
         if any(isinstance(w, KeyGroup) for w in widgets):  # grouped keys keep their order
             yield from widgets
             return
-        first = [w for k in FIRST_KEYS for w in widgets if isinstance(w, FooterKey) and w.key == k]
+        keys = [w for w in widgets if isinstance(w, FooterKey)]
+        first = [w for k in FIRST_KEYS for w in keys if w.key == k]
+        first += [w for w in keys if w.action.startswith(DECISION_ACTION) and w not in first]
         yield from first
         yield from (w for w in widgets if w not in first)
 

@@ -79,6 +79,21 @@ POINTER_LEGEND = (
     "T: the top-level current_phase"
 )
 
+#: Each column in plain words, by column key (the headers are the file's own names, so they can
+#: be searched for in state.json; the ``?`` help lists these under the headers).
+COLUMN_MEANINGS: dict[str, str] = {
+    "phase": "position in the workflow, status glyph and phase key",
+    "detail": "the phase's own record, phases.<phase>.status",
+    "summary": "the workflow's summary map, active_workflow.phase_status.<phase>",
+    "pointers": "▶ when a pointer names the phase; " + POINTER_LEGEND,
+    "agent": "active_agent: who the state says runs the current phase",
+}
+
+
+def column_legend() -> list[tuple[str, str]]:
+    """(header, meaning) of every column, in the table's order."""
+    return [(label, COLUMN_MEANINGS[key]) for key, label in COLUMNS]
+
 
 def explain(row: PhaseLocations | None) -> Text:
     text = _explain(row)

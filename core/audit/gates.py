@@ -193,7 +193,7 @@ def check_review_phase(em: Emitter, state: State, raw: dict[str, Any]) -> None:
             R.REV_NOT_COMPLETED,
             ppath(rv.phase, "status"),
             f"The review gate for {q(rv.phase)} is {q(rv.status)} but the phase is "
-            f"{q(status)}; the gate is presented only after STEP 3e completes it.",
+            f"{q(status)}; the gate is presented only after the phase is completed.",
             expected=list(allowed),
             actual=status,
         )

@@ -214,7 +214,7 @@ def check_index_behind(em: Emitter, state: State, raw: dict[str, Any]) -> None:
             R.BOUNDS_INDEX_BEHIND,
             awpath("current_phase_index"),
             f"{q(key)} is completed but current_phase_index is still {idx} (its own "
-            f"position); STEP 3e sets it to {idx + 1}.",
+            f"position); completing the phase sets it to {idx + 1}.",
             expected=idx + 1,
             actual=idx,
         )

@@ -19,7 +19,7 @@ from ._util import q
 
 _V9C_NOTE = (
     "The framework's V9-C (state-write-validator.cjs until March 2026) warns about it; "
-    "STEP 3c-prime reads the index."
+    "the orchestrator's next phase start reads the index."
 )
 
 
@@ -75,7 +75,7 @@ def check_framework(em: Emitter, exact: dict[str, Any], raw: dict[str, Any], sta
             "active_workflow.current_phase_index",
             f"current_phase_index {q(index)} points at {q(at)} while active_workflow."
             f"current_phase names {q(_at(raw, 'active_workflow.current_phase'))}; only its "
-            f"position or one past it (after STEP 3e) is consistent. {_V9C_NOTE}",
+            f"position or one past it (after a phase is completed) is consistent. {_V9C_NOTE}",
             expected="the position of current_phase, or one past it",
             actual=index,
         )

@@ -43,8 +43,8 @@ SYNC_STATUS = _r(
     "V9-A in state-logic.cjs / state-write-validator.cjs (docs/framework-facts.md#the-validators)",
     "Do not copy one over the other by hand: `phasewatch repair` proposes the status where the "
     "workflow's position decides it, and says when it cannot; otherwise find on the Timeline "
-    "the step (3c-prime or 3e) that stopped half-way and let the controller re-run it. Hooks "
-    "act on phases[k].",
+    "the write (a phase start or completion) that stopped half-way and let the controller "
+    "re-run it. Hooks act on phases[k].",
 )
 SYNC_INIT_WINDOW = _r(
     "SYNC-INIT-WINDOW",
@@ -53,7 +53,7 @@ SYNC_INIT_WINDOW = _r(
     "still pending. Legal until the phase is activated.",
     "isdlc.md STEP 3c-prime; orchestrator init; V9-A "
     "(docs/framework-facts.md#init-and-what-a-processjson-skips)",
-    "Nothing to do: STEP 3c-prime writes both locations when it activates the phase. If the "
+    "Nothing to do: the orchestrator writes both locations when it starts the phase. If the "
     "workflow never starts, re-run the controller.",
 )
 SYNC_DETAIL_MISSING = _r(
@@ -71,7 +71,7 @@ SYNC_SUMMARY_MISSING = _r(
     "A phase the workflow runs has no active_workflow.phase_status entry.",
     "docs/formats.md#phase-loop (init)",
     "The summary map lost an entry the workflow's init wrote. Check on the Timeline which "
-    "write dropped it; the next STEP 3c-prime / 3e for the phase writes it again.",
+    "write dropped it; the phase's next start or completion writes it again.",
 )
 SYNC_CURRENT = _r(
     "SYNC-CURRENT",
@@ -79,7 +79,7 @@ SYNC_CURRENT = _r(
     "The top-level current_phase names a different phase than active_workflow.current_phase "
     "(the framework's V9-B).",
     "V9-B in state-logic.cjs / state-write-validator.cjs (docs/framework-facts.md#the-validators)",
-    "Hooks that read the top-level copy act on the wrong phase. The next STEP 3c-prime "
+    "Hooks that read the top-level copy act on the wrong phase. The next phase start "
     "writes both; if the workflow is idle, `phasewatch repair` sets the copy from "
     "active_workflow.current_phase, which every hook reads.",
 )
@@ -98,8 +98,8 @@ SYNC_PENDING_CURRENT = _r(
     I,
     "active_workflow.current_phase names a phase still marked pending.",
     "docs/formats.md#phase-loop (STEP 3c-prime)",
-    "STEP 3c-prime was written only in part: hooks will block the phase agent. Let the "
-    "controller re-run 3c-prime for this phase (it sets the status, start time and agent in"
+    "The phase start was written only in part: hooks will block the phase agent. Let the "
+    "controller start this phase again (it sets the status, start time and agent in"
     " one write).",
 )
 SYNC_AGENT = _r(
@@ -107,7 +107,7 @@ SYNC_AGENT = _r(
     I,
     "active_agent is not an agent that runs the current phase.",
     "docs/framework-facts.md#who-runs-a-phase",
-    "Usually left from an earlier phase; STEP 3c-prime sets it when it activates the next "
+    "Usually left from an earlier phase; the orchestrator sets it when it starts the next "
     "phase. If the phase is running, the delegation went to another agent: check the hook "
     "log.",
 )
@@ -118,7 +118,7 @@ ACT_STARTED = _r(
     I,
     "A phase the orchestrator activated (in_progress or completed) has no phases[k].started.",
     "docs/formats.md#phase-loop (STEP 3c-prime)",
-    "STEP 3c-prime normally records the start time; durations and stall detection need it. "
+    "The phase start normally records the start time; durations and stall detection need it. "
     "Nothing breaks immediately: check which write activated the phase.",
 )
 ACT_TIMING = _r(
@@ -126,7 +126,7 @@ ACT_TIMING = _r(
     I,
     "A phase is in_progress or completed but phases[k].timing.started_at is missing.",
     "docs/formats.md#phase-records (timing)",
-    "STEP 3c-prime initialises timing.started_at on the first run (timing is best-effort).",
+    "The phase start initialises timing.started_at on the first run (timing is best-effort).",
 )
 
 # ----------------------------------------------------------------------------- INIT (IR-008)
@@ -182,8 +182,8 @@ BOUNDS_INDEX_BEHIND = _r(
     "current_phase is completed but current_phase_index still points at it, and a later "
     "phase remains.",
     "docs/formats.md#phase-loop (STEP 3e)",
-    "STEP 3e did not advance the index, so the loop would re-run a completed phase. Let the"
-    " controller re-run 3e's bookkeeping for it (index = position + 1) rather than editing "
+    "The phase's completion did not advance the index, so the loop would re-run a completed phase. Let the"
+    " controller redo the completion's bookkeeping for it (index = position + 1) rather than editing "
     "by hand.",
 )
 BOUNDS_CURRENT = _r(
@@ -308,7 +308,7 @@ FIELD_SUMMARY = _r(
     I,
     "A completed phase has no summary, or one longer than 150 characters.",
     "docs/formats.md#phase-loop (STEP 3e)",
-    "STEP 3e stores a non-empty summary of at most 150 characters.",
+    "The phase's completion stores a non-empty summary of at most 150 characters.",
 )
 FIELD_ENUM = _r(
     "FIELD-ENUM",
@@ -404,7 +404,7 @@ REV_NOT_COMPLETED = _r(
     I,
     "A review gate is open for a phase that is not completed.",
     "docs/formats.md#supervised-review-gate (presented)",
-    "The gate is presented after STEP 3e; finish the phase (or set redo_pending for a redo).",
+    "The gate is presented after the phase is completed; finish the phase (or set redo_pending for a redo).",
 )
 REV_NOT_SELECTED = _r(
     "REV-NOT-SELECTED",
@@ -464,7 +464,7 @@ TIME_COMPLETED_MISSING = _r(
     I,
     "A completed phase has no completion timestamp.",
     "docs/formats.md#phase-loop (3e-timing)",
-    "STEP 3e-timing sets timing.completed_at (best-effort: metrics will be incomplete).",
+    "The completion sets timing.completed_at (best-effort: metrics will be incomplete).",
 )
 TIME_UNPARSEABLE = _r(
     "TIME-UNPARSEABLE",
@@ -547,9 +547,9 @@ TR_STATUS_DOWN = _t(
 TR_NEXT_ACTIVATED = _t(
     "TR-NEXT-ACTIVATED",
     I,
-    "The write that completed phase k also activated phase k+1 (an older STEP 3e).",
+    "The write that completed phase k also activated phase k+1 (as older framework versions did).",
     "docs/formats.md#phase-loop (STEP 3e)",
-    "STEP 3e must only complete k and bump the index; activation belongs to the next 3c-prime. "
+    "Completing phase k must only complete k and bump the index; starting k+1 is the next write's. "
     "Double writes of the same fields invite races.",
 )
 TR_CURRENT_BACK = _t(

@@ -64,7 +64,7 @@ def _pending_current(em: Emitter, row: PhaseLocations) -> None:
         R.SYNC_PENDING_CURRENT,
         awpath("current_phase"),
         f"active_workflow.current_phase names {q(row.key)}, but {' and '.join(pending)} still "
-        f"say pending ({_both(row.key, row)}): its activation (STEP 3c-prime) was written only in "
+        f"say pending ({_both(row.key, row)}): its start was written only in "
         "part, and hooks will block the phase agent.",
         expected=f"{row.key} activated (in_progress in both maps) or current_phase unchanged",
         actual=_both(row.key, row),
@@ -80,7 +80,7 @@ def _agent_finding(em: Emitter, state: State, row: PhaseLocations) -> None:
         R.SYNC_AGENT,
         "active_agent",
         f"active_agent is {q(row.agent)}, but the current phase {q(row.key)} is run by {names}"
-        + (" (left from before: STEP 3c-prime has not run yet)" if leftover else "")
+        + (" (left from before: the phase has not been started yet)" if leftover else "")
         + ".",
         expected=names,
         actual=row.agent,
@@ -144,7 +144,7 @@ def _pointer_findings(
             awpath("current_phase_index"),
             f"current_phase_index {q(idx)} points at {q(idx_key)} while "
             f"active_workflow.current_phase names {q(aw.current_phase)} (position {q(pos)}); "
-            "only the position itself or one past it (after STEP 3e) is consistent. The "
+            "only the position itself or one past it (after a phase is completed) is consistent. The "
             "framework's V9-C does not warn here (it looks only at an index inside the list, "
             "and only until March 2026).",
             expected=f"{pos} or {pos + 1}" if isinstance(pos, int) else "a position in phases",
@@ -166,7 +166,7 @@ def check_activation(em: Emitter, state: State, raw: dict[str, Any]) -> None:
                 R.ACT_STARTED,
                 ppath(key, "started"),
                 f"phases[{key}] is {q(rec.status)} but phases[{key}].started is null "
-                "(3c-prime writes it before delegating).",
+                "(the orchestrator writes it when it starts the phase).",
                 expected="ISO timestamp",
                 actual=None,
             )

@@ -312,9 +312,9 @@ def check_next_activated(em: Emitter, p: Pair) -> None:
                 R.TR_NEXT_ACTIVATED,
                 ppath(nxt, "status"),
                 f"The write that completed {q(key)} ({p.versions()}) also activated the next "
-                f"phase: {'; '.join(evidence)}. STEP 3e must only complete the phase and bump "
-                "the index; activation is the next STEP 3c-prime's own write.",
-                expected="untouched until STEP 3c-prime",
+                f"phase: {'; '.join(evidence)}. Completing a phase must only complete it and bump "
+                "the index; starting the next phase is a write of its own.",
+                expected="untouched until the next phase is started",
                 actual=evidence,
             )
 

@@ -200,7 +200,8 @@ def parse_fast(raw: bytes, line_no: int = 0, offset: int = 0) -> HookRecord:
     if raw[:6] == b'{"ts":' and raw[-1:] == b"}" and _in_key_order(raw):
         try:
             x = _decode_owner(raw)
-        except (ValueError, RecursionError):  # msgspec.DecodeError, UnicodeDecodeError
+        except (msgspec.DecodeError, ValueError, RecursionError):  # also UnicodeDecodeError;
+            # DecodeError is a ValueError only from msgspec 0.19 on (make test-lowest runs 0.18)
             return parse_line(raw, line_no, offset)
         ts, hook, event, phase, agent = x.ts, x.hook, x.event, x.phase, x.agent
         if (

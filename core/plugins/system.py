@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..systems import Configure, Loaded, Spans
+from ..systems import Configure, Loaded, Spans, System
 from ..text import plural
 from . import load_registry
 from .model import Registry
@@ -54,4 +54,4 @@ class PluginsSystem:
         return [(f"PLUGINS.md  {plural(len(summary), 'plugin')}", "")]
 
 
-SYSTEM = PluginsSystem()
+SYSTEM: System[Registry] = PluginsSystem()  # (the type checker holds it to the protocol)

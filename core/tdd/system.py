@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..systems import Configure, Loaded, Spans
+from ..systems import Configure, Loaded, Spans, System
 from .model import TddPlan
 from .reader import load_tdd
 from .summary import summary_json, summary_line
@@ -48,4 +48,4 @@ class TddSystem:
         return spans
 
 
-SYSTEM = TddSystem()
+SYSTEM: System[TddPlan] = TddSystem()  # (the type checker holds it to the protocol)

@@ -160,7 +160,8 @@ def judged() -> tuple[Judged, ...]:
             if base.raw != snap.raw or (
                 base.read and snap.read and base.read.exact != snap.read.exact
             ):
-                after = observe(rec["state"], base)
+                # the same bytes as ``snap``, read once: judged again over ``base``
+                after = evaluate(snap.raw, SOURCE, base, read=snap.read)
                 transition = _transition_only(after.findings, snap.findings)
         snaps[rec["i"]] = snap
         out.append(Judged(rec, list(snap.findings), transition))

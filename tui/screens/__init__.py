@@ -9,18 +9,40 @@ from __future__ import annotations
 
 import importlib
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
+
+
+class DataScreen(NamedTuple):
+    title: str  # on the help screen and in the command palette
+    label: str  # its number key's label in the footer
+    where: str  # "module:Class", imported when the screen is first shown
+
+
+#: The data screens in key order (``1``-``6``), the one list: the app's number keys, the ``?``
+#: help and the command palette are made from it, and ``default_screen`` in the config
+#: (``core.config.Screen``) names one of them (a test holds the two to the same names). A
+#: screen's module is imported when the screen is first shown: the first frame needs only the
+#: overview, and the others (hook log view, plugin registry, TDD board...) cost ~70 ms of
+#: imports at start-up. The hook log's records are not in the updates: they are in the
+#: session's store, which the hook screen reads when it is shown and whenever the log grew
+#: (:class:`~tui.messages.HookLogGrew`).
+DATA_SCREENS: dict[str, DataScreen] = {
+    "overview": DataScreen("Overview", "Overview", f"{__name__}.overview:OverviewScreen"),
+    "hooks": DataScreen("Hook activity", "Hooks", f"{__name__}.hooks:HookActivityScreen"),
+    "timeline": DataScreen("Timeline", "Timeline", f"{__name__}.timeline:TimelineScreen"),
+    "history": DataScreen("History", "History", f"{__name__}.history:HistoryScreen"),
+    "tdd": DataScreen("TDD", "TDD", f"{__name__}.tdd:TddScreen"),
+    "plugins": DataScreen("Plugins", "Plugins", f"{__name__}.plugins:PluginsScreen"),
+}
 
 _WHERE = {
     "UpdateScreen": "base",
     "HelpScreen": "help",
-    "OverviewScreen": "overview",
-    "HistoryScreen": "history",
-    "HookActivityScreen": "hooks",
-    "PluginsScreen": "plugins",
-    "TddScreen": "tdd",
-    "TimelineScreen": "timeline",
     "ProjectSwitcher": "projects",
+    **{
+        screen.where.rpartition(":")[2]: screen.where.partition(":")[0].rpartition(".")[2]
+        for screen in DATA_SCREENS.values()
+    },
 }
 
 __all__ = sorted(_WHERE)

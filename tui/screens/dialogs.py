@@ -1,6 +1,6 @@
 """Small modal dialogs of the review console (frogmouth's shape: a ``ModalScreen`` that
 ``dismiss(result)``\\ es): yes/no confirmation, one line of text (redo guidance, a cancellation
-reason) and the explanation of a refused decision.
+reason), the explanation of a refused decision and the preview of a repair (``RepairDialog``).
 
 Every string shown may come from a file (a phase key in a title, a writer's message naming
 one): it is cleaned (:func:`core.text.clean`) and goes in as ``rich.text.Text`` or
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from phasewatch.core.text import clean
+from phasewatch.core.text import clean, one_line
 from phasewatch.widgets._style import plain_content
 from rich.text import Text
 from textual.app import ComposeResult
@@ -221,3 +221,130 @@ class DetailDialog(ModalScreen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+
+#: Paths the newer write keeps, listed in the repair preview (the rest are counted).
+KEPT_SHOWN = 12
+
+
+class RepairDialog(ModalScreen[bool]):
+    """The preview of a repair (:class:`core.review.RepairOffer`): every field it would write,
+    now -> proposed, from which version, what it keeps of the newer write and what it cannot
+    know (the plan's own ``describe()``, cleaned where it is made). Writing takes the explicit
+    key ``W`` (or the Write button): Enter presses the focused Cancel button, ``y`` does
+    nothing, Escape cancels (False). With a ``guard``, a ``W`` within a moment of the dialog
+    appearing is ignored. A plan with nothing it can write offers no Write at all."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("W", "write", "Write the repair"),
+        Binding("escape,n", "cancel", "Cancel"),
+    ]
+
+    def __init__(
+        self,
+        offer: Any,
+        *,
+        read_only: bool = False,
+        guard: KeyGuard | None = None,
+    ) -> None:
+        super().__init__()
+        self.offer = offer
+        self.read_only = read_only
+        self.guard = guard
+        plan = offer.plan
+        what = "stale write" if plan.kind == "stale-write" else "location drift"
+        self.title_text = clean(f"Repair {what} in {offer.source} ({', '.join(offer.rule_ids)})")
+
+    @property
+    def can_write(self) -> bool:
+        return bool(self.offer.can_apply) and not self.read_only
+
+    @property
+    def text(self) -> str:
+        return f"{self.title_text}\n" + "\n".join(self.offer.plan.describe()) + f"\n{self.note}"
+
+    @property
+    def note(self) -> str:
+        if not self.offer.can_apply:
+            return "Nothing can be repaired safely: the right values cannot be known."
+        if self.read_only:
+            return "Read-only mode: repairs are disabled."
+        return (
+            "Nothing is written until you press W. The write is compare-and-swap (refused if "
+            "the file changed), journalled, and can be undone (z) while nobody wrote after it."
+        )
+
+    def preview(self) -> Text:
+        """The plan as sections: the fields (now -> proposed, why), what the newer write keeps,
+        what cannot be known. Every value is the file's, cleaned and shown as plain text."""
+        from phasewatch.core.decide.codec import plain  # the writer's package: on first use
+        from phasewatch.core.diff import format_value
+
+        plan = self.offer.plan
+        body = Text()
+
+        def add(part: str, style: str = "", end: str = "") -> None:
+            body.append(one_line(part), style=style)
+            body.append(end)
+
+        source = (
+            f", from state_version {plan.from_version}" if plan.from_version is not None else ""
+        )
+        add(
+            f"{len(plan.changes)} field(s) to write over state_version {plan.base_version}{source}",
+            "bold",
+            "\n",
+        )
+        for c in plan.changes:
+            body.append("  ")
+            add(c.label, "bold", "  ")
+            add(format_value(plain(c.current)), end=" -> ")
+            add(format_value(plain(c.proposed)), "bold", "  ")
+            add(f"({c.reason})", "dim", "\n")
+        if plan.kept:
+            add(f"Kept from the newer write ({len(plan.kept)}):", "bold", "\n")
+            for path in plan.kept[:KEPT_SHOWN]:
+                body.append("  ")
+                add(path, end="\n")
+            if len(plan.kept) > KEPT_SHOWN:
+                add(f"  ... and {len(plan.kept) - KEPT_SHOWN} more", end="\n")
+        if plan.unknown:
+            add("Not repaired (the right value cannot be known):", "bold", "\n")
+            for u in plan.unknown:
+                body.append("  ")
+                add(u.label, "bold", ": ")
+                add(u.why, end="\n")
+        body.rstrip()
+        return body
+
+    def compose(self) -> ComposeResult:
+        body = self.preview()
+        with Vertical() as box:
+            box.border_title = plain_content(self.title_text)
+            with VerticalScroll():
+                yield Static(body, markup=False)
+            yield Static(Text(self.note, style="dim"), classes="dialog-message", markup=False)
+            with Horizontal(classes="dialog-buttons"):
+                yield Button(Text("Cancel (Esc)"), id="cancel")
+                if self.can_write:
+                    yield Button(Text("Write repair (W)"), id="write", variant="warning")
+
+    def on_mount(self) -> None:
+        self.query_one("#cancel", Button).focus()
+        if self.guard is not None:
+            self.guard.arm()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id == "write":
+            self.action_write()
+        else:
+            self.action_cancel()
+
+    def action_write(self) -> None:
+        if not self.can_write or (self.guard is not None and self.guard.refuses(self)):
+            return
+        self.dismiss(True)
+
+    def action_cancel(self) -> None:
+        self.dismiss(False)

@@ -53,7 +53,10 @@ def help_rows(app: App[Any], sections: Sequence[tuple[str, Iterable[BindingType]
 
 
 def help_text(rows: Sequence[Row]) -> Text:
-    """The sections as text: a bold title line, then ``key  description`` lines."""
+    """The sections as text: a bold title line, then ``key  description`` lines, then what the
+    Overview's columns mean."""
+    from phasewatch.widgets.location_matrix import column_legend
+
     text = Text()
     title = None
     for keys, desc, where in rows:
@@ -65,6 +68,12 @@ def help_text(rows: Sequence[Row]) -> Text:
             title = where
         text.append(f"  {keys:<{KEY_WIDTH}}", style="bold")
         text.append(f" {desc}\n")
+    text.append("\n")
+    text.append("Overview: where is the workflow? (the columns)", style="bold underline")
+    text.append("\n")
+    for header, meaning in column_legend():
+        text.append(f"  {header:<{KEY_WIDTH}}", style="bold")
+        text.append(f" {meaning}\n")
     text.append("\n")
     text.append(MOVING, style="dim")
     return text

@@ -20,6 +20,7 @@ from phasewatch.widgets.pipeline import Pipeline
 from textual.containers import Vertical, VerticalScroll
 from textual.widget import Widget
 
+from . import DATA_SCREENS
 from .base import UpdateScreen
 
 if TYPE_CHECKING:
@@ -29,6 +30,11 @@ WIDE = 150  # columns from which the matrix and the findings sit side by side
 MAX_EVENTS_SHOWN = 50
 NOTIFY_WIDTH = 90  # characters of a toast's text (two lines of a 48-column toast)
 NOTIFY_SECONDS = 5
+
+
+def screen_key(name: str) -> int:
+    """The number key of the data screen ``name`` (its place in DATA_SCREENS)."""
+    return list(DATA_SCREENS).index(name) + 1
 
 
 def other_screen(update: SessionUpdate) -> str | None:
@@ -55,9 +61,9 @@ def other_data_hint(update: SessionUpdate) -> str:
         return ""
     found = []
     if update.system(TDD).data is not None:
-        found.append("the TDD plan (press 5)")
+        found.append(f"the TDD plan (press {screen_key('tdd')})")
     if _has_registry(update):
-        found.append("the plugin registry (press 6)")
+        found.append(f"the plugin registry (press {screen_key('plugins')})")
     if found:
         return "No iSDLC workflow here. See " + " and ".join(found) + "."
     return (

@@ -59,7 +59,9 @@ function runCli(script, dir) {
         if (!(e instanceof Exit)) throw e;
     } finally {
         [console.log, console.error, process.exit] = saved;
-        process.env.CLAUDE_PROJECT_DIR = saved[3];
+        // (an unset variable stays unset: assigning undefined would set it to "undefined")
+        if (saved[3] === undefined) delete process.env.CLAUDE_PROJECT_DIR;
+        else process.env.CLAUDE_PROJECT_DIR = saved[3];
     }
     try {
         return JSON.parse(printed[0]);

@@ -1,0 +1,78 @@
+"""core.review.RepairOfferer: which repair the dashboard offers for the state it shows, from
+the session's timeline (plain data: no app)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+from phasewatch.core.review import RepairOfferer, repair_offer
+
+from tests.test_repair import PHASES, stale, state
+
+
+def finding(rule_id: str) -> Any:
+    return SimpleNamespace(rule_id=rule_id)
+
+
+def seen(raw: dict[str, Any], *rules: str, source: str = ".isdlc/state.json") -> Any:
+    return SimpleNamespace(
+        project_id="p", source=source, raw=raw, findings=tuple(finding(r) for r in rules)
+    )
+
+
+def snap(raw: dict[str, Any], *rules: str) -> Any:
+    return SimpleNamespace(
+        project_id="p", source=".isdlc/state.json", raw=raw, findings=[finding(r) for r in rules]
+    )
+
+
+def test_a_stale_step_is_planned_against_the_version_seen_before_it() -> None:
+    newer, bad = state(2, 7), stale(state(2, 7), state(1))
+    timeline = [seen(state(1, 6)), seen(newer), seen(bad, "TR-STATUS-DOWN", "TR-INDEX-DOWN")]
+    offer = repair_offer(snap(bad), timeline)
+    assert offer is not None and offer.can_apply
+    assert offer.plan.kind == "stale-write" and offer.plan.from_version == 7
+    assert offer.rule_ids == ("TR-INDEX-DOWN", "TR-STATUS-DOWN")
+
+
+def test_nothing_once_a_later_write_moved_the_fields_on() -> None:
+    newer, bad = state(2, 7), stale(state(2, 7), state(1))
+    later = state(3, 9)
+    timeline = [seen(newer), seen(bad, "TR-STATUS-DOWN"), seen(later)]
+    assert repair_offer(snap(later), timeline) is None
+
+
+def test_another_file_or_project_is_not_the_version_seen() -> None:
+    newer, bad = state(2, 7), stale(state(2, 7), state(1))
+    timeline = [seen(newer, source="other/state.json"), seen(bad, "TR-STATUS-DOWN")]
+    assert repair_offer(snap(bad), timeline) is None
+
+
+def test_location_drift_when_a_sync_finding_stands() -> None:
+    doc = state(2, 7)
+    doc["current_phase"] = PHASES[1]
+    offer = repair_offer(snap(doc, "SYNC-CURRENT"), [seen(doc)])
+    assert offer is not None and offer.plan.kind == "location"
+    assert [c.label for c in offer.plan.changes] == ["current_phase"]
+    assert repair_offer(snap(doc), [seen(doc)]) is None  # no finding: nothing offered
+
+
+def test_the_offerer_plans_again_only_when_its_inputs_change() -> None:
+    newer, bad = state(2, 7), stale(state(2, 7), state(1))
+    timeline = [seen(newer), seen(bad, "TR-STATUS-DOWN")]
+    offerer = RepairOfferer()
+    first = offerer.offer(snap(bad), timeline)
+    assert first is not None
+    assert offerer.offer(snap(bad), timeline) is first  # same documents: the same answer
+    fixed = dict(bad, state_version=9, current_phase=PHASES[2])
+    again = offerer.offer(snap(fixed), [*timeline, seen(fixed)])
+    assert again is not None and again is not first
+    assert "current_phase" not in [c.label for c in again.plan.changes]
+
+
+def test_bad_input_offers_nothing() -> None:
+    assert repair_offer(None, []) is None
+    assert repair_offer(SimpleNamespace(raw=None), []) is None
+    odd = snap({"active_workflow": "not an object"}, "SYNC-CURRENT")
+    assert repair_offer(odd, [seen({"x": 1}), seen({"y": [1]}, "TR-STATUS-DOWN")]) is None
