@@ -634,12 +634,15 @@ async def test_a_storm_of_writes_is_gathered_into_fewer_updates(
         await wait_until(pilot, lambda: app.watch_mode == "watching" and app.updates_applied > 0)
         await pilot.pause(0.6)
         before = app.updates_received
+        started = time.monotonic()
         for v in range(100, 112):
             state["state_version"] = v
             write_state(path, state)
             await pilot.pause(0.04)
         await wait_until(pilot, lambda: app.last_update.snapshot(None).version == 111)
-        assert app.updates_received - before <= 4  # 12 writes in ~0.5 s: about 2 updates
+        # 12 writes in ~0.5 s (longer under load): the first at once, then one per gap at most
+        most = 2 + (time.monotonic() - started) / app_module.UPDATE_GAP_S
+        assert app.updates_received - before <= most
 
 
 @pytest.mark.parametrize("freeze", [True, False])
@@ -679,7 +682,8 @@ async def test_a_due_full_collection_runs_once_a_key_is_answered(
 ) -> None:
     """With ``freeze_startup`` a full collection that is due runs once a key's answer is on
     screen, so the next key does not wait behind it: not during a data screen's first show, at
-    most once a second, not when none is due. Without it the collector is left alone."""
+    most once a second, not when none is due. Without it the collector is left alone. The
+    windows run on the test's clock and each key waits for its answer, so any load holds."""
     import gc
 
     import phasewatch.core.memory as memory
@@ -687,51 +691,60 @@ async def test_a_due_full_collection_runs_once_a_key_is_answered(
 
     collected: list[float] = []
     due = [(0, 0, 10)]  # gc.get_count(): ten young collections since the last full one
+    now = [1000.0]  # the collector's clock: moves only when the test moves it
     monkeypatch.setattr(gc, "freeze", lambda: None)  # (the test process's heap stays collectable)
     monkeypatch.setattr(memory, "release_memory", lambda: None)
+    monkeypatch.setattr(app_module, "collector_clock", lambda: now[0])
 
     def collect(generation: int = 2) -> int:  # a full collection as the callbacks see it
         info = {"generation": generation, "collected": 0, "uncollectable": 0}
         for phase in ("start", "stop"):
             for callback in list(gc.callbacks):
                 callback(phase, info)
-        collected.append(time.monotonic())
+        collected.append(now[0])
         return 0
 
     monkeypatch.setattr(gc, "collect", collect)
     monkeypatch.setattr(gc, "get_count", lambda: due[0])
     write_state(tmp_path / ".isdlc" / "state.json", F.feature_state())
-    gc.disable()  # no automatic full collection moves the once-a-second clock
-    monkeypatch.setattr(app_module, "FULL_COLLECTION_GAP_S", 3.0)  # (a slow machine's margin)
+    gc.disable()  # no automatic full collection
     try:
         app = make_app(tmp_path, freeze_startup=freeze)
+        answered: list[float] = []
+        after_key = app._collect_after_key
+
+        def spy() -> None:
+            after_key()
+            answered.append(now[0])
+
+        monkeypatch.setattr(app, "_collect_after_key", spy)
+
+        async def key(name: str, seconds_later: float) -> int:
+            """Move the clock, press ``name``, wait for its answer: the collections so far."""
+            now[0] += seconds_later
+            count = len(answered)
+            await pilot.press(name)
+            if freeze:  # (its answer waits for the next refresh: one comes)
+                await wait_until(
+                    pilot, lambda: bool(app.screen.refresh()) and len(answered) > count
+                )
+            else:
+                assert app._key_timer is None  # nothing is scheduled after a key
+                await pilot.pause(0.2)
+            return len(collected)
+
         async with app.run_test(size=SIZE) as pilot:
             await wait_until(pilot, lambda: app.first_data_seconds is not None)
-            await pilot.press("3")  # the timeline's first show
-            await pilot.pause(app_module.FIRST_SHOW_S - 0.1)
-            assert collected == []
-            await pilot.pause(0.2)
-            await pilot.press("1")  # back to the overview: a quick answer
-            if freeze:
-                await wait_until(pilot, lambda: len(collected) == 1)
-            else:
-                await pilot.pause(0.6)
-                assert collected == []
-            await pilot.press("3")  # within the second: no second collection
-            await pilot.pause(0.6)
-            assert len(collected) == (1 if freeze else 0)
+            assert await key("3", 0) == 0  # the timeline's first show
+            assert await key("1", app_module.FIRST_SHOW_S - 0.1) == 0  # still within it
+            assert await key("3", 0.1) == (1 if freeze else 0)  # a quick answer: collected
+            gap = app_module.FULL_COLLECTION_GAP_S
+            assert await key("1", gap - 0.1) == (1 if freeze else 0)  # within the gap
             due[0] = (0, 0, 2)  # none due
-            await pilot.pause(0.5)
-            await pilot.press("1")
-            await pilot.pause(0.6)
-            assert len(collected) == (1 if freeze else 0)
+            assert await key("3", 0.1) == (1 if freeze else 0)
             due[0] = (0, 0, 10)
-            monkeypatch.setattr(app_module, "FULL_COLLECTION_GAP_S", 0.0)
-            await pilot.press("3")
-            if freeze:
-                await wait_until(pilot, lambda: len(collected) == 2)
-            await pilot.pause(0.4)
-            assert len(collected) == (2 if freeze else 0)  # one key, one collection
+            assert await key("1", 0) == (2 if freeze else 0)  # one key, one collection
+            assert await key("3", 0) == (2 if freeze else 0)  # (just collected)
     finally:
         gc.enable()
 

@@ -561,15 +561,23 @@ def test_overlong_line_is_reported_and_skipped(tmp_path):
     assert [r.line_no for r in res.records] == [1, 2, 3]
 
 
-def test_bounded_reads_on_a_50mb_file(tmp_path):
-    path = tmp_path / "big.log"
-    lines = [line(i, pad=180) for i in range(200_000)]
+BIG_LINES = 200_000
+
+
+@pytest.fixture(scope="module")
+def big_log(tmp_path_factory) -> Path:
+    """A hook log over 50 MB (read-only: built once per worker, shared by the tests below)."""
+    path = tmp_path_factory.mktemp("big") / "big.log"
     with open(path, "w") as fh:
-        fh.write("\n".join(lines) + "\n")
-    size = path.stat().st_size
-    assert size > 50 * 1024 * 1024
+        fh.write("\n".join(line(i, pad=180) for i in range(BIG_LINES)) + "\n")
+    assert path.stat().st_size > 50 * 1024 * 1024
+    return path
+
+
+def test_bounded_reads_on_a_50mb_file(big_log: Path) -> None:
+    size = big_log.stat().st_size
     cap = 8 * 1024 * 1024
-    t = HookLogTailer(path, max_read=cap)
+    t = HookLogTailer(big_log, max_read=cap)
     first = t.poll()
     assert first.pending and 0 < t.offset <= cap
     count = len(first.records)
@@ -582,13 +590,15 @@ def test_bounded_reads_on_a_50mb_file(tmp_path):
         polls += 1
         if not res.pending:
             break
-    assert count == len(lines) and t.offset == size
+    assert count == BIG_LINES and t.offset == size
     assert polls >= size // cap
-    streamed = iter_hook_log(path)
-    assert sum(1 for _ in streamed) == len(lines)
-    whole = read_hook_log(path)
-    assert len(whole.records) == len(lines) and not whole.pending
-    assert whole.records[-1].reason == json.loads(lines[-1])["reason"]
+
+
+def test_a_50mb_file_streams_and_reads_whole(big_log: Path) -> None:
+    assert sum(1 for _ in iter_hook_log(big_log)) == BIG_LINES
+    whole = read_hook_log(big_log)
+    assert len(whole.records) == BIG_LINES and not whole.pending
+    assert whole.records[-1].reason == json.loads(line(BIG_LINES - 1, pad=180))["reason"]
 
 
 def test_rotation_shifting_by_one_identical_line_is_not_mistaken_for_no_change(tmp_path):

@@ -8,6 +8,8 @@ hook log, the TDD plan and the plugin registry. Every screen is shown; clicks la
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,7 @@ from phasewatch.tui.screens.plan import PlanScreen
 from phasewatch.tui.screens.review import GatePanel
 from phasewatch.widgets.findings_list import FindingsList
 from phasewatch.widgets.header import OverviewHeader
+from textual.pilot import Pilot
 
 from tests.test_app_helpers import frozen_clock, screen_text, svg_lines, wait_until, write_state
 
@@ -125,7 +128,9 @@ def assert_literal(app: PhasewatchApp, svg: str, must: tuple[str, ...] = LITERAL
         assert literal in text, (literal, text)
 
 
-async def test_every_string_renders_literally_and_runs_nothing(tmp_path: Path) -> None:
+@asynccontextmanager
+async def evil_app(tmp_path: Path) -> AsyncIterator[tuple[PhasewatchApp, Pilot[None], Spy]]:
+    """The app over :func:`populate`'s files, its overview applied, ``quit`` spied on."""
     populate(tmp_path)
     app = PhasewatchApp(tmp_path, clock=frozen_clock, watcher_options={"reconcile_interval": 0.5})
     spy = Spy()
@@ -138,6 +143,17 @@ async def test_every_string_renders_literally_and_runs_nothing(tmp_path: Path) -
         overview = app.data_screens["overview"]
         assert isinstance(overview, OverviewScreen)
         await wait_until(pilot, lambda: overview.applied > 0)
+        yield app, pilot, spy
+        assert spy.calls == [] and app.is_running
+
+
+# Every string renders literally and runs nothing: three parts (each its own app, so the
+# workers share them), the overview, the other screens, the review console.
+
+
+async def test_the_overview_renders_literally_and_runs_nothing(tmp_path: Path) -> None:
+    async with evil_app(tmp_path) as (app, pilot, spy):
+        overview = app.data_screens["overview"]
         # the review gate panel (g) over the overview: its text is literal too
         await wait_until(pilot, lambda: app.review.waiting_gate() is not None)
         await pilot.press("g")
@@ -177,6 +193,9 @@ async def test_every_string_renders_literally_and_runs_nothing(tmp_path: Path) -
         await pilot.pause()
         assert_literal(app, app.export_screenshot(), ("[/]", "[TODO]"))
 
+
+async def test_the_other_screens_render_literally_and_run_nothing(tmp_path: Path) -> None:
+    async with evil_app(tmp_path) as (app, pilot, spy):
         # every other screen, the help screen and the project switcher
         for key in "23456":
             await pilot.press(key)
@@ -197,6 +216,9 @@ async def test_every_string_renders_literally_and_runs_nothing(tmp_path: Path) -
         assert not isinstance(app.screen, ProjectSwitcher)
         assert spy.calls == [] and app.is_running
 
+
+async def test_the_review_console_renders_literally_and_runs_nothing(tmp_path: Path) -> None:
+    async with evil_app(tmp_path) as (app, pilot, spy):
         # the review console: escalations (detail), plan approval, the attention queue
         for key, cls, literals in (
             ("e", EscalationsScreen, LITERALS),

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import gzip
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -145,13 +145,36 @@ def observe(state: Any, previous: Snapshot | None = None) -> Snapshot:
     return evaluate(result.data, SOURCE, previous, read=result)
 
 
+#: The corpus is judged in this many parts (one test each, so the workers share the ~30 s of
+#: it). A part holds whole chains of records (a walk and the mutations of its states), so the
+#: state before a write is always judged in the same part.
+PARTS = 8
+
+
 @cache
-def judged() -> tuple[Judged, ...]:
-    """phasewatch's findings on every record (the state alone, and the write over ``prev``)."""
+def parts() -> tuple[tuple[int, ...], ...]:
+    """The indexes of the records of each part, in order; the parts about the same size."""
+    _, records = load()
+    root: dict[int, int] = {}
+    chains: dict[int, list[int]] = {}
+    for i, rec in enumerate(records):
+        root[i] = i if rec["prev"] is None else root[rec["prev"]]
+        chains.setdefault(root[i], []).append(i)
+    out: list[list[int]] = [[] for _ in range(PARTS)]
+    for chain in sorted(chains.values(), key=len, reverse=True):
+        min(out, key=len).extend(chain)
+    return tuple(tuple(sorted(part)) for part in out)
+
+
+@cache
+def judged_part(part: int) -> tuple[Judged, ...]:
+    """phasewatch's findings on the records of ``part`` (the state alone, and the write over
+    ``prev``)."""
     _, records = load()
     snaps: dict[int, Snapshot] = {}
     out = []
-    for rec in records:
+    for i in parts()[part]:
+        rec = records[i]
         snap = observe(rec["state"])
         transition: list[Finding] = []
         prev = rec["prev"]
@@ -166,6 +189,18 @@ def judged() -> tuple[Judged, ...]:
         snaps[rec["i"]] = snap
         out.append(Judged(rec, list(snap.findings), transition))
     return tuple(out)
+
+
+def judged() -> tuple[Judged, ...]:
+    """phasewatch's findings on every record."""
+    return tuple(j for part in range(PARTS) for j in judged_part(part))
+
+
+def unjudged() -> tuple[Judged, ...]:
+    """Every record with no findings: enough for what the framework says (a figure's cases
+    depend on the record alone), in no time."""
+    _, records = load()
+    return tuple(Judged(rec, [], []) for rec in records)
 
 
 def _transition_only(both: list[Finding], alone: list[Finding]) -> list[Finding]:
@@ -214,9 +249,10 @@ FIGURES = (
 )
 
 
-def figures() -> dict[str, Figure]:
+def figures(judgements: Iterable[Judged] | None = None) -> dict[str, Figure]:
+    """The figures over ``judgements`` (every record's, by default)."""
     figs = {n: Figure(n) for n in FIGURES}
-    for j in judged():
+    for j in judged() if judgements is None else judgements:
         rec = j.rec
         errors = [f for f in j.state if f.severity is Severity.ERROR]
         valid = rec["vs"]["result"] == "VALID"
