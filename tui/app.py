@@ -136,9 +136,9 @@ class PhasewatchApp(App[int]):
         super().__init__()
         self.path = path
         self.read_only = read_only
-        #: The user's config file (notifications, theme, default screen). None (no config file):
-        #: the defaults, made once the first data is on screen (pydantic is not imported for the
-        #: first frame nor for the first data).
+        #: The user's config file (notifications, theme, default screen). None: no config file,
+        #: the defaults (they change nothing; the notifier's own are the config's, a test holds
+        #: them together), so the dashboard never imports pydantic without a config file.
         self.config: Config | None = None
         #: The review console (gate panel, escalations, plan approval, every decision write).
         self.review = ReviewConsole(
@@ -146,6 +146,8 @@ class PhasewatchApp(App[int]):
         )
         if config is not None:
             self._use_config(config)
+        else:
+            self.review.notifier = app_notifier(self)
         self.project_id: str | None = project_id
         self.demo = demo
         self.clock: Clock = clock or (lambda: datetime.now(UTC))
@@ -179,8 +181,6 @@ class PhasewatchApp(App[int]):
         self._session_options = session_options or {}
         #: The first read, started once the first frame is on screen (:meth:`on_ready`).
         self._first_read: Future[FirstRead] = Future()
-        #: The config defaults (no config file), made once the first data is on screen.
-        self._defaults: Future[Config] = Future()
         self._read_started = False
 
     # ------------------------------------------------------------------ lifecycle
@@ -347,20 +347,7 @@ class PhasewatchApp(App[int]):
         if self.first_data_seconds is None:
             self.first_data_seconds = time.perf_counter() - self._t0
             self._open_where_the_data_is(update)
-            defaults = self._defaults if self.config is None else None
-            self.call_after_refresh(_after_first_data, self._freeze_startup, defaults)
-            if defaults is not None:
-                self.run_worker(self._config_defaults(), name="config defaults")
-
-    async def _config_defaults(self) -> None:
-        """No config file: use the defaults (they change nothing), made once the first data is
-        on screen (:func:`_after_first_data`: pydantic's import, ~60-85 ms, would hold the first
-        read back), and announce to the review console's notifier what already waits."""
-        defaults = await asyncio.wrap_future(self._defaults)
-        if self.config is None:
-            self._use_config(defaults)
-            self._apply_config(defaults)
-            self.review.notify_waiting()
+            self.call_after_refresh(_after_first_data, self._freeze_startup)
 
     def _open_where_the_data_is(self, update: SessionUpdate) -> None:
         """A project without an iSDLC workflow opens on the screen that has its data (the TDD
@@ -581,8 +568,7 @@ def _read_in_background(
     """Import the core, discover the project and read it once, in a daemon thread, into
     ``future`` (never raises here: a failure is re-raised in the watcher worker, which reports
     it). ``config``: the one read before the app, which the session applies to every finding
-    (None: no config file was read; the defaults change nothing and are made later, see
-    :func:`_after_first_data`). The module the first update needs for the review console is
+    (None: no config file was read; the defaults change nothing). The module the first update needs for the review console is
     imported here too, off the UI thread (the writer, ~50 ms, once the data is on screen)."""
 
     def run() -> None:
@@ -604,22 +590,13 @@ def _read_in_background(
     threading.Thread(target=run, name="phasewatch-first-read", daemon=True).start()
 
 
-def _after_first_data(freeze: bool, defaults: Future[Config] | None = None) -> None:
-    """Once the first data is on screen, in a daemon thread: make the config ``defaults`` when
-    asked (no config file: the app waits for them before it starts watching), import the writer
-    (the first decision does not wait for it), then, with ``freeze``, move the objects made so
-    far out of the cyclic collector's reach (see :class:`PhasewatchApp`), and give the heap
-    pages the start-up freed back to the system (~2 MB of an idle app's ~71)."""
+def _after_first_data(freeze: bool) -> None:
+    """Once the first data is on screen, in a daemon thread: import the writer (the first
+    decision does not wait for it), then, with ``freeze``, move the objects made so far out of
+    the cyclic collector's reach (see :class:`PhasewatchApp`), and give the heap pages the
+    start-up freed back to the system (~2 MB of an idle app's ~62)."""
 
     def run() -> None:
-        if defaults is not None:
-            try:
-                from phasewatch.core.config import Config
-
-                defaults.set_result(Config.defaults())
-            except BaseException as exc:  # (re-raised in the watcher worker, which reports it)
-                with contextlib.suppress(InvalidStateError):
-                    defaults.set_exception(exc)
         from phasewatch.core import decide  # noqa: F401
 
         if freeze:

@@ -217,7 +217,7 @@ class ReviewConsole:
             written = self.undoable[1]
             if version is not None and written is not None and version > written:
                 self.undoable = None  # someone wrote after the repair: undo would overwrite it
-        self.notify_waiting()
+        self._notify_waiting()
         panel = self.gate_panel()
         if panel is not None:
             panel.set_view(view)
@@ -235,10 +235,9 @@ class ReviewConsole:
                 screen.show_data(update)
         refresh_bindings_if_changed(self.app, CONSOLE_BINDINGS)
 
-    def notify_waiting(self) -> None:
+    def _notify_waiting(self) -> None:
         """Hand what waits now (the last update's attention items) to the notifier, which
-        notifies only what is new to it: after every update, and when the notifier is set after
-        the first one (the app's config defaults come once the first data is on screen)."""
+        notifies only what is new to it."""
         if self.notifier is not None:
             events = []
             for item in self.attention:
