@@ -260,10 +260,30 @@ def process_run(*argv: str, **env: str) -> dict[str, str]:
 def test_the_command_asks_pydantic_for_no_plugins_unless_the_user_set_its_switch(tmp_path):
     """Pydantic's plugin search imports ``importlib.metadata`` to find none; the command tells
     it there are none, unless ``PYDANTIC_DISABLE_PLUGINS`` is set (even empty: pydantic then
-    loads every plugin but the ones it names)."""
+    loads every plugin but the ones it names). The config is the command's pydantic model."""
+    config = tmp_path / "config.toml"
+    config.write_text('theme = "nord"\n')
     root = str(project(tmp_path, factories.feature_state()))
-    assert process_run("check", root)["plugin search"] == "False"
-    assert process_run("check", root, PYDANTIC_DISABLE_PLUGINS="")["plugin search"] == "True"
+    for argv in (
+        ("config", "--show", "--config", str(config)),
+        ("check", root, "--config", str(config)),
+    ):
+        assert process_run(*argv)["config read"] == "True"
+        assert process_run(*argv)["plugin search"] == "False"
+        assert process_run(*argv, PYDANTIC_DISABLE_PLUGINS="")["plugin search"] == "True"
+
+
+def test_check_imports_no_pydantic(tmp_path):
+    """The state models are plain classes (docs/design.md, "The state models"): a ``check``
+    without a config file imports no pydantic, wrong types included."""
+    state = factories.feature_state()
+    state["state_version"] = "7"
+    project(tmp_path, state)
+    proc, pydantic = check_process(tmp_path, "--json", package="pydantic")
+    assert proc.returncode in (0, 1), proc.stderr
+    # (only the command's own stand-in for pydantic's plugin loader, a module made in place)
+    assert pydantic == "['pydantic.plugin._loader']"
+    assert "SCHEMA-TYPE" in proc.stdout
 
 
 def test_only_a_check_leaves_its_heap_to_the_exit(tmp_path):

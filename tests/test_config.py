@@ -260,3 +260,17 @@ def test_the_command_line_exits_2_with_one_clear_line(tmp_path, capsys, write, c
     err = capsys.readouterr().err
     assert err.startswith(f"phasewatch {command}: ") and err.count("\n") == 1
     assert "Traceback" not in err
+
+
+def test_the_notifier_defaults_are_the_configs():
+    """Without a config file the dashboard's notifier keeps its own defaults (no config model,
+    no pydantic): they must be the config's."""
+    from phasewatch.core.notify import Notifier
+
+    notes, notifier = Config.defaults().notifications, Notifier()
+    assert (notifier.enabled, notifier.desktop, notifier.command) == (
+        notes.enabled,
+        notes.desktop,
+        notes.command,
+    )
+    assert set(type(notes).model_fields) == {"enabled", "desktop", "command"}

@@ -49,9 +49,8 @@ if TYPE_CHECKING:
     from phasewatch.core.watch import Watcher
 
 Clock = Callable[[], datetime]
-#: What the first read gives: the session, its first update, and the config defaults when no
-#: config file was read (else None).
-FirstRead = tuple["ProjectSession", "SessionUpdate", "Config | None"]
+#: What the first read gives: the session and its first update.
+FirstRead = tuple["ProjectSession", "SessionUpdate"]
 
 SCREEN_NAMES = tuple(DATA_SCREENS)  # (the list and its keys: tui/screens/__init__.py)
 #: The keys 1-6, one per data screen, made from the one list.
@@ -137,8 +136,9 @@ class PhasewatchApp(App[int]):
         super().__init__()
         self.path = path
         self.read_only = read_only
-        #: The user's config file (notifications, theme, default screen). None (no config file):
-        #: the defaults, made with the first read (pydantic is not imported for the first frame).
+        #: The user's config file (notifications, theme, default screen). None: no config file,
+        #: the defaults (they change nothing; the notifier's own are the config's, a test holds
+        #: them together), so the dashboard never imports pydantic without a config file.
         self.config: Config | None = None
         #: The review console (gate panel, escalations, plan approval, every decision write).
         self.review = ReviewConsole(
@@ -146,6 +146,8 @@ class PhasewatchApp(App[int]):
         )
         if config is not None:
             self._use_config(config)
+        else:
+            self.review.notifier = app_notifier(self)
         self.project_id: str | None = project_id
         self.demo = demo
         self.clock: Clock = clock or (lambda: datetime.now(UTC))
@@ -265,10 +267,7 @@ class PhasewatchApp(App[int]):
         (:meth:`_start_first_read`); it is shown at once. The watcher's initial batch then
         re-reads everything with the OS watch in place, so nothing written between that first
         read and the watch is missed."""
-        session, first, defaults = await asyncio.wrap_future(self._first_read)
-        if defaults is not None:  # no config file: the defaults, made with the first read
-            self._use_config(defaults)
-            self._apply_config(defaults)
+        session, first = await asyncio.wrap_future(self._first_read)
         self.session = session
         if self.project_id is not None and session.project.state_for(self.project_id) is None:
             self._notes.append(f"no project {self.project_id!r}")
@@ -568,21 +567,18 @@ def _read_in_background(
 ) -> None:
     """Import the core, discover the project and read it once, in a daemon thread, into
     ``future`` (never raises here: a failure is re-raised in the watcher worker, which reports
-    it). ``config``: the one read before the app, which the session applies to every finding;
-    None: no config file was read, so make the defaults (they change nothing). The module the
-    first update needs for the review console is imported here too, off the UI thread (the
-    writer, ~50 ms, once the data is on screen: :func:`_after_first_data`)."""
+    it). ``config``: the one read before the app, which the session applies to every finding
+    (None: no config file was read; the defaults change nothing). The module the first update needs for the review console is
+    imported here too, off the UI thread (the writer, ~50 ms, once the data is on screen)."""
 
     def run() -> None:
         try:
             from phasewatch.core import review  # noqa: F401  (see the docstring)
-            from phasewatch.core.config import Config
             from phasewatch.core.session import ProjectSession
 
             session = ProjectSession(path, clock=clock, config=config, **options)
-            defaults = Config.defaults() if config is None else None
             first = session.refresh(None, hooks_later=True)  # the log: the next refresh
-            settle(future.set_result, (session, first, defaults))
+            settle(future.set_result, (session, first))
         except BaseException as exc:
             settle(future.set_exception, exc)
 
@@ -598,7 +594,7 @@ def _after_first_data(freeze: bool) -> None:
     """Once the first data is on screen, in a daemon thread: import the writer (the first
     decision does not wait for it), then, with ``freeze``, move the objects made so far out of
     the cyclic collector's reach (see :class:`PhasewatchApp`), and give the heap pages the
-    start-up freed back to the system (~2 MB of an idle app's ~71)."""
+    start-up freed back to the system (~2 MB of an idle app's ~62)."""
 
     def run() -> None:
         from phasewatch.core import decide  # noqa: F401

@@ -217,13 +217,7 @@ class ReviewConsole:
             written = self.undoable[1]
             if version is not None and written is not None and version > written:
                 self.undoable = None  # someone wrote after the repair: undo would overwrite it
-        if self.notifier is not None:
-            events = []
-            for item in self.attention:
-                summary = f"{item.title}: {item.detail}" if item.detail else item.title
-                events.append(Event(item.kind, item.key, item.project_id, summary))
-            self.notifier.notify_all(events)  # many new at once: one notification
-            self._schedule_notifications()
+        self._notify_waiting()
         panel = self.gate_panel()
         if panel is not None:
             panel.set_view(view)
@@ -240,6 +234,17 @@ class ReviewConsole:
             if isinstance(screen, ConsoleScreen):
                 screen.show_data(update)
         refresh_bindings_if_changed(self.app, CONSOLE_BINDINGS)
+
+    def _notify_waiting(self) -> None:
+        """Hand what waits now (the last update's attention items) to the notifier, which
+        notifies only what is new to it."""
+        if self.notifier is not None:
+            events = []
+            for item in self.attention:
+                summary = f"{item.title}: {item.detail}" if item.detail else item.title
+                events.append(Event(item.kind, item.key, item.project_id, summary))
+            self.notifier.notify_all(events)  # many new at once: one notification
+            self._schedule_notifications()
 
     def _schedule_notifications(self) -> None:
         """Held notifications (the rate limit) go out when due: one timer at a time."""

@@ -17,7 +17,10 @@ if TYPE_CHECKING:
     from phasewatch.core.config import Notifications
 
 
-def app_notifier(app: Any, settings: Notifications) -> Notifier:
+def app_notifier(app: Any, settings: Notifications | None = None) -> Notifier:
+    """The app's notifier; ``settings`` None (no config file): the notifier's own defaults,
+    which are the config's (a test holds them together), so no config model is made."""
+
     def write(sequence: str) -> None:
         driver = getattr(app, "_driver", None)
         if driver is not None and not getattr(app, "is_headless", False):
@@ -31,6 +34,8 @@ def app_notifier(app: Any, settings: Notifications) -> Notifier:
 
         threading.Thread(target=work, name="phasewatch-notify", daemon=True).start()
 
+    if settings is None:
+        return Notifier(write=write, run=run)
     return Notifier(
         enabled=settings.enabled,
         desktop=settings.desktop,
