@@ -11,7 +11,7 @@ from phasewatch.tui.app import DATA_SCREENS, PhasewatchApp
 from phasewatch.tui.screens.console_base import ConsoleScreen
 
 from tests import factories as F
-from tests.test_app_helpers import frozen_clock, screen_text, wait_until, write_state
+from tests.helpers.app import frozen_clock, screen_text, wait_until, write_state
 
 SIZE = (100, 30)
 DATA_KEYS = dict(zip("123456", DATA_SCREENS, strict=True))
@@ -84,7 +84,7 @@ async def test_help_lists_every_key_by_screen_decisions_first(waiting_project: P
     from phasewatch.tui.screens.help import HelpScreen
     from phasewatch.tui.screens.review import GatePanel
 
-    from tests.test_app_helpers import screen_text
+    from tests.helpers.app import screen_text
 
     app = PhasewatchApp(waiting_project, clock=frozen_clock, watch=False)
     async with app.run_test(size=size) as pilot:

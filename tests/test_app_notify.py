@@ -11,7 +11,7 @@ from phasewatch.core.config import Config, Notifications
 from phasewatch.tui.app import PhasewatchApp
 
 from tests import factories as F
-from tests.test_app_helpers import frozen_clock, wait_until, write_state
+from tests.helpers.app import frozen_clock, wait_until, write_state
 
 
 def gate_state(version: int) -> dict:

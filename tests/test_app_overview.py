@@ -16,7 +16,7 @@ from phasewatch.widgets.status_bar import StatusBar
 from rich.style import Style
 
 from tests import factories as F
-from tests.test_app_helpers import frozen_clock, screen_text, wait_until, write_state
+from tests.helpers.app import frozen_clock, screen_text, wait_until, write_state
 
 SIZE = (120, 40)
 

@@ -14,9 +14,9 @@ from phasewatch.core.decide import journal_path, read_journal
 from phasewatch.tui.app import PhasewatchApp, SessionUpdated
 from phasewatch.tui.screens.dialogs import ConfirmDialog, RepairDialog
 
-from tests.test_app_helpers import frozen_clock, wait_until, write_state
+from tests.helpers.app import frozen_clock, wait_until, write_state
+from tests.helpers.repair import PHASES, orchestration, stale, state
 from tests.test_app_review import record_calls
-from tests.test_repair import PHASES, orchestration, stale, state
 
 SIZE = (130, 40)
 STATE = Path(".isdlc") / "state.json"

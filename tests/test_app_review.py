@@ -25,7 +25,7 @@ from textual.containers import Vertical
 from textual.widgets import Input
 
 from tests import factories as F
-from tests.test_app_helpers import frozen_clock, screen_text, wait_until, write_state
+from tests.helpers.app import frozen_clock, screen_text, wait_until, write_state
 
 SIZE = (140, 44)
 STATE = Path(".isdlc") / "state.json"

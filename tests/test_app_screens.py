@@ -29,7 +29,7 @@ from phasewatch.tui.screens.panels import PanelScreen
 from phasewatch.widgets._style import theme_styles
 
 from tests import factories as F
-from tests.test_app_helpers import frozen_clock, screen_text, wait_until, write_state
+from tests.helpers.app import frozen_clock, screen_text, svg_lines, wait_until, write_state
 
 SIZE = (120, 36)
 TS = "2026-03-04T09:{:02d}:{:02d}.000Z"
@@ -838,3 +838,12 @@ async def test_without_a_ready_the_first_read_still_starts(tmp_path):
         # event loop's and Textual's clocks)
         assert app.read_at is not None
         assert app.read_at - app.mounted_at >= app_module.READ_AT_THE_LATEST_S - 0.05
+
+
+def test_svg_lines_reads_text() -> None:
+    """The shared helper reads a Textual SVG's text runs as one line."""
+    svg = (
+        '<text class="a" x="0" y="20" textLength="24">ab</text>'
+        '<text class="b" x="24.4" y="20" textLength="12">[/]</text>'
+    )
+    assert svg_lines(svg) == ["ab[/]"]

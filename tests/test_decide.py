@@ -14,7 +14,7 @@ from phasewatch.core.archive import collect
 from phasewatch.core.decide import files as decide_files
 from phasewatch.core.sources import read_json
 
-from tests.test_decide_support import (
+from tests.helpers.decide import (
     NOW,
     clone,
     expected_text,

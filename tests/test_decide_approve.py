@@ -13,7 +13,7 @@ from phasewatch.core import decide, protocol
 from phasewatch.core.decide import files as decide_files
 from phasewatch.core.tdd.approval import approval_line
 
-from tests.test_decide_support import NOW
+from tests.helpers.decide import NOW
 
 PLAN = """# TDD Task: Fix auto-compaction unapproved plan cascade
 

@@ -24,7 +24,7 @@ from phasewatch.core.sources import discover, project_id_problem
 from phasewatch.tui import cli
 
 from tests import unprivileged
-from tests.test_decide_support import feature_state, load
+from tests.helpers.decide import feature_state, load
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX paths, links and modes")
 

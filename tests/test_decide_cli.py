@@ -14,7 +14,7 @@ from phasewatch.core.decide.command import Command
 from phasewatch.core.decide.command import run as run_command
 from phasewatch.tui import cli
 
-from tests.test_decide_support import NOW, feature_state, journal_entries, load, write_state
+from tests.helpers.decide import NOW, feature_state, journal_entries, load, write_state
 
 REPO = Path(__file__).resolve().parents[1]
 

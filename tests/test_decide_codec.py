@@ -24,7 +24,7 @@ from phasewatch.core.decide import (
     parse_document,
 )
 
-from tests.test_decide_support import feature_state, with_literals
+from tests.helpers.decide import feature_state, with_literals
 
 NODE = shutil.which("node")
 

@@ -15,7 +15,7 @@ import pytest
 from phasewatch.core import decide
 from phasewatch.core.sources import read_json
 
-from tests.test_decide_support import feature_state, load
+from tests.helpers.decide import feature_state, load
 
 REPO = Path(__file__).resolve().parents[1]
 

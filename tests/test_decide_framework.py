@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from phasewatch.core import decide, protocol
 
-from tests.test_decide_support import NOW, feature_state, load, write_state
+from tests.helpers.decide import NOW, feature_state, load, write_state
 
 FIXTURES = Path(__file__).parent / "fixtures" / "decide"
 

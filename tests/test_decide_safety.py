@@ -16,7 +16,7 @@ import pytest
 from phasewatch.core import decide
 from phasewatch.core.files.lock import lock_path
 
-from tests.test_decide_support import feature_state, load, write_state
+from tests.helpers.decide import feature_state, load, write_state
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX links and FIFOs")
 

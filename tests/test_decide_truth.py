@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from phasewatch.core import decide
 from phasewatch.core.confirm import judge, watch
 
-from tests.test_decide_support import feature_state, load, write_state
+from tests.helpers.decide import feature_state, load, write_state
 
 
 def stringify(doc: Any) -> bytes:

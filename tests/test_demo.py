@@ -191,7 +191,7 @@ def test_a_killed_demo_removes_its_directory(tmp_path, signum):
 async def test_the_demo_app_tells_the_autopilot_when_a_human_is_there(tmp_path):
     from phasewatch.tui.demo import DemoApp
 
-    from tests.test_app_helpers import frozen_clock, wait_until
+    from tests.helpers.app import frozen_clock, wait_until
 
     app = DemoApp(tmp_path, clock=frozen_clock, watch=False)
     async with app.run_test(size=(120, 36)) as pilot:
@@ -209,7 +209,7 @@ async def test_the_demo_app_tells_the_autopilot_when_a_human_is_there(tmp_path):
 async def test_the_demo_app_announces_its_autopilot(tmp_path):
     from phasewatch.tui.demo import DemoApp
 
-    from tests.test_app_helpers import frozen_clock, wait_until
+    from tests.helpers.app import frozen_clock, wait_until
 
     app = DemoApp(tmp_path, clock=frozen_clock, watch=False, announce="autopilot after 20 s")
     notes: list[str] = []

@@ -10,7 +10,7 @@ from phasewatch.tui.app import PhasewatchApp
 from phasewatch.tui.screens.dialogs import DetailDialog
 
 from tests import factories as F
-from tests.test_app_helpers import frozen_clock, wait_until, write_state
+from tests.helpers.app import frozen_clock, wait_until, write_state
 
 LONG = "V7: state_version 41 < disk 43 " + "because the sub-agent wrote from an old snapshot " * 3
 HOSTILE = "[/] [@click=app.quit]x[/] \x1b]52;c;SGk=\x07 end"

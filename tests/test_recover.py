@@ -13,7 +13,7 @@ from phasewatch.core import session as session_module
 from phasewatch.tui.app import PhasewatchApp
 
 from tests import unprivileged
-from tests.test_app_helpers import frozen_clock
+from tests.helpers.app import frozen_clock
 
 # The dashboard on a project whose .isdlc loses its search permission (chmod 000) and gets it
 # back. Run unprivileged (tests/unprivileged.py). Each wait is a bounded loop of pilot pauses

@@ -13,7 +13,7 @@ from phasewatch.core import decide
 from phasewatch.core.decide.command import RepairCommand, run_repair
 from phasewatch.tui import cli
 
-from tests.test_repair import PHASES, stale, state, stringify
+from tests.helpers.repair import PHASES, stale, state, stringify
 
 
 @pytest.fixture(autouse=True)

@@ -8,7 +8,7 @@ from typing import Any
 
 from phasewatch.core.review import RepairOfferer, repair_offer
 
-from tests.test_repair import PHASES, stale, state
+from tests.helpers.repair import PHASES, stale, state
 
 
 def finding(rule_id: str) -> Any:

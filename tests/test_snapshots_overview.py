@@ -16,7 +16,7 @@ from phasewatch.tui.app import PhasewatchApp
 from phasewatch.tui.screens.review import GatePanel
 
 from tests import factories as F
-from tests.test_app_helpers import frozen_clock, wait_until, write_state
+from tests.helpers.app import frozen_clock, wait_until, write_state
 
 SIZES = pytest.mark.parametrize("size", [(80, 24), (120, 36)], ids=["80x24", "120x36"])
 

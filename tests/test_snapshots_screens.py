@@ -23,7 +23,7 @@ from phasewatch.tui.screens.tdd import TddScreen
 from phasewatch.tui.screens.timeline import TimelineScreen
 
 from tests import factories as F
-from tests.test_app_helpers import frozen_clock, wait_until, write_state
+from tests.helpers.app import frozen_clock, wait_until, write_state
 
 SIZE = (120, 36)
 STAMP = 1_772_600_000
@@ -168,7 +168,7 @@ def test_tdd_screen_unapproved_with_a_hook_miscount(snap_compare, tmp_path: Path
 def test_repair_preview_of_a_stale_write(snap_compare, tmp_path: Path) -> None:
     """The Repair preview (x) over the overview: the fields a sub-agent's stale copy put back,
     now -> proposed from the version seen before it, what the newer write keeps."""
-    from tests.test_repair import stale, state
+    from tests.helpers.repair import stale, state
 
     write_state(tmp_path / ".isdlc" / "state.json", state(2, 7))
     fix_mtimes(tmp_path)

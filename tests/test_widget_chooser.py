@@ -9,7 +9,7 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.widgets import Input, OptionList
 
-from tests.test_app_helpers import screen_text, wait_until
+from tests.helpers.app import screen_text, wait_until
 
 HOSTILE = "hook[@click=app.quit]x[/]"
 

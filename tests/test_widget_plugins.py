@@ -285,7 +285,7 @@ async def test_plugins_screen_shows_hostile_directory_names_cleaned(tmp_path, mo
     from phasewatch.tui.screens.base import UpdateScreen
     from phasewatch.tui.screens.plugins import PluginsScreen
 
-    from tests.test_app_helpers import screen_text, wait_until
+    from tests.helpers.app import screen_text, wait_until
     from tests.test_app_screens import make_app, show
     from tests.test_plugins import _hostile_project
 

@@ -7,7 +7,7 @@ from phasewatch.widgets.tdd_board import TddBoard
 from textual.app import App, ComposeResult
 from textual.widgets import DataTable, Static
 
-from tests.test_app_helpers import wait_until as wait_for
+from tests.helpers.app import wait_until as wait_for
 
 # Template-style slices (### Slice) are invisible to the stop hook, and the header says done.
 PLAN = """# TDD Task: Rate limiter [TODO]

@@ -56,8 +56,3 @@ def svg_lines(svg: str) -> list[str]:
 
 def screen_text(app) -> str:
     return "\n".join(svg_lines(app.export_screenshot()))
-
-
-def test_svg_lines_reads_text() -> None:
-    svg = '<text class="a" x="0" y="20" textLength="24">ab</text><text class="b" x="24.4" y="20" textLength="12">[/]</text>'
-    assert svg_lines(svg) == ["ab[/]"]
