@@ -4,6 +4,7 @@ and the review console's ``w``, ``e``, ``a`` (pushed over a data screen)."""
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -49,14 +50,39 @@ async def press(pilot, key: str, expected: str) -> None:
 SOURCES = {**DATA_KEYS, **CONSOLE_KEYS}
 
 
-@pytest.mark.parametrize("source", list(SOURCES))
-async def test_every_screen_key_works_from_every_screen(waiting_project: Path, source) -> None:
+def every_pair_walk(keys: list[str]) -> list[str]:
+    """A key sequence in which every ordered pair of ``keys`` (a key pressed twice included)
+    follows each other exactly once: an Euler circuit of the complete graph with loops
+    (Hierholzer), ``len(keys) ** 2 + 1`` keys long."""
+    unused = {k: list(keys) for k in keys}
+    stack, circuit = [keys[0]], []
+    while stack:
+        if unused[stack[-1]]:
+            stack.append(unused[stack[-1]].pop())
+        else:
+            circuit.append(stack.pop())
+    return circuit[::-1]
+
+
+def test_the_walk_presses_every_pair_of_keys_once() -> None:
+    keys = list(SOURCES)
+    walk = every_pair_walk(keys)
+    pairs = list(pairwise(walk))
+    assert len(pairs) == len(set(pairs)) == len(keys) ** 2
+    assert set(pairs) == {(a, b) for a in keys for b in keys}
+
+
+async def test_every_screen_key_works_from_every_screen(waiting_project: Path) -> None:
+    """One app walks the whole matrix: each key is pressed once from each screen (the walk starts
+    on the overview, where the app opens)."""
+    walk = every_pair_walk(list(SOURCES))
+    assert SOURCES[walk[0]] == "overview"
     app = PhasewatchApp(waiting_project, clock=frozen_clock, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.updates_applied > 0)
-        for key, name in SOURCES.items():
-            await press(pilot, source, SOURCES[source])
-            await press(pilot, key, name)
+        assert where(app) == "overview"
+        for key in walk[1:]:
+            await press(pilot, key, SOURCES[key])
 
 
 async def test_a_screen_key_after_going_away_and_back_returns_to_the_data_screen(
