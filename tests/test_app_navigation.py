@@ -330,7 +330,7 @@ async def test_a_screen_is_restyled_whole_on_resume_only_once_it_has_been_away(
 # ------------------------------------------------------------ small terminals (80x24)
 
 
-def footer_keys(app: PhasewatchApp) -> dict[str, object]:
+def visible_footer_keys(app: PhasewatchApp) -> dict[str, object]:
     """The footer's keys the user can see: key -> FooterKey, left of the palette's key."""
     from textual.widgets._footer import FooterKey
 
@@ -349,7 +349,7 @@ async def test_at_80x24_the_gate_and_waiting_keys_are_in_the_footer_and_work(
     app = PhasewatchApp(tmp_path, clock=frozen_clock, watch=False)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: app.updates_applied > 0)
-        await wait_until(pilot, lambda: {"g", "w", "e"} <= set(footer_keys(app)))
+        await wait_until(pilot, lambda: {"g", "w", "e"} <= set(visible_footer_keys(app)))
         await pilot.press("g")
         await wait_until(pilot, lambda: isinstance(app.screen, GatePanel))
         await pilot.press("escape")
@@ -370,8 +370,8 @@ async def test_with_nothing_waiting_the_decision_keys_are_hidden_and_say_so(
     app = PhasewatchApp(tmp_path, clock=frozen_clock, watch=False)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: app.updates_applied > 0)
-        await wait_until(pilot, lambda: "question_mark" in footer_keys(app))
-        assert not {"g", "w", "e", "a"} & set(footer_keys(app))
+        await wait_until(pilot, lambda: "question_mark" in visible_footer_keys(app))
+        assert not {"g", "w", "e", "a"} & set(visible_footer_keys(app))
         await pilot.press("g")  # no gate: nothing to open
         await pilot.pause()
         assert where(app) == "overview"
