@@ -285,9 +285,8 @@ async def test_plugins_screen_shows_hostile_directory_names_cleaned(tmp_path, mo
     from phasewatch.tui.screens.base import UpdateScreen
     from phasewatch.tui.screens.plugins import PluginsScreen
 
-    from tests.helpers.app import screen_text, wait_until
-    from tests.test_app_screens import make_app, show
-    from tests.test_plugins import _hostile_project
+    from tests.helpers.app import make_app, screen_text, show, wait_until
+    from tests.helpers.plugins import hostile_project
 
     mounts: list[str] = []
     base_mount = UpdateScreen.on_mount
@@ -299,7 +298,7 @@ async def test_plugins_screen_shows_hostile_directory_names_cleaned(tmp_path, mo
 
     monkeypatch.setattr(UpdateScreen, "on_mount", counting)
 
-    _hostile_project(tmp_path)
+    hostile_project(tmp_path)
     app = make_app(tmp_path, watch=False)
     async with app.run_test(size=(140, 40)) as pilot:
         screen = await show(pilot, app, "6", "plugins")
