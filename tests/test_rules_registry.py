@@ -11,8 +11,8 @@ from phasewatch.core.findings import Finding, Severity, all_rules, get_rule
 from phasewatch.core.models import parse_state
 
 from tests import factories as F
-from tests.test_audit_snapshot import SNAPSHOT_CASES, WALKS
-from tests.test_audit_transition import TRANSITION_CASES
+from tests.helpers.audit_snapshot_cases import SNAPSHOT_CASES, WALKS
+from tests.helpers.audit_transition_cases import TRANSITION_CASES
 
 SRC = ".isdlc/state.json"
 ID = re.compile(r"^[A-Z]+(-[A-Z0-9]+)+$")
