@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from phasewatch.core.findings import Severity, all_rules
+from phasewatch.core.findings import Severity
 from phasewatch.core.plugins import (
     PluginRecord,
     TableRow,
@@ -24,6 +24,7 @@ from phasewatch.core.plugins import (
     summary_json,
     system_words,
 )
+from phasewatch.core.rules import all_rules
 from phasewatch.core.sources import Project
 from phasewatch.core.text import clean
 
