@@ -275,8 +275,10 @@ class PhasewatchApp(App[int]):
             self.watch_mode = "once"
             self._post(first)
             update = first
-            while update.hook_pending:  # the rest of a large log, in parts
-                update = await asyncio.to_thread(session.refresh, [session.project.hook_log])
+            # the rest of a large log, in parts; and the repair offers the first read left
+            while update.hook_pending or update.offers is None:
+                again = [session.project.hook_log] if update.hook_pending else []
+                update = await asyncio.to_thread(session.refresh, again)
                 self._post(update)
             return
         self._post(first)
