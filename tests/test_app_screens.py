@@ -847,3 +847,31 @@ def test_svg_lines_reads_text() -> None:
         '<text class="b" x="24.4" y="20" textLength="12">[/]</text>'
     )
     assert svg_lines(svg) == ["ab[/]"]
+
+
+@pytest.mark.parametrize("watch", [True, False])
+async def test_the_log_is_read_only_once_the_first_data_is_painted(tmp_path, monkeypatch, watch):
+    """The first read leaves a non-empty hook log for the next refresh; that refresh (and the
+    watcher's first full pass) holds the GIL for tens of ms, so it starts only once the first
+    data is on screen, never between the first update and its painting."""
+    import phasewatch.core.session as session_module
+
+    write_state(tmp_path / ".isdlc" / "state.json", F.feature_state())
+    (tmp_path / ".isdlc" / "hook-activity.log").write_text(
+        json.dumps({"ts": TS.format(1, 0), "hook": "gate-blocker", "event": "allow"}) + "\n"
+    )
+    app = make_app(tmp_path, watch=watch)
+    calls: list[tuple[bool, bool]] = []  # (first read, the first data painted by then)
+    refresh = session_module.ProjectSession.refresh
+
+    def spy(session, changed=None, **kwargs):
+        calls.append((bool(kwargs.get("hooks_later")), app._first_painted.is_set()))
+        return refresh(session, changed, **kwargs)
+
+    monkeypatch.setattr(session_module.ProjectSession, "refresh", spy)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(
+            pilot, lambda: app.last_update is not None and app.last_update.hook_rows > 0
+        )
+    assert calls[0] == (True, False)  # the first read: before any paint
+    assert len(calls) > 1 and all(painted for _first, painted in calls[1:]), calls

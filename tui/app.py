@@ -70,6 +70,8 @@ READ_AT_THE_LATEST_S = 1.0
 #: After a key press, when its answer is most likely on screen (a screen switch in tmux: median
 #: ~80 ms); what waits for the collector then waits for the next idle refresh too.
 KEY_ANSWERED_S = 0.12
+#: The reads after the first wait this long at most for the first data to be painted.
+FIRST_PAINT_WAIT_S = 0.5
 FIRST_SHOW_S = 0.5  # a data screen's first show (0.1-0.2 s under a storm), with a margin
 FULL_COLLECTION_GAP_S = 1.0  # at most one full collection after keys per this many seconds
 #: The clock of the two windows above (a test sets its own, so they hold at any load).
@@ -164,6 +166,8 @@ class PhasewatchApp(App[int]):
         self.read_error: str | None = None
         self.first_data_seconds: float | None = None
         self._stop = asyncio.Event()
+        #: Set once the first data is painted: the reads after it wait (one GIL, see run_watcher).
+        self._first_painted = asyncio.Event()
         self._posted_at = 0.0  # time.monotonic() of the last update posted
         self._freeze_startup = freeze_startup
         self._full_collected_at = 0.0  # (monotonic) the last full collection's end
@@ -273,7 +277,12 @@ class PhasewatchApp(App[int]):
             self._notes.append(f"no project {self.project_id!r}")
         if not self.watch_enabled:
             self.watch_mode = "once"
-            self._post(first)
+        self._post(first)
+        # The next reads (the log, the watch's first full pass) hold the GIL for tens of ms:
+        # started now, they would slow the painting of the first data they follow.
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._first_painted.wait(), FIRST_PAINT_WAIT_S)
+        if not self.watch_enabled:
             update = first
             # the rest of a large log, in parts; and the repair offers the first read left
             while update.hook_pending or update.offers is None:
@@ -281,7 +290,6 @@ class PhasewatchApp(App[int]):
                 update = await asyncio.to_thread(session.refresh, again)
                 self._post(update)
             return
-        self._post(first)
         if first.hook_pending:  # a large log: its newest lines now, not after the watch set-up
             hook_log = session.project.hook_log
             self._post(await asyncio.to_thread(session.refresh, [hook_log]))
@@ -350,6 +358,7 @@ class PhasewatchApp(App[int]):
             self.first_data_seconds = time.perf_counter() - self._t0
             self._open_where_the_data_is(update)
             self.call_after_refresh(_after_first_data, self._freeze_startup)
+            self.call_after_refresh(self._first_painted.set)
 
     def _open_where_the_data_is(self, update: SessionUpdate) -> None:
         """A project without an iSDLC workflow opens on the screen that has its data (the TDD
