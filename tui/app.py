@@ -175,11 +175,16 @@ class PhasewatchApp(App[int]):
         self._key_timer: Timer | None = None  # (see on_event)
         self._notes: list[str] = []
         #: Textual's CSS generation (``_css_update_count``) the stylesheet last ran at; see
-        #: :meth:`refresh_css`. None until the first refresh (the first screen's, at start-up).
+        #: :meth:`refresh_css`; the stylesheet's own at first (see below).
         self._css_styled_at: int | None = None
         self.theme = DARK
         #: The data screens built so far (see DATA_SCREENS); the overview is built at once.
         self.data_screens: dict[str, UpdateScreen] = {}
+        # Textual made the stylesheet with this theme's variables: the first screen is styled
+        # by it as it mounts. Said so, Textual's start of the first mode does not re-parse every
+        # stylesheet and restyle the app before the first frame (~25 ms); a theme set later (a
+        # config's) makes a newer generation, which is refreshed as usual.
+        self._css_styled_at = self._css_update_count
         self.data_screen("overview")
         memory.share_arenas()  # before the reader threads start: see core/memory.py
         self._session_options = session_options or {}
