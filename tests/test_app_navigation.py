@@ -64,24 +64,37 @@ def every_pair_walk(keys: list[str]) -> list[str]:
     return circuit[::-1]
 
 
+def walk_parts(walk: list[str], parts: int) -> list[list[str]]:
+    """``walk`` cut into ``parts`` runs of keys, each starting on the key the one before ended
+    on (so every pair stays inside one part)."""
+    size = -(-(len(walk) - 1) // parts)
+    return [walk[i : i + size + 1] for i in range(0, len(walk) - 1, size)]
+
+
+#: The walk in parts xdist can spread (one app each, ~4 s quiet): one app for all 81 pairs held
+#: a worker ~11 s quiet and ~34 s under load.
+WALK_PARTS = walk_parts(every_pair_walk(list(SOURCES)), 3)
+
+
 def test_the_walk_presses_every_pair_of_keys_once() -> None:
     keys = list(SOURCES)
-    walk = every_pair_walk(keys)
-    pairs = list(pairwise(walk))
+    pairs = [pair for part in WALK_PARTS for pair in pairwise(part)]
     assert len(pairs) == len(set(pairs)) == len(keys) ** 2
     assert set(pairs) == {(a, b) for a in keys for b in keys}
+    assert len(WALK_PARTS) == 3
 
 
-async def test_every_screen_key_works_from_every_screen(waiting_project: Path) -> None:
-    """One app walks the whole matrix: each key is pressed once from each screen (the walk starts
-    on the overview, where the app opens)."""
-    walk = every_pair_walk(list(SOURCES))
-    assert SOURCES[walk[0]] == "overview"
+@pytest.mark.parametrize("part", range(len(WALK_PARTS)))
+async def test_every_screen_key_works_from_every_screen(waiting_project: Path, part: int) -> None:
+    """The apps walk the whole matrix: each key is pressed once from each screen. A part first
+    goes to its first key's screen from the overview, where the app opens."""
+    first, *keys = WALK_PARTS[part]
     app = PhasewatchApp(waiting_project, clock=frozen_clock, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.updates_applied > 0)
         assert where(app) == "overview"
-        for key in walk[1:]:
+        await press(pilot, first, SOURCES[first])
+        for key in keys:
             await press(pilot, key, SOURCES[key])
 
 
