@@ -89,4 +89,4 @@ clean:
 
 # Regenerate the rule table in README.md from the rule registry (a test keeps them in step).
 readme-rules: $(STAMP)
-	$(BIN)/python -c "import re, pathlib; from phasewatch.core.findings import all_rules; from phasewatch.tui.cli import rules_markdown; p = pathlib.Path('README.md'); t = p.read_text(); p.write_text(re.sub(r'<!-- rules:start -->.*?<!-- rules:end -->', lambda m: '<!-- rules:start -->\n' + rules_markdown(all_rules()) + '\n<!-- rules:end -->', t, flags=re.S))"
+	$(BIN)/python -c "import re, pathlib; from phasewatch.core.rules import all_rules; from phasewatch.tui.cli import rules_markdown; p = pathlib.Path('README.md'); t = p.read_text(); p.write_text(re.sub(r'<!-- rules:start -->.*?<!-- rules:end -->', lambda m: '<!-- rules:start -->\n' + rules_markdown(all_rules()) + '\n<!-- rules:end -->', t, flags=re.S))"

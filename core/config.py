@@ -162,7 +162,7 @@ def _unknown_rules(rules: dict[str, Override]) -> list[str]:
     """The ids in ``[rules]`` that name no rule (cleaned, quoted), in the file's order."""
     if not rules:
         return []
-    from .findings import all_rules  # imports every rule module: only when there are overrides
+    from .rules import all_rules  # imports every rule module: only when there are overrides
 
     known = {r.id for r in all_rules()}
     return [

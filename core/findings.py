@@ -2,14 +2,12 @@
 
 Every rule that phasewatch can raise is registered here once with a stable id, a severity, the
 reference (the docs/ section or real file it comes from) and how to fix it. Modules register
-their rules at import time with :func:`rule`; :func:`all_rules` imports every rule module so the
-table is always complete (it feeds ``phasewatch check --rules`` and the README table, which a test
-keeps in step).
+their rules at import time with :func:`rule`; ``core.rules.all_rules`` imports every rule module
+so the table is always complete.
 """
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import asdict, dataclass
 from enum import StrEnum
 from typing import Any
@@ -63,18 +61,6 @@ class Finding:
 
 _REGISTRY: dict[str, Rule] = {}
 
-# Every module that registers rules; all_rules() imports them so the registry is complete.
-RULE_MODULES = (
-    "phasewatch.core.findings",
-    "phasewatch.core.checks",
-    "phasewatch.core.sources",
-    "phasewatch.core.models",
-    "phasewatch.core.audit",
-    "phasewatch.core.hooklog",
-    "phasewatch.core.tdd",
-    "phasewatch.core.plugins",
-)
-
 
 def rule(
     id: str,
@@ -98,13 +84,9 @@ def get_rule(rule_id: str) -> Rule:
     return _REGISTRY[rule_id]
 
 
-def all_rules() -> list[Rule]:
-    for name in RULE_MODULES:
-        try:
-            importlib.import_module(name)
-        except ModuleNotFoundError as exc:  # a module not written yet
-            if exc.name != name:
-                raise
+def registered_rules() -> list[Rule]:
+    """The rules registered so far, sorted by id: every rule only once every rule module is
+    imported (``core.rules.all_rules`` does that first)."""
     return sorted(_REGISTRY.values(), key=lambda r: r.id)
 
 

@@ -4,6 +4,7 @@ and the review console's ``w``, ``e``, ``a`` (pushed over a data screen)."""
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -49,14 +50,52 @@ async def press(pilot, key: str, expected: str) -> None:
 SOURCES = {**DATA_KEYS, **CONSOLE_KEYS}
 
 
-@pytest.mark.parametrize("source", list(SOURCES))
-async def test_every_screen_key_works_from_every_screen(waiting_project: Path, source) -> None:
+def every_pair_walk(keys: list[str]) -> list[str]:
+    """A key sequence in which every ordered pair of ``keys`` (a key pressed twice included)
+    follows each other exactly once: an Euler circuit of the complete graph with loops
+    (Hierholzer), ``len(keys) ** 2 + 1`` keys long."""
+    unused = {k: list(keys) for k in keys}
+    stack, circuit = [keys[0]], []
+    while stack:
+        if unused[stack[-1]]:
+            stack.append(unused[stack[-1]].pop())
+        else:
+            circuit.append(stack.pop())
+    return circuit[::-1]
+
+
+def walk_parts(walk: list[str], parts: int) -> list[list[str]]:
+    """``walk`` cut into ``parts`` runs of keys, each starting on the key the one before ended
+    on (so every pair stays inside one part)."""
+    size = -(-(len(walk) - 1) // parts)
+    return [walk[i : i + size + 1] for i in range(0, len(walk) - 1, size)]
+
+
+#: The walk in parts xdist can spread (one app each, ~4 s quiet): one app for all 81 pairs held
+#: a worker ~11 s quiet and ~34 s under load.
+WALK_PARTS = walk_parts(every_pair_walk(list(SOURCES)), 3)
+
+
+def test_the_walk_presses_every_pair_of_keys_once() -> None:
+    keys = list(SOURCES)
+    pairs = [pair for part in WALK_PARTS for pair in pairwise(part)]
+    assert len(pairs) == len(set(pairs)) == len(keys) ** 2
+    assert set(pairs) == {(a, b) for a in keys for b in keys}
+    assert len(WALK_PARTS) == 3
+
+
+@pytest.mark.parametrize("part", range(len(WALK_PARTS)))
+async def test_every_screen_key_works_from_every_screen(waiting_project: Path, part: int) -> None:
+    """The apps walk the whole matrix: each key is pressed once from each screen. A part first
+    goes to its first key's screen from the overview, where the app opens."""
+    first, *keys = WALK_PARTS[part]
     app = PhasewatchApp(waiting_project, clock=frozen_clock, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.updates_applied > 0)
-        for key, name in SOURCES.items():
-            await press(pilot, source, SOURCES[source])
-            await press(pilot, key, name)
+        assert where(app) == "overview"
+        await press(pilot, first, SOURCES[first])
+        for key in keys:
+            await press(pilot, key, SOURCES[key])
 
 
 async def test_a_screen_key_after_going_away_and_back_returns_to_the_data_screen(
@@ -304,7 +343,7 @@ async def test_a_screen_is_restyled_whole_on_resume_only_once_it_has_been_away(
 # ------------------------------------------------------------ small terminals (80x24)
 
 
-def footer_keys(app: PhasewatchApp) -> dict[str, object]:
+def visible_footer_keys(app: PhasewatchApp) -> dict[str, object]:
     """The footer's keys the user can see: key -> FooterKey, left of the palette's key."""
     from textual.widgets._footer import FooterKey
 
@@ -323,7 +362,7 @@ async def test_at_80x24_the_gate_and_waiting_keys_are_in_the_footer_and_work(
     app = PhasewatchApp(tmp_path, clock=frozen_clock, watch=False)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: app.updates_applied > 0)
-        await wait_until(pilot, lambda: {"g", "w", "e"} <= set(footer_keys(app)))
+        await wait_until(pilot, lambda: {"g", "w", "e"} <= set(visible_footer_keys(app)))
         await pilot.press("g")
         await wait_until(pilot, lambda: isinstance(app.screen, GatePanel))
         await pilot.press("escape")
@@ -344,8 +383,8 @@ async def test_with_nothing_waiting_the_decision_keys_are_hidden_and_say_so(
     app = PhasewatchApp(tmp_path, clock=frozen_clock, watch=False)
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: app.updates_applied > 0)
-        await wait_until(pilot, lambda: "question_mark" in footer_keys(app))
-        assert not {"g", "w", "e", "a"} & set(footer_keys(app))
+        await wait_until(pilot, lambda: "question_mark" in visible_footer_keys(app))
+        assert not {"g", "w", "e", "a"} & set(visible_footer_keys(app))
         await pilot.press("g")  # no gate: nothing to open
         await pilot.pause()
         assert where(app) == "overview"

@@ -16,7 +16,7 @@ from phasewatch.widgets.status_bar import StatusBar
 from rich.style import Style
 
 from tests import factories as F
-from tests.helpers.app import frozen_clock, screen_text, wait_until, write_state
+from tests.helpers.app import frozen_clock, make_app, screen_text, wait_until, write_state
 
 SIZE = (120, 40)
 
@@ -48,12 +48,6 @@ async def started(pilot, app: PhasewatchApp) -> None:
 def flagged(text) -> bool:
     """Drawn in the error-cell style (reverse) by the location matrix."""
     return isinstance(text.style, Style) and bool(text.style.reverse)
-
-
-def make_app(root: Path, **kwargs) -> PhasewatchApp:
-    kwargs.setdefault("clock", frozen_clock)
-    kwargs.setdefault("watcher_options", {"reconcile_interval": 0.5})
-    return PhasewatchApp(root, **kwargs)
 
 
 async def test_overview_shows_the_state(repo: Path) -> None:

@@ -14,19 +14,17 @@ from phasewatch.core.decide import journal_path, read_journal
 from phasewatch.tui.app import PhasewatchApp, SessionUpdated
 from phasewatch.tui.screens.dialogs import ConfirmDialog, RepairDialog
 
-from tests.helpers.app import frozen_clock, wait_until, write_state
+from tests.helpers.app import frozen_clock, record_calls, wait_until, write_state
+from tests.helpers.app import make_app as shared_make_app
 from tests.helpers.repair import PHASES, orchestration, stale, state
-from tests.test_app_review import record_calls
 
 SIZE = (130, 40)
 STATE = Path(".isdlc") / "state.json"
 
 
 def make_app(root: Path) -> PhasewatchApp:
-    app = PhasewatchApp(root, clock=frozen_clock, watch=False)
-    app.review.arm_delay = 0.0
-    app.review.confirm_seconds = 0
-    return app
+    """One read, no watcher (the tests post the updates): key guard and confirm watch off."""
+    return shared_make_app(root, watch=False, arm_delay=0.0, confirm_seconds=0)
 
 
 async def reread(app: PhasewatchApp, pilot) -> None:

@@ -25,7 +25,14 @@ from textual.containers import Vertical
 from textual.widgets import Input
 
 from tests import factories as F
-from tests.helpers.app import frozen_clock, screen_text, wait_until, write_state
+from tests.helpers.app import (
+    footer_keys,
+    record_calls,
+    screen_text,
+    wait_until,
+    write_state,
+)
+from tests.helpers.app import make_app as shared_make_app
 
 SIZE = (140, 44)
 STATE = Path(".isdlc") / "state.json"
@@ -107,26 +114,7 @@ def journal(root: Path) -> list[dict[str, Any]]:
 
 def make_app(root: Path, *, arm_delay: float = 0.0, **kwargs: Any) -> PhasewatchApp:
     """The app, its key guards off unless ``arm_delay`` (the guard tests drive a fake clock)."""
-    kwargs.setdefault("clock", frozen_clock)
-    kwargs.setdefault("watcher_options", {"reconcile_interval": 0.5})
-    app = PhasewatchApp(root, **kwargs)
-    app.review.arm_delay = arm_delay
-    return app
-
-
-def record_calls(app: PhasewatchApp) -> tuple[list[dict[str, Any]], list[int]]:
-    """Record the app's toasts (message + keywords) and bells."""
-    toasts: list[dict[str, Any]] = []
-    bells: list[int] = []
-    notify = app.notify
-
-    def spy_notify(message: str, **kw: Any) -> None:
-        toasts.append({"message": message, **kw})
-        notify(message, **kw)
-
-    app.notify = spy_notify  # type: ignore[method-assign]
-    app.bell = lambda: bells.append(1)  # type: ignore[method-assign]
-    return toasts, bells
+    return shared_make_app(root, arm_delay=arm_delay, **kwargs)
 
 
 def gate_open(app: PhasewatchApp, phase: str, redo: int = 0) -> Callable[[], bool]:
@@ -177,10 +165,6 @@ async def open_escalations(pilot, app: PhasewatchApp) -> EscalationsScreen:
 def review(doc: dict[str, Any]) -> dict[str, Any] | None:
     aw = doc.get("active_workflow") or {}
     return aw.get("supervised_review")
-
-
-def footer_keys(app: PhasewatchApp) -> set[str]:
-    return {k for k, b in app.screen.active_bindings.items() if b.binding.show and b.enabled}
 
 
 # ---------------------------------------------------------------------------- the gate panel

@@ -25,30 +25,21 @@ from phasewatch.tui.screens import (
     TddScreen,
     TimelineScreen,
 )
-from phasewatch.tui.screens.panels import PanelScreen
 from phasewatch.widgets._style import theme_styles
 
 from tests import factories as F
-from tests.helpers.app import frozen_clock, screen_text, svg_lines, wait_until, write_state
+from tests.helpers.app import (
+    frozen_clock,
+    make_app,
+    screen_text,
+    show,
+    svg_lines,
+    wait_until,
+    write_state,
+)
 
 SIZE = (120, 36)
 TS = "2026-03-04T09:{:02d}:{:02d}.000Z"
-
-
-def make_app(root: Path, **kwargs) -> PhasewatchApp:
-    kwargs.setdefault("clock", frozen_clock)
-    kwargs.setdefault("watcher_options", {"reconcile_interval": 0.5})
-    return PhasewatchApp(root, **kwargs)
-
-
-async def show(pilot, app: PhasewatchApp, key: str, name: str) -> PanelScreen:
-    """Press the screen's key; return the screen once it is current and has applied an update."""
-    await wait_until(pilot, lambda: app.updates_applied > 0)
-    await pilot.press(key)
-    screen = app.data_screens[name]
-    await wait_until(pilot, lambda: app.screen is screen and screen.applied > 0)
-    assert isinstance(screen, PanelScreen)
-    return screen
 
 
 def log_lines(root: Path) -> list[dict]:

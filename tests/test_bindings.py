@@ -66,7 +66,7 @@ class FooterApp(Dynamic):
         yield KeyFooter()
 
 
-def footer_keys(app: App[None]) -> dict[str, bool]:
+def footer_key_states(app: App[None]) -> dict[str, bool]:
     return {key.key: not key.disabled for key in app.query(FooterKey)}
 
 
@@ -75,7 +75,10 @@ async def test_key_footer_rebuilds_only_when_its_keys_change() -> None:
     async with app.run_test() as pilot:
         await pilot.pause()
         footer = app.query_one(KeyFooter)
-        assert footer_keys(app) == {"q": True, "ctrl+p": True}  # False from check_action: hidden
+        assert footer_key_states(app) == {
+            "q": True,
+            "ctrl+p": True,
+        }  # False from check_action: hidden
         built = footer.rebuilds
         assert built >= 1
         # focus moves and explicit refreshes publish bindings_updated: same keys, no rebuild
@@ -90,5 +93,5 @@ async def test_key_footer_rebuilds_only_when_its_keys_change() -> None:
         app.refresh_bindings()
         await pilot.pause()
         await pilot.pause()
-        assert footer_keys(app) == {"a": True, "x": True, "q": True, "ctrl+p": True}
+        assert footer_key_states(app) == {"a": True, "x": True, "q": True, "ctrl+p": True}
         assert footer.rebuilds == built + 1

@@ -205,7 +205,7 @@ def test_rules_listing(capsys):
 
 
 def test_readme_rule_table_is_current():
-    from phasewatch.core.findings import all_rules
+    from phasewatch.core.rules import all_rules
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     match = re.search(r"<!-- rules:start -->\n(.*?)\n<!-- rules:end -->", readme, re.S)

@@ -17,7 +17,7 @@ from tests import factories as F
 def test_headless_demo_runs_to_completion_with_autopilot(tmp_path, capsys):
     root = tmp_path / "demo"
     code = main(
-        ["--headless", "--speed", "40", "--autopilot", "0.2", "--dir", str(root), "--seed", "3"]
+        ["--headless", "--speed", "200", "--autopilot", "0.05", "--dir", str(root), "--seed", "3"]
     )
     out = capsys.readouterr().out
     assert code == 0, out

@@ -12,7 +12,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from phasewatch.core.findings import all_rules
+from phasewatch.core.rules import all_rules
 
 ROOT = Path(__file__).resolve().parent.parent
 CITE = re.compile(r"\bdocs/([\w.-]+\.md)(?:#([\w-]+))?")

@@ -10,8 +10,8 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 from phasewatch.core.export import github_commands, line_of, path_keys, to_sarif
-from phasewatch.core.findings import all_rules
 from phasewatch.core.report import audit_project
+from phasewatch.core.rules import all_rules
 
 from tests import factories
 

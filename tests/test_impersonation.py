@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from phasewatch.core.export import github_commands, to_sarif
-from phasewatch.core.findings import all_rules
 from phasewatch.core.report import audit_project
+from phasewatch.core.rules import all_rules
 from phasewatch.core.text import clean, json_is_clean
 from phasewatch.tui.cli import main
 

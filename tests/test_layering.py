@@ -83,6 +83,49 @@ def test_nothing_imports_the_old_top_level_names():
             assert not bad, f"{path.relative_to(ROOT)} imports {bad}: use phasewatch.*"
 
 
+def imported_test_modules(source: str, package: str = "tests") -> list[str]:
+    """The test modules (``test_*``) that ``source``, a module of ``package``, imports anywhere
+    in it (functions included), written absolutely (``tests.test_x``) or relatively."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            modules = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = package if node.level else (node.module or "")
+            if node.level and node.module:
+                base = f"{base}.{node.module}"
+            modules = [base] + [f"{base}.{a.name}" for a in node.names]
+        else:
+            continue
+        found += [m for m in modules if m.split(".")[-1].startswith("test_")]
+    return found
+
+
+def test_the_test_module_check_sees_every_spelling() -> None:
+    spellings = {
+        "from tests.test_app_review import footer_keys": "tests.test_app_review",
+        "import tests.test_plugins": "tests.test_plugins",
+        "from tests import test_plugins": "tests.test_plugins",
+        "from .test_plugins import write": "tests.test_plugins",
+        "from . import test_plugins": "tests.test_plugins",
+        "def f():\n    from tests.test_x import y\n": "tests.test_x",
+    }
+    for source, module in spellings.items():
+        assert imported_test_modules(source) == [module], source
+    assert imported_test_modules("from tests.helpers.app import make_app, test_data") == [
+        "tests.helpers.app.test_data"
+    ]  # (an imported test function is flagged too: pytest would collect it there again)
+    assert imported_test_modules("from tests.helpers.app import make_app\nimport pytest") == []
+
+
+def test_no_test_module_imports_another():
+    """What tests share lives in tests/helpers/ (or factories.py): a test module imported by
+    another runs its own collection side effects there, and couples the two files' edits."""
+    for path in (ROOT / "tests").rglob("*.py"):
+        names = imported_test_modules(path.read_text(encoding="utf-8"))
+        assert not names, f"{path.relative_to(ROOT)} imports {names}: move them to tests/helpers/"
+
+
 def test_command_line_parsing_lives_in_tui_only():
     for path in (ROOT / "core").rglob("*.py"):
         text = path.read_text(encoding="utf-8")

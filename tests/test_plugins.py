@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 import shutil
 from datetime import date
 from pathlib import Path
@@ -11,9 +9,8 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from phasewatch.core.findings import Severity, all_rules
+from phasewatch.core.findings import Severity
 from phasewatch.core.plugins import (
-    REQUIRED_SECTIONS,
     PluginRecord,
     TableRow,
     fix_mojibake,
@@ -27,22 +24,24 @@ from phasewatch.core.plugins import (
     summary_json,
     system_words,
 )
+from phasewatch.core.rules import all_rules
 from phasewatch.core.sources import Project
 from phasewatch.core.text import clean
 
 from tests import unprivileged
+from tests.helpers.plugins import (
+    CONTRACTS,
+    SECTIONS,
+    TABLE,
+    handoff,
+    hostile_project,
+    sha,
+    write,
+)
 
 # ---------------------------------------------------------------------------- fixtures
 
 MOJI = {e: e.encode("utf-8").decode("cp1252") for e in ("🚧", "💡", "✅", "📦")}
-
-TABLE = """\
-# Plugin Registry
-
-| Plugin Name | Status | Version | Last Updated |
-|-------------|--------|---------|--------------|
-{rows}
-"""
 
 MK_ENTRY = """\
 ### MinimalKick
@@ -85,58 +84,6 @@ GK_ENTRY = """\
 
 **Last Updated:** 2025-11-10
 """
-
-SECTIONS = "\n\n".join(
-    f"## {s}{': Phase 3.2 complete' if s == 'Current State' else ''}\n- item"
-    for s in REQUIRED_SECTIONS
-)
-
-
-def write(root: Path, rel: str, text: str | bytes) -> Path:
-    path = root / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(text, bytes):
-        path.write_bytes(text)
-    else:
-        path.write_text(text, encoding="utf-8")
-    return path
-
-
-def sha(text: str) -> str:
-    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-CONTRACTS = {
-    "creative_brief": ("creative-brief.md", "# Brief\nA kick.\n"),
-    "parameter_spec": ("parameter-spec.md", "# Params\n- decay\n"),
-    "architecture": ("architecture.md", "# Arch\nosc -> env\n"),
-    "plan": ("plan.md", "# Plan\nComplexity 5.0\n"),
-}
-
-
-def front(**fields: str | None) -> str:
-    """Front matter lines; a value of None drops the field; 'contract_checksums' is raw text."""
-    base: dict[str, str | None] = {
-        "plugin": "MinimalKick",
-        "stage": "3",
-        "phase": '"3.2"',
-        "status": "complete",
-        "last_updated": "2025-11-13",
-        "complexity_score": "5.0",
-        "phased_implementation": "true",
-        "orchestration_mode": "true",
-        "next_action": "continue_dsp_phase_3.3",
-        "next_phase": '"3.3"',
-        "contract_checksums": "\n"
-        + "\n".join(f"  {k}: {sha(body)}" for k, (_f, body) in CONTRACTS.items()),
-    }
-    base.update(fields)
-    lines = [f"{k}: {v}" if not v.startswith("\n") else f"{k}:{v}" for k, v in base.items() if v]
-    return "---\n" + "\n".join(lines) + "\n---\n"
-
-
-def handoff(sections: str = SECTIONS, **fields: str | None) -> str:
-    return front(**fields) + "\n# Stage 3.2 complete\n\n" + sections + "\n"
 
 
 def full_layout(
@@ -1095,24 +1042,6 @@ def test_load_registry_never_raises(tmp_path_factory, md, ch, notes):
 
 # ---------------------------------------------------------------------------- hostile directory names
 
-HOSTILE_DIRS = (
-    "\x1b]52;c;aGVsbG8=\x07Clip",  # OSC 52: writes the clipboard
-    "[@click=app.quit]Click",  # Textual markup with an action (no '/' in a file name)
-    "[bold red]Loud",  # markup that would style the rest of a line
-    "Title\x1b]0;pwned\x07\x9b2J",  # window title + 8-bit CSI clear screen
-)
-
-
-def _hostile_project(root: Path) -> Project:
-    rows = "\n".join(f"| Ok{i} | 🚧 Stage 1 | - | 2025-11-13 |" for i in range(1))
-    write(root, "PLUGINS.md", TABLE.format(rows=rows))
-    for name in HOSTILE_DIRS:
-        base = root / "plugins" / name
-        base.mkdir(parents=True)
-        (base / "NOTES.md").write_text("## Status\n- **Current Status:** 🚧 Stage 2\n")
-        (base / ".continue-here.md").write_text(handoff(plugin=json.dumps(clean(name))))
-    return Project(root=root)
-
 
 def _all_text(reg) -> str:
     parts = []
@@ -1130,7 +1059,7 @@ def _all_text(reg) -> str:
 
 
 def test_hostile_directory_names_are_cleaned_everywhere(tmp_path):
-    reg = load_registry(_hostile_project(tmp_path))
+    reg = load_registry(hostile_project(tmp_path))
     text = _all_text(reg)
     assert not any(ch in text for ch in "\x1b\x07\x9b")
     names = {r.name for r in reg.plugins}
@@ -1146,7 +1075,7 @@ def test_hostile_directory_names_are_cleaned_everywhere(tmp_path):
 def test_hostile_directory_names_in_check_output(tmp_path, capsys):
     from phasewatch.tui.cli import main
 
-    _hostile_project(tmp_path)
+    hostile_project(tmp_path)
     main(["check", str(tmp_path)])
     out = capsys.readouterr().out
     main(["check", "--json", str(tmp_path)])

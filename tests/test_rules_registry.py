@@ -7,12 +7,13 @@ import re
 
 from phasewatch.core import audit
 from phasewatch.core.audit import audit_state, audit_transition
-from phasewatch.core.findings import Finding, Severity, all_rules, get_rule
+from phasewatch.core.findings import Finding, Severity, get_rule
 from phasewatch.core.models import parse_state
+from phasewatch.core.rules import all_rules
 
 from tests import factories as F
-from tests.test_audit_snapshot import SNAPSHOT_CASES, WALKS
-from tests.test_audit_transition import TRANSITION_CASES
+from tests.helpers.audit_snapshot_cases import SNAPSHOT_CASES, WALKS
+from tests.helpers.audit_transition_cases import TRANSITION_CASES
 
 SRC = ".isdlc/state.json"
 ID = re.compile(r"^[A-Z]+(-[A-Z0-9]+)+$")
@@ -107,3 +108,35 @@ def test_plain_words_on_screen_references_apart() -> None:
     for r in all_rules():
         if r.scope in ("snapshot", "transition"):
             assert not ref.search(r.title) and not ref.search(r.fix), r.id
+
+
+def test_all_rules_misses_no_module_that_registers_rules() -> None:
+    """In a fresh interpreter, all_rules() then importing every module of core registers no rule
+    more: no rule module is left out (the systems' ones come from SYSTEMS)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import importlib, pkgutil\n"
+        "import phasewatch.core as core\n"
+        "from phasewatch.core.findings import registered_rules\n"
+        "from phasewatch.core.rules import all_rules\n"
+        "first = {r.id for r in all_rules()}\n"
+        "for m in pkgutil.walk_packages(core.__path__, 'phasewatch.core.'):\n"
+        "    if not m.name.endswith('__main__'):\n"
+        "        importlib.import_module(m.name)\n"
+        "print(sorted({r.id for r in registered_rules()} - first))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]", proc.stdout
+
+
+def test_the_rule_modules_follow_the_systems_registry(monkeypatch) -> None:
+    from phasewatch.core import rules, systems
+
+    for key in systems.SYSTEMS:
+        assert key.where.partition(":")[0] in rules.rule_modules()
+    extra = systems.SystemKey("extra", "phasewatch.core.diff:diff_json", lambda p: ())
+    monkeypatch.setattr(systems, "SYSTEMS", (*systems.SYSTEMS, extra))
+    assert rules.rule_modules()[-1] == "phasewatch.core.diff"

@@ -135,8 +135,7 @@ async def test_tdd_and_plan_screens_show_one_stop_hook_verdict(tmp_path):
     screen; both boards now read the plan's one hook verdict."""
     from phasewatch.tui.screens.plan import PlanScreen
 
-    from tests.test_app_review import footer_keys
-    from tests.test_app_screens import make_app, show
+    from tests.helpers.app import footer_keys, make_app, show
 
     done_everywhere = APPROVED.replace("**Approved:** 2026-03-02T09:00:00Z\n", "")
     done_everywhere = done_everywhere.replace("in-progress", "done").replace("pending", "done")

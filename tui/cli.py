@@ -232,7 +232,7 @@ def cmd_check(argv: list[str]) -> int:
 
 
 def print_rules(as_json: bool, markdown: bool, *, references: bool = False) -> int:
-    from phasewatch.core.findings import all_rules
+    from phasewatch.core.rules import all_rules
 
     rules = all_rules()
     if as_json:
@@ -547,7 +547,7 @@ def _check_config(path: Path | None):
 def _print_ci_format(report, kind: str, failure: str | None = None) -> None:
     import phasewatch
     from phasewatch.core.export import github_commands, to_sarif
-    from phasewatch.core.findings import all_rules
+    from phasewatch.core.rules import all_rules
 
     if kind == "sarif":
         print(dumps(to_sarif(report, all_rules(), phasewatch.__version__, failure=failure)))
