@@ -22,12 +22,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from ..protocol import HOOK_EVENTS, parse_iso
 from .parse import _TS_FAST, KEYS, MAX_LINE, HookRecord, _overlong, parse_fast
+
+if TYPE_CHECKING:
+    import numpy as np
 
 FIELDS = ("hook", "event", "phase", "agent")  # few distinct values: one code per row
 TS_NONE = -(2**62)  # ts_us of a row with no timestamp (or an unusable one)
@@ -41,8 +42,7 @@ _WIDE = 48  # a few-valued value longer than this is rare: its row is parsed alo
 _SHORTEST = len(_PREFIX) + sum(map(len, _TOKENS)) + 6 * 4 + 1 - 4 + 2  # event is a string
 # bytes whose lines are not plain: controls, backslash, DEL and everything past ASCII
 _PLAIN_BYTES = bytes(b for b in range(0x20, 0x7F) if b != 0x5C) + b"\n"
-_SPECIAL = np.ones(256, np.bool_)
-_SPECIAL[np.frombuffer(_PLAIN_BYTES, np.uint8)] = False
+_SPECIAL = bytes(b not in _PLAIN_BYTES for b in range(256))  # a table: 1 for a special byte
 
 
 def is_plain(line: bytes) -> bool:
@@ -63,6 +63,8 @@ def us_time(us: int) -> datetime:
 
 def codes_of(values: Iterable[Any]) -> tuple[list[Any], np.ndarray]:
     """Distinct values (first seen first) and each value's index among them."""
+    import numpy as np
+
     values = list(values)
     distinct = list(dict.fromkeys(values))
     index = {v: k for k, v in enumerate(distinct)}
@@ -72,6 +74,8 @@ def codes_of(values: Iterable[Any]) -> tuple[list[Any], np.ndarray]:
 
 def tally(codes: np.ndarray) -> list[tuple[int, int]]:
     """(code, rows) for each code present, in the order the codes first appear."""
+    import numpy as np
+
     if not len(codes):
         return []
     values, first, counts = np.unique(codes, return_index=True, return_counts=True)
@@ -82,6 +86,8 @@ def tally(codes: np.ndarray) -> list[tuple[int, int]]:
 def tally_pairs(first: np.ndarray, second: np.ndarray, seconds: int) -> list[tuple[int, int, int]]:
     """(first code, second code, rows) for each pair of codes present, in the order the pairs
     first appear; ``seconds``: how many distinct second codes there are."""
+    import numpy as np
+
     pairs = first.astype(np.int64) * seconds + second
     return [(pair // seconds, pair % seconds, n) for pair, n in tally(pairs)]
 
@@ -123,6 +129,8 @@ class Batch:
     ) -> Batch:
         """A batch of records parsed elsewhere (each row's record is kept whole); ``data``:
         their lines' bytes (joined by newlines), if they have any, the first at offset ``base``."""
+        import numpy as np
+
         n = len(records)
         fields = {}
         for k, name in enumerate(KEYS[1:5], start=1):
@@ -181,6 +189,8 @@ class Batch:
 
     def timestamps(self) -> np.ndarray:
         """``ts_us`` with every row's key worked out (TS_NONE: no usable timestamp)."""
+        import numpy as np
+
         later = np.flatnonzero(self.ts_us == _TS_LATER)
         if len(later):
             for i in later.tolist():
@@ -195,6 +205,8 @@ def parse_block(data: bytes, base: int, first_line: int, max_line: int = MAX_LIN
     """The rows of ``data`` (complete lines joined by newlines, the last newline left out) read
     at file offset ``base``, numbered from ``first_line``; a line of ``max_line`` bytes or more
     is reported invalid (skipped), as :func:`.parse._overlong` says."""
+    import numpy as np
+
     arr = np.frombuffer(data, np.uint8)
     nl = np.flatnonzero(arr == 10)
     starts = np.concatenate(([0], nl + 1)).astype(np.int64)
@@ -203,7 +215,7 @@ def parse_block(data: bytes, base: int, first_line: int, max_line: int = MAX_LIN
     length = ends - starts
     plain = np.ones(n, np.bool_)
     if not is_plain(data):  # some line holds a special byte: which ones
-        special = np.flatnonzero(_SPECIAL[arr])
+        special = np.flatnonzero(np.frombuffer(_SPECIAL, np.bool_)[arr])
         plain[np.searchsorted(starts, special, "right") - 1] = False
     buf = np.frombuffer(data + _PAD, np.uint8)
     fast = plain & (length >= _SHORTEST) & (length < max_line)
@@ -254,6 +266,8 @@ def _merge(
     reason_span: np.ndarray,
 ) -> None:
     """Put the rows parsed one by one into the columns (their spans say: from the record)."""
+    import numpy as np
+
     rows = np.fromiter(extra, np.int64, len(extra))
     ts_span[rows] = -1
     reason_span[rows] = -1
@@ -283,6 +297,8 @@ class _Walk:
     def __init__(
         self, data: bytes, buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, ok: np.ndarray
     ) -> None:
+        import numpy as np
+
         n = len(starts)
         limit = len(data)
         words = np.ndarray((len(buf) - 7,), "<u8", buf.data, 0, (1,))  # 8 bytes at any offset
@@ -333,6 +349,8 @@ def _timestamps(
     """Each row's ts key (µs since the epoch) and the rows still fast: a ts must match the
     canonical pattern :data:`.parse._TS_FAST` (checked here for the usual 24 characters, one by
     one for other lengths), else the row is parsed alone."""
+    import numpy as np
+
     n = len(fast)
     key = np.full(n, TS_NONE, np.int64)
     size = span[:, 1] - span[:, 0]
@@ -341,7 +359,7 @@ def _timestamps(
     if len(rows):
         text = buf[span[rows, 0][:, None] + np.arange(24)]
         good = ((text[:, _DIGITS] - 48) <= 9).all(1)  # uint8: below "0" wraps round
-        good &= (text[:, _MARKS] == _MARK_BYTES).all(1)
+        good &= (text[:, _MARKS] == np.frombuffer(_MARK_BYTES, np.uint8)).all(1)
         num = text.astype(np.int64) - 48
         year = num[:, 0] * 1000 + num[:, 1] * 100 + num[:, 2] * 10 + num[:, 3]
         month, day = num[:, 5] * 10 + num[:, 6], num[:, 8] * 10 + num[:, 9]
@@ -372,11 +390,13 @@ def _timestamps(
 
 _DIGITS = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 22]
 _MARKS = [4, 7, 10, 13, 16, 19, 23]
-_MARK_BYTES = np.frombuffer(b"--T::.Z", np.uint8)
+_MARK_BYTES = b"--T::.Z"
 
 
 def _epoch_us(year, month, day, hour, minute, second, milli):
     """Microseconds since 1970 of proleptic Gregorian dates (arrays; days from civil)."""
+    import numpy as np
+
     y = year - (month <= 2)
     era = y // 400
     yoe = y - era * 400
@@ -393,6 +413,8 @@ def _few(
     code per row for each field; the rows still fast). Rows are grouped by a hash of the
     value's bytes (up to :data:`_WIDE`; a longer one: the row is parsed alone), every row is
     then compared whole with its group's first, and each distinct value is decoded once."""
+    import numpy as np
+
     n = len(fast)
     values: list[Any] = [None]
     codes = [np.zeros(n, np.int32) for _ in spans]
@@ -410,10 +432,10 @@ def _few(
     parts = []
     for k in range(0, width, 8):
         keep = np.clip(lengths - k, 0, 8)  # bytes of this word inside the value
-        parts.append(words[at + k] & _LOW_BYTES[keep])
+        parts.append(words[at + k] & np.array(_LOW_BYTES, np.uint64)[keep])
     mixed = lengths.astype(np.uint64)
     for k, part in enumerate(parts):
-        mixed = (mixed ^ part) * _MIX[k]
+        mixed = (mixed ^ part) * np.uint64(_MIX[k])
     _distinct, first, inverse = np.unique(mixed, return_index=True, return_inverse=True)
     inverse = inverse.ravel()
     same = lengths == lengths[first][inverse]
@@ -441,14 +463,16 @@ def distinct_texts(data: bytes, span: np.ndarray) -> tuple[list[Any], np.ndarray
     :func:`_few` groups a field: (the distinct texts, ``values[0]`` unused; a code per row into
     them; the rows grouped). A row not grouped (longer than :data:`_WIDE`, or its hash shared
     with another text) is to be read alone."""
+    import numpy as np
+
     values, (codes,), grouped = _few(
         np.frombuffer(data + _PAD, np.uint8), [span], np.ones(len(span), np.bool_), data
     )
     return values, codes, grouped
 
 
-_LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [2**64 - 1], np.uint64)
-_MIX = np.array(
-    [0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93,
-     0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53], np.uint64,
-)  # fmt: skip
+_LOW_BYTES = [(1 << (8 * k)) - 1 for k in range(8)] + [2**64 - 1]
+_MIX = [
+    0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93,
+    0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53,
+]  # fmt: skip

@@ -12,9 +12,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from datetime import timedelta
 from functools import lru_cache
-from typing import Any, Generic, TypeVar
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from ..findings import Finding, Rule, Severity, make, rule
 from ..protocol import HOOK_EVENTS
@@ -22,6 +20,9 @@ from ..text import shorten
 from .batch import TS_NONE, Batch, distinct_texts, tally, tally_pairs, us_time
 from .parse import KEYS, HookRecord
 from .stats import MAX_NAME, MAX_NAMES, OTHER, add_count, bounded_name
+
+if TYPE_CHECKING:
+    import numpy as np
 
 SEED = "docs/formats.md#hook-log"
 
@@ -170,6 +171,8 @@ class HookAudit:
         self._latest = TS_NONE  # the latest timestamp so far (µs)
 
     def add(self, rows: Batch | Iterable[HookRecord]) -> HookAudit:
+        import numpy as np
+
         batch = rows if isinstance(rows, Batch) else Batch.of(list(rows))
         self.records += len(batch)
         if not len(batch):
@@ -201,6 +204,8 @@ class HookAudit:
         return self
 
     def _add_blocks(self, batch: Batch, rows: np.ndarray) -> None:
+        import numpy as np
+
         hooks, hook_codes = batch.field("hook")
         phases, phase_codes = batch.field("phase")
         at = phase_codes[rows]
@@ -226,6 +231,8 @@ class HookAudit:
     def _add_guards(self, batch: Batch, kind: np.ndarray) -> None:
         """HOOK-STALE-WRITE / HOOK-REGRESSION: reasons holding ``7:``/``8:`` (the raw bytes
         say which), not logged as ``allow``, classified once per distinct reason."""
+        import numpy as np
+
         rows = _guard_candidates(batch)
         rows = rows[(kind[rows] != _NONE) & (kind[rows] != _ALLOWED_KIND)]
         found = np.zeros(len(rows), np.int8)
@@ -247,6 +254,8 @@ class HookAudit:
 
     def _add_order(self, batch: Batch) -> None:
         """HOOK-TS-ORDER: a timestamp more than the tolerance before the latest one so far."""
+        import numpy as np
+
         stamps = batch.timestamps()
         rows = np.flatnonzero(batch.valid & (stamps != TS_NONE))
         if not len(rows):
@@ -413,12 +422,14 @@ def _guard(reason: str | bytes | None) -> int:
     return _REGRESS if _V8.search(reason) else 0
 
 
-_PAIRS = np.array([int.from_bytes(b"7:", "little"), int.from_bytes(b"8:", "little")], np.uint16)
+_PAIRS = (int.from_bytes(b"7:", "little"), int.from_bytes(b"8:", "little"))
 
 
 def _pairs_at(data: bytes, shift: int) -> np.ndarray:
     """Where ``7:`` or ``8:`` starts in ``data`` at offsets of parity ``shift`` (two bytes
     compared at once)."""
+    import numpy as np
+
     n = (len(data) - shift) // 2
     pairs = np.frombuffer(data, "<u2", n, shift)
     return np.flatnonzero((pairs == _PAIRS[0]) | (pairs == _PAIRS[1])) * 2 + shift
@@ -427,6 +438,8 @@ def _pairs_at(data: bytes, shift: int) -> np.ndarray:
 def _guard_candidates(batch: Batch) -> np.ndarray:
     """Rows whose reason may hold ``7:`` or ``8:``: found in the raw bytes for rows read from
     them (within the reason's span), by their record for the others."""
+    import numpy as np
+
     found: list[np.ndarray] = []
     if batch.data:
         starts = batch.offset - batch.base

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from .batch import Batch, tally, tally_pairs
 from .parse import HookRecord
+
+if TYPE_CHECKING:
+    pass
 
 # A count (and the store's columns) keeps at most MAX_NAMES distinct names, each at most MAX_NAME
 # characters; the rest are counted under OTHER. The log's own hooks, events, phases and agents
@@ -59,6 +60,8 @@ class HookCounts:
         self.last_ts: str | None = None
 
     def add(self, rows: Batch | Iterable[HookRecord]) -> HookCounts:
+        import numpy as np
+
         batch = rows if isinstance(rows, Batch) else Batch.of(list(rows))
         valid = np.flatnonzero(batch.valid)
         self.total += len(batch)

@@ -36,15 +36,17 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from itertools import chain, compress, islice, pairwise
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-import numpy as np
 from rich.cells import cell_len
 
 from .batch import Batch, codes_of, is_plain
 from .parse import KEYS, MAX_LINE, RAW_KEEP, HookRecord, _overlong, parse_fast
 from .stats import MAX_NAME, MAX_NAMES, OTHER
 from .threads import map_parts
+
+if TYPE_CHECKING:
+    import numpy as np
 
 KIND_INVALID = 0
 KIND_VALID = 1
@@ -57,7 +59,7 @@ _CACHE = 4096  # parsed rows kept (the screen and a few pages around it)
 _GONE = "line no longer in the file: the log was rewritten"
 
 
-_WHERE = {"I": np.uint32, "q": np.int64}
+_WHERE = {"I": "<u4", "q": "<i8"}  # the numpy dtype of each typecode of _where
 
 
 def _and(a: bytes | bytearray, b: bytes | bytearray) -> bytes:
@@ -133,6 +135,8 @@ class _Column:
     def extend(self, values: list[Any], codes: np.ndarray | None = None) -> None:
         """Add the records coded ``codes`` (indexes into ``values``; None: one record per
         value), after those held."""
+        import numpy as np
+
         if codes is None:
             values, codes = codes_of(values)
         ids = self.ids
@@ -186,6 +190,8 @@ class _Column:
 
     def mask(self, allowed: set[int], start: int = 0, stop: int | None = None) -> bytes:
         """One byte per record of ``[start:stop]``: 1 when its id is in ``allowed``."""
+        import numpy as np
+
         data = self.data
         if isinstance(data, bytearray):
             table = bytearray(256)
@@ -502,6 +508,8 @@ class HookStore:
     def add_pending(self, starts: np.ndarray, end: int, first_line: int, gen: int) -> None:
         """Rows for complete lines starting at ``starts`` (the last one ends before ``end``)
         numbered from ``first_line``, in file generation ``gen``; not parsed yet."""
+        import numpy as np
+
         n = len(starts)
         if not n:
             return
@@ -587,6 +595,8 @@ class HookStore:
         shaped: np.ndarray | None,
         lines: bool,
     ) -> None:
+        import numpy as np
+
         n = len(batch)
         stop = start + n
         lengths = np.minimum(batch.length, 2**32 - 1)
@@ -659,6 +669,8 @@ class HookStore:
     def append_records(self, records: Sequence[Any]) -> None:
         """Records that came from elsewhere (tests, a demo): their lines are written as the
         owner writes them and copied in (a record that is not a line keeps its fields)."""
+        import numpy as np
+
         lines = [_owner_line(r) if r.valid else b"" for r in records]
         lengths = np.fromiter(map(len, lines), np.int64, len(lines))
         base = len(self._copy)
@@ -718,6 +730,8 @@ class HookStore:
         """What a text filter needs, copied under the lock: the rows whose hook, agent or phase
         holds ``needle`` (lower case), the invalid lines that do, and per file generation the
         valid rows whose reasons are to be scanned."""
+        import numpy as np
+
         cols = self._columns
         matches = [
             (c, c.ids_matching(needle)) for c in (cols["hook"], cols["agent"], cols["phase"])
@@ -846,6 +860,8 @@ def _scan(
 ) -> Iterator[int]:
     """The ``rows`` whose reason holds ``needle``, read ``SCAN_CHUNK`` bytes at a time (the
     parts scanned at once on the hook log's threads)."""
+    import numpy as np
+
     if not len(rows):
         return
     window = where // SCAN_CHUNK  # a part: the rows starting in one SCAN_CHUNK of the file
@@ -906,6 +922,8 @@ def _reason_hits(
     owner's exact shape whose reason holds it (confirmed from the bytes: the next quote after
     the hit closes the reason, which ends the line), and the other rows with a hit or without
     plain bytes, to confirm by parsing."""
+    import numpy as np
+
     at = _find_all(data, needle)
     rows = np.searchsorted(starts, at, "right") - 1
     at, rows = at[rows >= 0], rows[rows >= 0]
@@ -933,6 +951,8 @@ def _find_all(data: bytes, needle: bytes) -> np.ndarray:
     places whose first and last bytes match (compared case-folded, a letter's two cases at once),
     then the whole needle there. numpy compares: no copy of ``data`` lower-cased, and the GIL is
     let go (two parts are scanned at once)."""
+    import numpy as np
+
     m = len(needle)
     a = np.frombuffer(data, np.uint8)
     if m == 0 or len(a) < m:

@@ -18,12 +18,14 @@ from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from .batch import Batch, parse_block
 from .parse import MAX_LINE, HookRecord, _overlong
 from .threads import THREADS, map_parts
+
+if TYPE_CHECKING:
+    import numpy as np
 
 MAX_READ = 8 * 1024 * 1024  # bytes consumed per poll at most; the rest waits for the next poll
 MEMORY = 16  # lines remembered to re-find our position after a rotation
@@ -420,6 +422,8 @@ def line_starts(path: str | os.PathLike[str], start: int = 0) -> tuple[np.ndarra
     just after the last one: a vectorised newline scan, ``INDEX_CHUNK`` bytes per read (~25 ms
     per 100 MB). Read with ``pread``, not mapped: the owner rewrites the log in place, and a
     mapping of a file that shrinks faults. Empty when the file is missing or unreadable."""
+    import numpy as np
+
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError:
