@@ -1,5 +1,7 @@
-"""Lines of the hook log as columns: :class:`Batch`, and :func:`parse_block` that makes one from
-the raw bytes of many lines without a Python object per line.
+"""Lines of the hook log as columns: :class:`Batch`; :func:`parse_block` makes one from the raw
+bytes of many lines without a Python object per line (numpy: a log past
+:data:`.parse.KEEP_BYTES`), :func:`parse_lines` from a record per line (lists: a log the owner's
+rotation keeps, no numpy).
 
 The owner writes each line in one exact shape: ``{"ts":V,"hook":V,"event":V,"phase":V,
 "agent":V,"reason":V}``, every ``V`` ``null`` or a string. When a line is printable ASCII with no
@@ -25,6 +27,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from ..protocol import HOOK_EVENTS, parse_iso
+from .columns import Col, Ops, ops_of
 from .parse import _TS_FAST, KEYS, MAX_LINE, HookRecord, _overlong, parse_fast
 
 if TYPE_CHECKING:
@@ -61,35 +64,13 @@ def us_time(us: int) -> datetime:
     return EPOCH + timedelta(microseconds=us)
 
 
-def codes_of(values: Iterable[Any]) -> tuple[list[Any], np.ndarray]:
+def codes_of(values: Iterable[Any]) -> tuple[list[Any], list[int]]:
     """Distinct values (first seen first) and each value's index among them."""
-    import numpy as np
-
     values = list(values)
-    distinct = list(dict.fromkeys(values))
-    index = {v: k for k, v in enumerate(distinct)}
-    codes = np.fromiter(map(index.__getitem__, values), np.int32, len(values))
-    return distinct, codes
-
-
-def tally(codes: np.ndarray) -> list[tuple[int, int]]:
-    """(code, rows) for each code present, in the order the codes first appear."""
-    import numpy as np
-
-    if not len(codes):
-        return []
-    values, first, counts = np.unique(codes, return_index=True, return_counts=True)
-    order = np.argsort(first, kind="stable")
-    return list(zip(values[order].tolist(), counts[order].tolist(), strict=True))
-
-
-def tally_pairs(first: np.ndarray, second: np.ndarray, seconds: int) -> list[tuple[int, int, int]]:
-    """(first code, second code, rows) for each pair of codes present, in the order the pairs
-    first appear; ``seconds``: how many distinct second codes there are."""
-    import numpy as np
-
-    pairs = first.astype(np.int64) * seconds + second
-    return [(pair // seconds, pair % seconds, n) for pair, n in tally(pairs)]
+    index: dict[Any, int] = {}
+    for v in values:
+        index.setdefault(v, len(index))
+    return list(index), list(map(index.__getitem__, values))
 
 
 @dataclass(slots=True, eq=False)
@@ -97,67 +78,77 @@ class Batch:
     """Consecutive rows of the log (see the module docstring).
 
     ``extra`` holds the whole record of each row parsed one by one (and of every row of a batch
-    built from records); the other rows are read from ``data``."""
+    built from records); the other rows are read from ``data`` (their spans say where). Its
+    columns are lists when it was built from records (a log the owner's rotation keeps, or a
+    few odd lines), numpy arrays when :func:`parse_block` made it: :attr:`ops` handles either
+    (:mod:`.columns`)."""
 
     base: int  # file offset of data[0]
     data: bytes | None  # the rows' lines joined by newlines (None: records without bytes)
     extra: dict[int, HookRecord]
-    fields: dict[str, tuple[list[Any], np.ndarray]]  # FIELDS -> (distinct values, codes)
-    has_ts: np.ndarray  # bool per row
-    length: np.ndarray  # bytes per line, without its newline
-    line_no: np.ndarray
-    offset: np.ndarray  # file offset per row
-    plain: np.ndarray  # bool: the line is printable ASCII without a backslash
-    reason_span: np.ndarray  # (start, end) in data; (-1, -1): null or from the record
-    ts_span: np.ndarray
-    ts_us: np.ndarray  # the order rule's key (TS_NONE, _TS_LATER: from the record's text)
-    valid: np.ndarray  # bool per row
+    fields: dict[str, tuple[list[Any], Col]]  # FIELDS -> (distinct values, codes)
+    has_ts: Col  # bool per row
+    length: Col  # bytes per line, without its newline
+    line_no: Col
+    offset: Col  # file offset per row
+    plain: Col  # bool: the line is printable ASCII without a backslash
+    # (start, end) in data per row; (-1, -1): null or from the record. None: every row's
+    # record is in ``extra`` (a batch built from records)
+    reason_span: np.ndarray | None
+    ts_span: np.ndarray | None
+    ts_us: Col  # the order rule's key (TS_NONE, _TS_LATER: from the record's text)
+    valid: Col  # bool per row
 
     def __len__(self) -> int:
         return len(self.offset)
+
+    @property
+    def ops(self) -> Ops:
+        """The column operations that fit this batch's columns."""
+        return ops_of(self.valid)
 
     # ------------------------------------------------------------------ building
     @classmethod
     def of(
         cls,
         records: Sequence[HookRecord],
-        length: np.ndarray | None = None,
-        plain: np.ndarray | None = None,
+        length: Col | None = None,
+        plain: Col | None = None,
         *,
         data: bytes | None = None,
         base: int = 0,
     ) -> Batch:
-        """A batch of records parsed elsewhere (each row's record is kept whole); ``data``:
-        their lines' bytes (joined by newlines), if they have any, the first at offset ``base``."""
-        import numpy as np
-
+        """A batch of records parsed elsewhere (each row's record is kept whole), in lists;
+        ``data``: their lines' bytes (joined by newlines), if they have any, the first at
+        offset ``base``."""
         n = len(records)
         fields = {}
         for k, name in enumerate(KEYS[1:5], start=1):
             fields[name] = codes_of(r[k] for r in records)
-        none = np.full((n, 2), -1, np.int64)
         return cls(
             base=base,
             data=data,
             extra=dict(enumerate(records)),
             fields=fields,
-            has_ts=np.fromiter((r.ts is not None for r in records), np.bool_, n),
-            length=np.zeros(n, np.int64) if length is None else length,
-            line_no=np.fromiter((r.line_no for r in records), np.int64, n),
-            offset=np.fromiter((r.offset for r in records), np.int64, n),
-            plain=np.zeros(n, np.bool_) if plain is None else plain,
-            reason_span=none,
-            ts_span=none,
-            ts_us=np.full(n, _TS_LATER, np.int64),
-            valid=np.fromiter((r.valid for r in records), np.bool_, n),
+            has_ts=[r.ts is not None for r in records],
+            length=[0] * n if length is None else length,
+            line_no=[r.line_no for r in records],
+            offset=[r.offset for r in records],
+            plain=[False] * n if plain is None else plain,
+            reason_span=None,
+            ts_span=None,
+            ts_us=[_TS_LATER] * n,
+            valid=[r.valid for r in records],
         )
 
     # ------------------------------------------------------------------ reading
-    def field(self, name: str) -> tuple[list[Any], np.ndarray]:
+    def field(self, name: str) -> tuple[list[Any], Col]:
         """(distinct values, one code per row) of a few-valued field."""
         return self.fields[name]
 
-    def text(self, span: np.ndarray, row: int) -> str | None:
+    def text(self, span: np.ndarray | None, row: int) -> str | None:
+        if span is None:
+            return None
         start, end = span[row]
         if start < 0:
             return None
@@ -187,15 +178,44 @@ class Batch:
     def records(self) -> list[HookRecord]:
         return [self.record(i) for i in range(len(self))]
 
-    def timestamps(self) -> np.ndarray:
+    def timestamps(self) -> Col:
         """``ts_us`` with every row's key worked out (TS_NONE: no usable timestamp)."""
-        import numpy as np
-
-        later = np.flatnonzero(self.ts_us == _TS_LATER)
-        if len(later):
-            for i in later.tolist():
-                self.ts_us[i] = ts_us(self.ts(i)) if self.valid[i] else TS_NONE
+        for i in self.ops.ints(self.ops.rows_eq(self.ts_us, _TS_LATER)):
+            self.ts_us[i] = ts_us(self.ts(i)) if self.valid[i] else TS_NONE
         return self.ts_us
+
+
+# ---------------------------------------------------------------------------- parse_lines
+
+
+def parse_lines(data: bytes, base: int, first_line: int, max_line: int = MAX_LINE) -> Batch:
+    """:func:`parse_block`'s rows, parsed line by line with :func:`.parse.parse_fast` into a
+    batch of lists: no numpy (a block of a log the owner's rotation keeps: a few thousand
+    lines, ~3 µs each)."""
+    records = []
+    lengths = []
+    plain = []
+    at = 0
+    for line_no, line in enumerate(data.split(b"\n"), first_line):
+        size = len(line)
+        if size >= max_line:
+            records.append(_overlong(line[:max_line], max_line, line_no, base + at))
+        else:
+            records.append(parse_fast(line, line_no, base + at))
+        lengths.append(size)
+        plain.append(is_plain(line))
+        at += size + 1
+    return Batch.of(records, lengths, plain, data=data, base=base)
+
+
+def parse(
+    data: bytes, base: int, first_line: int, max_line: int = MAX_LINE, *, large: bool
+) -> Batch:
+    """The rows of ``data`` (see :func:`parse_block`): vectorised when the log is ``large``
+    (past :data:`.parse.KEEP_BYTES`), else line by line (:func:`parse_lines`)."""
+    if large:
+        return parse_block(data, base, first_line, max_line)
+    return parse_lines(data, base, first_line, max_line)
 
 
 # ---------------------------------------------------------------------------- parse_block
