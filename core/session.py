@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from .config import Config
     from .hooklog import HookAudit, HookCounts, HookLogTailer, TailResult
     from .hooklog.store import HookStore
+    from .review import RepairOffer, RepairOfferer
 
 TIMELINE_CAP = 2000
 RAW_CAP = 200
@@ -199,6 +200,10 @@ class SessionUpdate:
     unseen: frozenset[Path] = frozenset()
     errors: list[str] = field(default_factory=list)  # the last loader failures (kept short)
     initial: bool = False  # the session's first refresh
+    #: The repair each project's state calls for now (core.review.RepairOfferer), by project:
+    #: planned here, in the session's thread, so the UI thread never diffs whole documents (nor
+    #: imports the writer's package to do it). None on the first refresh (see ``hooks_later``).
+    offers: dict[str, RepairOffer | None] | None = None
 
     # -- reading helpers ------------------------------------------------------------------
 
@@ -216,6 +221,13 @@ class SessionUpdate:
         if source is not None and source.project_id in self.snapshots:
             return self.snapshots[source.project_id]
         return next(iter(self.snapshots.values()), None)
+
+    def offer(self, project_id: str | None = None) -> RepairOffer | None:
+        """The repair offered for the state :meth:`snapshot` gives for ``project_id``."""
+        snap = self.snapshot(project_id)
+        if snap is None or not self.offers:
+            return None
+        return self.offers.get(snap.project_id)
 
     def state_file(self, project_id: str | None = None) -> FileStatus | None:
         snap = self.snapshot(project_id)
@@ -331,6 +343,7 @@ class ProjectSession:
         self.project: Project = self._configured_project(discover(path, env))
         self.root = self.project.root
         self._tracks: dict[str, _StateTrack] = {}
+        self._offerers: dict[str, RepairOfferer] = {}  # by project (see SessionUpdate.offers)
         self._sync_tracks()
         self._hook_read_bytes = hook_read_bytes
         self._hook_part_seconds = hook_part_seconds
@@ -433,8 +446,9 @@ class ProjectSession:
         """Re-read what ``changed`` names (None: everything) and report what is new.
 
         ``hooks_later``: on the first refresh, leave a non-empty hook log for the next one
-        (``hook_pending``): the state's first frame does not wait for the log's modules and
-        lines (the app's start-up, docs/design.md#data-flow)."""
+        (``hook_pending``), and the repair offers (``offers`` None) for the next refresh: the
+        state's first frame waits neither for the log's modules and lines nor for the writer's
+        package the planners import (the app's start-up, docs/design.md#data-flow)."""
         with self._lock:
             return self._refresh(
                 None if changed is None else {Path(c) for c in changed}, own, hooks_later
@@ -518,6 +532,7 @@ class ProjectSession:
             else frozenset(),
             errors=list(self._errors),
             initial=initial,
+            offers=None if initial and hooks_later else self._offers(),
         )
 
     def _observe_state(self, pid: str, track: _StateTrack, now: datetime, *, own: bool) -> None:
@@ -560,6 +575,21 @@ class ProjectSession:
     def _configured_project(self, project: Project) -> Project:
         project.findings = self._configured(project.findings)
         return project
+
+    def _offers(self) -> dict[str, RepairOffer | None]:
+        """The repair each project's state calls for now; each project's offerer plans again
+        only when its inputs changed (core.review.RepairOfferer)."""
+        from .review import RepairOfferer
+
+        for pid in set(self._offerers) - set(self._tracks):
+            del self._offerers[pid]  # a project gone from the layout
+        offers: dict[str, RepairOffer | None] = {}
+        timeline = tuple(self.timeline)
+        for pid, track in self._tracks.items():
+            if track.snapshot is not None:
+                offerer = self._offerers.setdefault(pid, RepairOfferer())
+                offers[pid] = offerer.offer(track.snapshot, timeline)
+        return offers
 
     def _rediscover(self) -> bool:
         fresh = self._configured_project(discover(self._path, self._env))

@@ -74,9 +74,10 @@ async def test_overview_shows_the_state(repo: Path) -> None:
         assert list(matrix.rows) == state["active_workflow"]["phases"]
         assert matrix.cell_text("05-test-strategy", "pointers").plain == "▶ A I T"
         assert matrix.cell_text("05-test-strategy", "agent").plain == "test-design-engineer"
-        assert app.watch_mode == "watching"
-        status = overview(app).query_one(StatusBar).text
-        assert "watching" in status and f"v{state['state_version']}" in status
+        # the watch starts once the first data is painted (its first pass waits for that)
+        await wait_until(pilot, lambda: app.watch_mode == "watching")
+        await wait_until(pilot, lambda: "watching" in overview(app).query_one(StatusBar).text)
+        assert f"v{state['state_version']}" in overview(app).query_one(StatusBar).text
 
 
 async def test_screen_converges_after_a_write(repo: Path) -> None:

@@ -806,38 +806,24 @@ async def test_a_first_read_that_fails_says_so_in_place_of_reading(tmp_path, mon
         assert app.updates_applied == 0
 
 
-async def test_without_a_ready_the_first_read_still_starts(tmp_path):
-    """The first read waits for Textual's Ready (the first frame on screen); a driver that never
-    sent one would leave every screen "Reading": a timer starts it at the latest."""
-    import phasewatch.tui.app as app_module
+async def test_the_first_read_starts_as_the_app_mounts_without_waiting_for_ready(tmp_path):
+    """The first read starts as the app mounts, while Textual paints the first frame: it does not
+    wait for Ready (the first frame on screen), nor need one (a driver that never sent it must not
+    leave every screen "Reading")."""
     from textual import events
 
     class NoReady(PhasewatchApp):
-        mounted_at = 0.0
-        read_at: float | None = None
-
-        def on_mount(self) -> None:  # (Textual then runs PhasewatchApp.on_mount: the timer)
-            self.mounted_at = time.monotonic()
-
         def on_ready(self, event: events.Ready) -> None:
             event.prevent_default()  # PhasewatchApp.on_ready never runs
-
-        def _start_first_read(self) -> None:
-            if self.read_at is None:
-                self.read_at = time.monotonic()
-            super()._start_first_read()
 
     write_state(tmp_path / ".isdlc" / "state.json", F.feature_state())
     app = NoReady(tmp_path, watch=False, clock=frozen_clock)
     async with app.run_test(size=SIZE) as pilot:
+        assert app._read_started  # at mount, before any Ready
         # (the update lands before the repaint that shows it: wait for the picture itself)
         name = F.feature_state()["project"]["name"]
         await wait_until(pilot, lambda: name in screen_text(app))
-        assert app._read_started and app.updates_applied > 0
-        # the timer started it (a timer fires late under load, never early; 50 ms for the
-        # event loop's and Textual's clocks)
-        assert app.read_at is not None
-        assert app.read_at - app.mounted_at >= app_module.READ_AT_THE_LATEST_S - 0.05
+        assert app.updates_applied > 0 and app.startup_seconds is None  # (no Ready came)
 
 
 def test_svg_lines_reads_text() -> None:
@@ -847,3 +833,31 @@ def test_svg_lines_reads_text() -> None:
         '<text class="b" x="24.4" y="20" textLength="12">[/]</text>'
     )
     assert svg_lines(svg) == ["ab[/]"]
+
+
+@pytest.mark.parametrize("watch", [True, False])
+async def test_the_log_is_read_only_once_the_first_data_is_painted(tmp_path, monkeypatch, watch):
+    """The first read leaves a non-empty hook log for the next refresh; that refresh (and the
+    watcher's first full pass) holds the GIL for tens of ms, so it starts only once the first
+    data is on screen, never between the first update and its painting."""
+    import phasewatch.core.session as session_module
+
+    write_state(tmp_path / ".isdlc" / "state.json", F.feature_state())
+    (tmp_path / ".isdlc" / "hook-activity.log").write_text(
+        json.dumps({"ts": TS.format(1, 0), "hook": "gate-blocker", "event": "allow"}) + "\n"
+    )
+    app = make_app(tmp_path, watch=watch)
+    calls: list[tuple[bool, bool]] = []  # (first read, the first data painted by then)
+    refresh = session_module.ProjectSession.refresh
+
+    def spy(session, changed=None, **kwargs):
+        calls.append((bool(kwargs.get("hooks_later")), app._first_painted.is_set()))
+        return refresh(session, changed, **kwargs)
+
+    monkeypatch.setattr(session_module.ProjectSession, "refresh", spy)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(
+            pilot, lambda: app.last_update is not None and app.last_update.hook_rows > 0
+        )
+    assert calls[0] == (True, False)  # the first read: before any paint
+    assert len(calls) > 1 and all(painted for _first, painted in calls[1:]), calls

@@ -76,3 +76,35 @@ def test_bad_input_offers_nothing() -> None:
     assert repair_offer(SimpleNamespace(raw=None), []) is None
     odd = snap({"active_workflow": "not an object"}, "SYNC-CURRENT")
     assert repair_offer(odd, [seen({"x": 1}), seen({"y": [1]}, "TR-STATUS-DOWN")]) is None
+
+
+def test_the_session_plans_offers_after_its_first_read_in_its_own_thread(tmp_path) -> None:
+    """The first read (what the first frame waits for) plans nothing and imports no writer;
+    the next refresh hands out the offer; the UI only reads it (update.offer)."""
+    import json
+    import subprocess
+    import sys
+    import textwrap
+
+    doc = state(2, 7)
+    doc["current_phase"] = PHASES[1]  # the top-level mirror left behind: a SYNC-* finding
+    (tmp_path / ".isdlc").mkdir()
+    (tmp_path / ".isdlc" / "state.json").write_text(json.dumps(doc))
+    code = textwrap.dedent(
+        f"""
+        import sys
+        from phasewatch.core.session import ProjectSession
+        session = ProjectSession({str(tmp_path)!r})
+        first = session.refresh(None, hooks_later=True)
+        print(first.offers is None, first.offer() is None,
+              "phasewatch.core.decide" in sys.modules)
+        second = session.refresh([])
+        offer = second.offer()
+        print(offer is not None and offer.plan.kind, second.offer("nope") is offer)
+        """
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    ).stdout.split("\n")
+    assert out[0] == "True True False"  # nothing planned, no writer imported by the first read
+    assert out[1] == "location True"  # planned next time; an unknown id: the default project

@@ -63,13 +63,11 @@ SCREEN_BINDINGS: list[Binding] = [
 #: a quiet spell is still read at once, and so are our own writes and a large log's next part.
 UPDATE_GAP_S = 1 / 15
 DARK, LIGHT = "textual-dark", "textual-light"
-#: The first read starts when the first frame is on screen (Textual's Ready), or this long
-#: after mounting if no Ready came (a driver that never reports one must not leave the screens
-#: "Reading" for ever).
-READ_AT_THE_LATEST_S = 1.0
 #: After a key press, when its answer is most likely on screen (a screen switch in tmux: median
 #: ~80 ms); what waits for the collector then waits for the next idle refresh too.
 KEY_ANSWERED_S = 0.12
+#: The reads after the first wait this long at most for the first data to be painted.
+FIRST_PAINT_WAIT_S = 0.5
 FIRST_SHOW_S = 0.5  # a data screen's first show (0.1-0.2 s under a storm), with a margin
 FULL_COLLECTION_GAP_S = 1.0  # at most one full collection after keys per this many seconds
 #: The clock of the two windows above (a test sets its own, so they hold at any load).
@@ -164,6 +162,8 @@ class PhasewatchApp(App[int]):
         self.read_error: str | None = None
         self.first_data_seconds: float | None = None
         self._stop = asyncio.Event()
+        #: Set once the first data is painted: the reads after it wait (one GIL, see run_watcher).
+        self._first_painted = asyncio.Event()
         self._posted_at = 0.0  # time.monotonic() of the last update posted
         self._freeze_startup = freeze_startup
         self._full_collected_at = 0.0  # (monotonic) the last full collection's end
@@ -171,15 +171,20 @@ class PhasewatchApp(App[int]):
         self._key_timer: Timer | None = None  # (see on_event)
         self._notes: list[str] = []
         #: Textual's CSS generation (``_css_update_count``) the stylesheet last ran at; see
-        #: :meth:`refresh_css`. None until the first refresh (the first screen's, at start-up).
+        #: :meth:`refresh_css`; the stylesheet's own at first (see below).
         self._css_styled_at: int | None = None
         self.theme = DARK
         #: The data screens built so far (see DATA_SCREENS); the overview is built at once.
         self.data_screens: dict[str, UpdateScreen] = {}
+        # Textual made the stylesheet with this theme's variables: the first screen is styled
+        # by it as it mounts. Said so, Textual's start of the first mode does not re-parse every
+        # stylesheet and restyle the app before the first frame (~25 ms); a theme set later (a
+        # config's) makes a newer generation, which is refreshed as usual.
+        self._css_styled_at = self._css_update_count
         self.data_screen("overview")
         memory.share_arenas()  # before the reader threads start: see core/memory.py
         self._session_options = session_options or {}
-        #: The first read, started once the first frame is on screen (:meth:`on_ready`).
+        #: The first read, started as the app mounts (:meth:`_start_first_read`).
         self._first_read: Future[FirstRead] = Future()
         self._read_started = False
 
@@ -189,10 +194,10 @@ class PhasewatchApp(App[int]):
         return self.clock()
 
     def on_mount(self) -> None:
+        self._start_first_read()
         self.set_interval(1.0, self._tick, name="clock")
         if self._freeze_startup:
             gc.callbacks.append(self._note_collection)
-        self.set_timer(READ_AT_THE_LATEST_S, self._start_first_read, name="first read")
         if self.config is not None:  # a config file was read: its theme for the first frame
             self._apply_config(self.config)
         self.run_watcher()
@@ -219,16 +224,17 @@ class PhasewatchApp(App[int]):
             self.call_after_refresh(self.action_show, config.default_screen)
 
     def on_ready(self) -> None:
-        """The first frame is on screen: now the core is imported and the project read, in a
-        thread (doing it alongside would slow the first frame down: one GIL)."""
+        """The first frame is on screen."""
         if self.startup_seconds is None:
             self.startup_seconds = time.perf_counter() - self._t0
             self._styled_now(self.screen)
-        self._start_first_read()
 
     def _start_first_read(self) -> None:
-        """Start the first read, once (:meth:`on_ready`, or the timer :meth:`on_mount` sets in
-        case no Ready ever comes)."""
+        """Start the first read (import the core, discover and read the project) in a thread,
+        once, as the app mounts: it runs while Textual lays out and paints the first frame
+        ("Reading..."). Started at Ready instead (the first frame on screen), the data came
+        20 ms later; started before the app mounts, the first frame came 50 ms later and the
+        data 30 ms later (bench/bench_startup.py, 2 CPUs, quiet, medians of 4)."""
         if self._read_started:
             return
         self._read_started = True
@@ -263,8 +269,8 @@ class PhasewatchApp(App[int]):
     async def run_watcher(self) -> None:
         """ONE async worker: watch, refresh in a thread (sequentially), post the update.
 
-        The first read is started in a thread once the first frame is on screen
-        (:meth:`_start_first_read`); it is shown at once. The watcher's initial batch then
+        The first read is started in a thread as the app mounts (:meth:`_start_first_read`);
+        it is shown at once, and the next reads wait until it is painted. The watcher's initial batch then
         re-reads everything with the OS watch in place, so nothing written between that first
         read and the watch is missed."""
         session, first = await asyncio.wrap_future(self._first_read)
@@ -273,13 +279,19 @@ class PhasewatchApp(App[int]):
             self._notes.append(f"no project {self.project_id!r}")
         if not self.watch_enabled:
             self.watch_mode = "once"
-            self._post(first)
+        self._post(first)
+        # The next reads (the log, the watch's first full pass) hold the GIL for tens of ms:
+        # started now, they would slow the painting of the first data they follow.
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._first_painted.wait(), FIRST_PAINT_WAIT_S)
+        if not self.watch_enabled:
             update = first
-            while update.hook_pending:  # the rest of a large log, in parts
-                update = await asyncio.to_thread(session.refresh, [session.project.hook_log])
+            # the rest of a large log, in parts; and the repair offers the first read left
+            while update.hook_pending or update.offers is None:
+                again = [session.project.hook_log] if update.hook_pending else []
+                update = await asyncio.to_thread(session.refresh, again)
                 self._post(update)
             return
-        self._post(first)
         if first.hook_pending:  # a large log: its newest lines now, not after the watch set-up
             hook_log = session.project.hook_log
             self._post(await asyncio.to_thread(session.refresh, [hook_log]))
@@ -348,6 +360,7 @@ class PhasewatchApp(App[int]):
             self.first_data_seconds = time.perf_counter() - self._t0
             self._open_where_the_data_is(update)
             self.call_after_refresh(_after_first_data, self._freeze_startup)
+            self.call_after_refresh(self._first_painted.set)
 
     def _open_where_the_data_is(self, update: SessionUpdate) -> None:
         """A project without an iSDLC workflow opens on the screen that has its data (the TDD

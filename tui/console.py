@@ -163,7 +163,6 @@ class ReviewConsole:
         self._notify_timer: Any = None  # flushes the notifications the rate limit held
         #: The repair the shown state calls for (``x``), recomputed with every update.
         self.offer: RepairOffer | None = None
-        self._offerer: Any = None  # core.review.RepairOfferer, made with the first update
         #: Our newest applied repair while it may still be undone (``z``): the file, the version
         #: it wrote, the plan.
         self.undoable: tuple[Path, int | None, Any] | None = None
@@ -209,9 +208,7 @@ class ReviewConsole:
         review = _review()
         view = review.gate_view(snap)
         self.attention = review.attention_items(snap, update.system(TDD).data)
-        if self._offerer is None:
-            self._offerer = review.RepairOfferer()
-        self.offer = self._offerer.offer(snap, update.timeline)
+        self.offer = update.offer(project_id)  # planned in the session's thread
         if self.undoable is not None and snap is not None:
             version = snap.version
             written = self.undoable[1]
