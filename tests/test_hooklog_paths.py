@@ -123,7 +123,7 @@ def _columns(batch: Batch) -> dict[str, Any]:
 # ---------------------------------------------------------------------------- parse
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(lines=_lines, base=st.integers(0, 10**9), first=st.integers(1, 10**6))
 def test_the_plain_parser_gives_the_vectorised_one_s_rows(lines, base, first) -> None:
     """Every column of every row (records, spans decoded, timestamps as keys, codes) is the
@@ -179,7 +179,7 @@ def _session_like(path: Path, max_read: int, copy: bool) -> tuple[dict[str, Any]
     }, used
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(lines=_lines, max_read=st.integers(MAX_LINE, 4000), copy=st.booleans())
 def test_counts_findings_rows_and_filters_are_the_same_on_both_paths(
     tmp_path_factory, lines, max_read, copy
@@ -222,7 +222,7 @@ def _follow(path: Path, steps: list[tuple[str, list[str]]]) -> list[tuple[Any, .
     return seen
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(
     first=st.lists(_owner, min_size=1, max_size=30),
     steps=st.lists(
@@ -243,7 +243,7 @@ def test_rotation_is_followed_alike_on_both_paths(tmp_path_factory, first, steps
 # ---------------------------------------------------------------------------- pending rows
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(lines=_lines, tail=st.binary(max_size=20).filter(lambda b: b"\n" not in b))
 def test_pending_rows_are_indexed_and_filled_alike_on_both_paths(
     tmp_path_factory, lines, tail

@@ -25,6 +25,8 @@ Col = Any  # a list (plain) or a numpy array (vector): what an Ops takes and giv
 
 
 class Ops(Protocol):
+    """What the hook log's code does with a column; :data:`PLAIN` and :func:`vector` do it."""
+
     def rows(self, mask: Col) -> Col:
         """The rows where ``mask`` is true."""
 
