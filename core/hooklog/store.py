@@ -23,8 +23,8 @@ keeps the arrays from being resized while a filter holds a buffer view of them. 
 mask per column built with ``bytes.translate`` (or a table lookup), combined with big-integer
 ``&``/``|``; text search scans the few distinct values of each column once, and the reasons as
 raw bytes (lower-cased) before confirming each candidate row by parsing it. The column work is
-:mod:`.columns`': plain Python while the log is within :data:`KEEP_BYTES`, numpy past it. No
-textual here.
+done by :mod:`.columns`: plain Python while the log is within :data:`KEEP_BYTES`, numpy past
+it. No textual here.
 """
 
 from __future__ import annotations
