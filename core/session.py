@@ -348,7 +348,7 @@ class ProjectSession:
         self._hook_read_bytes = hook_read_bytes
         self._hook_part_seconds = hook_part_seconds
         # The hook log's reader, store, audit and counts: made when the log is first read (their
-        # modules bring numpy, which the state's first frame does not need).
+        # modules are not needed for the state's first frame).
         self._tailer: HookLogTailer | None = None
         self._hooks: HookStore | None = None
         self._hook_audit: HookAudit | None = None

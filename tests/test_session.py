@@ -197,6 +197,30 @@ def test_the_first_refresh_with_hooks_later_needs_neither_numpy_nor_the_tdd_read
     assert out.stdout.split() == ["[]", "False", "False"]
 
 
+@pytest.mark.parametrize("log", ["absent", "empty"])
+def test_a_project_without_hook_lines_never_imports_numpy(repo: Path, log: str) -> None:
+    """Learning that there is no hook log (or an empty one) costs no numpy: full refreshes
+    make the store, the counts and the findings, and the hook screen has its (empty) store."""
+    import subprocess
+    import sys
+
+    if log == "empty":
+        (repo / ".isdlc" / "hook-activity.log").write_bytes(b"")
+    code = (
+        "import sys\n"
+        "from phasewatch.core.session import ProjectSession\n"
+        f"s = ProjectSession({str(repo)!r})\n"
+        "u = s.refresh(None, hooks_later=True)\n"
+        "u = s.refresh(None)\n"
+        "u = s.refresh(None)\n"
+        "assert u.hooks is not None and u.hooks.count == 0 and u.hook_total == 0\n"
+        "print(u.files['.isdlc/hook-activity.log'].status, 'numpy' in sys.modules,"
+        " 'phasewatch.core.hooklog.store' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["missing" if log == "absent" else "ok", "False", "True"]
+
+
 def test_monorepo_discovers_new_project(tmp_path: Path) -> None:
     isdlc = tmp_path / ".isdlc"
     isdlc.mkdir()
