@@ -8,8 +8,10 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from array import array
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 from unittest.mock import patch
@@ -138,7 +140,7 @@ def test_the_plain_parser_gives_the_vectorised_one_s_rows(lines, base, first) ->
 # ---------------------------------------------------------------------------- the whole read
 
 
-def _filters(lines: list[str]) -> list[HookFilter]:
+def _filters() -> list[HookFilter]:
     some = frozenset(_HOOKS[:2])
     return [
         HookFilter(hooks=some),
@@ -166,8 +168,8 @@ def _session_like(path: Path, max_read: int, copy: bool) -> tuple[dict[str, Any]
         store.fill(batch, gen=gen)
     rows = range(store.count)
     with patch.object(store_module, "SCAN_CHUNK", 512):  # several parts, on the threads
-        masks = [store.mask(f, 0, store.filled) for f in _filters([])]
-    used = {b.ops for b in batches if b.reason_span is not None or b.ops is PLAIN} | {store._ops()}
+        masks = [store.mask(f, 0, store.filled) for f in _filters()]
+    used = {b.ops for b in batches} | {store._ops()}  # the forms each path took
     return {
         "counts": counts.as_dict(),
         "findings": [audit.findings("log", current_phase=p) for p in _PHASES],
@@ -213,7 +215,7 @@ def _follow(path: Path, steps: list[tuple[str, list[str]]]) -> list[tuple[Any, .
         res = tailer.read_all()
         if res.rotated or res.reset:
             store.retire_file()
-            store.add_marker("rotated", __import__("datetime").datetime(2026, 1, 1), 0)
+            store.add_marker("rotated", datetime(2026, 1, 1), 0)
         for batch in res.batches:
             store.fill(batch, gen=0)
         flags = (res.rotated, res.truncated, res.reset, res.pending)
@@ -325,9 +327,9 @@ def test_the_column_operations_agree(codes, other, mask, value, values, delta) -
         _same(PLAIN.to_array(codes, code, 4), VEC.to_array(c, code, 4))
     if n:
         assert PLAIN.top(codes) == VEC.top(c)
-    ids = __import__("array").array("I", codes)
+    ids = array("I", codes)
     assert PLAIN.table(bytes(table), ids, 1, None) == VEC.table(bytes(table), ids, 1, None)
-    assert PLAIN.column(ids, 1, 5) == __import__("array").array("I", VEC.column(ids, 1, 5))
+    assert PLAIN.column(ids, 1, 5) == array("I", VEC.column(ids, 1, 5))
     _same(PLAIN.counting(delta, n, "q"), VEC.counting(delta, n, "q"))
 
 
