@@ -348,7 +348,7 @@ class ProjectSession:
         self._hook_read_bytes = hook_read_bytes
         self._hook_part_seconds = hook_part_seconds
         # The hook log's reader, store, audit and counts: made when the log is first read (their
-        # modules bring numpy, which the state's first frame does not need).
+        # modules are not needed for the state's first frame).
         self._tailer: HookLogTailer | None = None
         self._hooks: HookStore | None = None
         self._hook_audit: HookAudit | None = None
@@ -366,6 +366,7 @@ class ProjectSession:
             self.project.hook_log, self.project.rel(self.project.hook_log), "hook_log", "missing"
         )
         self._hook_existed = False
+        self._release = False  # the heap pages a refresh freed go back at its end
         self.timeline: deque[Observation] = deque(maxlen=timeline_cap)
         self._timeline_total = 0
         self._versions: dict[str, int] = {}  # project -> seq of its newest timeline entry
@@ -500,6 +501,9 @@ class ProjectSession:
         targets_changed = (files, dirs) != self._targets
         self._targets = (files, dirs)
         self._errors = (self._errors + errors)[-10:]
+        if self._release:  # (after the counts and findings: their work is freed too)
+            self._release = False
+            release_memory()
 
         return SessionUpdate(
             seq=self._seq,
@@ -717,7 +721,7 @@ class ProjectSession:
             if res.pending:
                 self._index_rest()
         if self._hook_pending and not res.pending:
-            release_memory()  # a large log was read: give back what its parts borrowed
+            self._release = True  # the log was read: give back what its parse borrowed
         self._hook_pending = res.pending
         lines = count_lines(p.hook_log) if res.rotated or res.reset else None
         tail = HookTail(

@@ -188,10 +188,9 @@ async def test_gate_is_announced_opened_with_g_and_continue_lets_the_workflow_pr
         text = panel.text
         assert "05-test-strategy" in text and "gate_presented" in text
         assert "wall clock" in text and "Artifacts" in text
-        await pilot.pause()
-        rendered = screen_text(app)  # on screen, not only in the model: nothing clipped
-        for line in ("Timing", "wall clock", "Summary", "Artifacts", "Findings"):
-            assert line in rendered, line
+        # on screen, not only in the model: nothing clipped (once the panel is painted)
+        lines = ("Timing", "wall clock", "Summary", "Artifacts", "Findings")
+        await wait_until(pilot, lambda: all(line in screen_text(app) for line in lines))
         assert bells and any("05-test-strategy" in t["message"] for t in toasts)
         assert all(t.get("markup") is False for t in toasts)
         assert {"c", "r", "d"} <= footer_keys(app) and "u" not in footer_keys(app)

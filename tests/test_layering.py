@@ -178,8 +178,14 @@ async def main():
     async with app.run_test() as pilot:
         while app.updates_applied == 0:
             await pilot.pause(0.01)
-        await pilot.pause(0.3)  # (the writer's import, after the first data)
+        # the warm-up after the first data (screens, then the writer): wait for it to end
+        while "phasewatch.core.decide" not in sys.modules:
+            await pilot.pause(0.01)
+        for thread in threading.enumerate():
+            if thread.name == "phasewatch-warm-up":
+                thread.join(30)
         seen["idle"] = [m for m in HEAVY if m in sys.modules]
+        seen["screens"] = sorted(m for m in sys.modules if m.startswith("phasewatch.tui.screens."))
         seen["notifier"] = app.config is None and app.review.notifier is not None
 
 asyncio.run(main())
@@ -203,6 +209,11 @@ def test_the_first_frame_is_drawn_before_the_core_is_imported(tmp_path):
     assert "phasewatch.core.session" in seen["data"]
     # no config file: the defaults are the notifier's own, no config model (pydantic) is made
     assert "pydantic" not in seen["idle"] and "phasewatch.core.config" not in seen["idle"]
+    # the screens a key may show next are imported once the data is painted (the first key
+    # does not wait for its screen's module), but not a system's the project does not use
+    screens = {m.rpartition(".")[2] for m in seen["screens"]}
+    assert {"hooks", "timeline", "history"} <= screens, screens
+    assert "tdd" not in screens and "plugins" not in screens, screens
     assert seen["notifier"] is True
 
 

@@ -197,6 +197,49 @@ def test_the_first_refresh_with_hooks_later_needs_neither_numpy_nor_the_tdd_read
     assert out.stdout.split() == ["[]", "False", "False"]
 
 
+def test_the_refresh_that_reads_the_log_gives_its_heap_back_once_at_its_end(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The log left for later is read by the next refresh, which returns the freed heap pages
+    once, after its counts and findings are made (not before them, not on every refresh)."""
+    from phasewatch.core import session as session_module
+
+    log = HookLog(repo / ".isdlc" / "hook-activity.log")
+    log.append(F.ts(1), "gate-blocker", "block", "05-test-strategy", "x", None)
+    s = ProjectSession(repo, clock=Tick())
+    counted: list[int] = []  # the lines the findings covered when the heap was given back
+    monkeypatch.setattr(session_module, "release_memory", lambda: counted.append(s._hook_total))
+    s.refresh(None, hooks_later=True)
+    assert counted == []
+    assert s.refresh([log.path]).hook_total == 1 and counted == [1]
+    s.refresh([log.path])
+    assert counted == [1]
+
+
+@pytest.mark.parametrize("log", ["absent", "empty"])
+def test_a_project_without_hook_lines_never_imports_numpy(repo: Path, log: str) -> None:
+    """Learning that there is no hook log (or an empty one) costs no numpy: full refreshes
+    make the store, the counts and the findings, and the hook screen has its (empty) store."""
+    import subprocess
+    import sys
+
+    if log == "empty":
+        (repo / ".isdlc" / "hook-activity.log").write_bytes(b"")
+    code = (
+        "import sys\n"
+        "from phasewatch.core.session import ProjectSession\n"
+        f"s = ProjectSession({str(repo)!r})\n"
+        "u = s.refresh(None, hooks_later=True)\n"
+        "u = s.refresh(None)\n"
+        "u = s.refresh(None)\n"
+        "assert u.hooks is not None and u.hooks.count == 0 and u.hook_total == 0\n"
+        "print(u.files['.isdlc/hook-activity.log'].status, 'numpy' in sys.modules,"
+        " 'phasewatch.core.hooklog.store' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["missing" if log == "absent" else "ok", "False", "True"]
+
+
 def test_monorepo_discovers_new_project(tmp_path: Path) -> None:
     isdlc = tmp_path / ".isdlc"
     isdlc.mkdir()

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from phasewatch.core import memory
+from phasewatch.core.systems import SYSTEMS
 from phasewatch.core.text import clean
 from textual import events, on, work
 from textual.app import App, CSSPathType, SystemCommand
@@ -72,6 +73,15 @@ FIRST_SHOW_S = 0.5  # a data screen's first show (0.1-0.2 s under a storm), with
 FULL_COLLECTION_GAP_S = 1.0  # at most one full collection after keys per this many seconds
 #: The clock of the two windows above (a test sets its own, so they hold at any load).
 collector_clock = time.monotonic
+
+
+def screens_to_warm(update: SessionUpdate) -> list[str]:
+    """The data screens whose modules are imported once the first data is painted: every one
+    but a system's screen (``tdd``, ``plugins``: a system's name is its screen's) when the
+    project does not use that system (the plugin screen's models bring pydantic: ~130 ms,
+    ~8 MB)."""
+    systems = {key.name for key in SYSTEMS}
+    return [n for n in DATA_SCREENS if n not in systems or n in update.systems]
 
 
 def screen_class(name: str) -> type[UpdateScreen]:
@@ -359,7 +369,8 @@ class PhasewatchApp(App[int]):
         if self.first_data_seconds is None:
             self.first_data_seconds = time.perf_counter() - self._t0
             self._open_where_the_data_is(update)
-            self.call_after_refresh(_after_first_data, self._freeze_startup)
+            later = [DATA_SCREENS[name].where for name in screens_to_warm(update)]
+            self.call_after_refresh(_after_first_data, self._freeze_startup, later)
             self.call_after_refresh(self._first_painted.set)
 
     def _open_where_the_data_is(self, update: SessionUpdate) -> None:
@@ -603,13 +614,17 @@ def _read_in_background(
     threading.Thread(target=run, name="phasewatch-first-read", daemon=True).start()
 
 
-def _after_first_data(freeze: bool) -> None:
-    """Once the first data is on screen, in a daemon thread: import the writer (the first
-    decision does not wait for it), then, with ``freeze``, move the objects made so far out of
-    the cyclic collector's reach (see :class:`PhasewatchApp`), and give the heap pages the
-    start-up freed back to the system (~2 MB of an idle app's ~62)."""
+def _after_first_data(freeze: bool, screens: Iterable[str] = ()) -> None:
+    """Once the first data is on screen, in a daemon thread: import the modules of the data
+    ``screens`` a key may show next ("module:Class"; the first press of ``2`` waited 30 ms
+    for the hook screen's, ~150 ms under a write storm) and the writer (the first decision does
+    not wait for it), then, with ``freeze``, move the objects made so far out of the cyclic
+    collector's reach (see :class:`PhasewatchApp`), and give the heap pages the start-up freed
+    back to the system (~2 MB of an idle app's ~62)."""
 
     def run() -> None:
+        for where in screens:
+            load(where)
         from phasewatch.core import decide  # noqa: F401
 
         if freeze:

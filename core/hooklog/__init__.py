@@ -4,7 +4,9 @@ and hold the records for the viewer.
 docs/formats.md#hook-log. The parts: :mod:`.parse` (lines into records: the reference parser and a
 fast one that agrees with it), :mod:`.tail` (the rotation-safe tailer, the line index),
 :mod:`.stats` and :mod:`.rules` (incremental counts and findings over the whole log) and
-:mod:`.store` (the records the hook screen shows: compact columns, the log file as the storage).
+:mod:`.store` (the records the hook screen shows: compact columns, the log file as the storage),
+with :mod:`.columns` (their column operations: plain Python for a log the owner's rotation
+keeps, numpy, imported then, for one that outgrew it).
 """
 
 from .batch import Batch, parse_block

@@ -1,5 +1,7 @@
-"""Lines of the hook log as columns: :class:`Batch`, and :func:`parse_block` that makes one from
-the raw bytes of many lines without a Python object per line.
+"""Lines of the hook log as columns: :class:`Batch`; :func:`parse_block` makes one from the raw
+bytes of many lines without a Python object per line (numpy: a log past
+:data:`.parse.KEEP_BYTES`), :func:`parse_lines` from a record per line (lists: a log the owner's
+rotation keeps, no numpy).
 
 The owner writes each line in one exact shape: ``{"ts":V,"hook":V,"event":V,"phase":V,
 "agent":V,"reason":V}``, every ``V`` ``null`` or a string. When a line is printable ASCII with no
@@ -22,12 +24,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from ..protocol import HOOK_EVENTS, parse_iso
+from .columns import Col, Ops, ops_of
 from .parse import _TS_FAST, KEYS, MAX_LINE, HookRecord, _overlong, parse_fast
+
+if TYPE_CHECKING:
+    import numpy as np
 
 FIELDS = ("hook", "event", "phase", "agent")  # few distinct values: one code per row
 TS_NONE = -(2**62)  # ts_us of a row with no timestamp (or an unusable one)
@@ -41,8 +45,7 @@ _WIDE = 48  # a few-valued value longer than this is rare: its row is parsed alo
 _SHORTEST = len(_PREFIX) + sum(map(len, _TOKENS)) + 6 * 4 + 1 - 4 + 2  # event is a string
 # bytes whose lines are not plain: controls, backslash, DEL and everything past ASCII
 _PLAIN_BYTES = bytes(b for b in range(0x20, 0x7F) if b != 0x5C) + b"\n"
-_SPECIAL = np.ones(256, np.bool_)
-_SPECIAL[np.frombuffer(_PLAIN_BYTES, np.uint8)] = False
+_SPECIAL = bytes(b not in _PLAIN_BYTES for b in range(256))  # a table: 1 for a special byte
 
 
 def is_plain(line: bytes) -> bool:
@@ -61,29 +64,13 @@ def us_time(us: int) -> datetime:
     return EPOCH + timedelta(microseconds=us)
 
 
-def codes_of(values: Iterable[Any]) -> tuple[list[Any], np.ndarray]:
+def codes_of(values: Iterable[Any]) -> tuple[list[Any], list[int]]:
     """Distinct values (first seen first) and each value's index among them."""
     values = list(values)
-    distinct = list(dict.fromkeys(values))
-    index = {v: k for k, v in enumerate(distinct)}
-    codes = np.fromiter(map(index.__getitem__, values), np.int32, len(values))
-    return distinct, codes
-
-
-def tally(codes: np.ndarray) -> list[tuple[int, int]]:
-    """(code, rows) for each code present, in the order the codes first appear."""
-    if not len(codes):
-        return []
-    values, first, counts = np.unique(codes, return_index=True, return_counts=True)
-    order = np.argsort(first, kind="stable")
-    return list(zip(values[order].tolist(), counts[order].tolist(), strict=True))
-
-
-def tally_pairs(first: np.ndarray, second: np.ndarray, seconds: int) -> list[tuple[int, int, int]]:
-    """(first code, second code, rows) for each pair of codes present, in the order the pairs
-    first appear; ``seconds``: how many distinct second codes there are."""
-    pairs = first.astype(np.int64) * seconds + second
-    return [(pair // seconds, pair % seconds, n) for pair, n in tally(pairs)]
+    index: dict[Any, int] = {}
+    for v in values:
+        index.setdefault(v, len(index))
+    return list(index), list(map(index.__getitem__, values))
 
 
 @dataclass(slots=True, eq=False)
@@ -91,65 +78,77 @@ class Batch:
     """Consecutive rows of the log (see the module docstring).
 
     ``extra`` holds the whole record of each row parsed one by one (and of every row of a batch
-    built from records); the other rows are read from ``data``."""
+    built from records); the other rows are read from ``data`` (their spans say where). Its
+    columns are lists when it was built from records (a log the owner's rotation keeps, or a
+    few odd lines), numpy arrays when :func:`parse_block` made it: :attr:`ops` handles either
+    (:mod:`.columns`)."""
 
     base: int  # file offset of data[0]
     data: bytes | None  # the rows' lines joined by newlines (None: records without bytes)
     extra: dict[int, HookRecord]
-    fields: dict[str, tuple[list[Any], np.ndarray]]  # FIELDS -> (distinct values, codes)
-    has_ts: np.ndarray  # bool per row
-    length: np.ndarray  # bytes per line, without its newline
-    line_no: np.ndarray
-    offset: np.ndarray  # file offset per row
-    plain: np.ndarray  # bool: the line is printable ASCII without a backslash
-    reason_span: np.ndarray  # (start, end) in data; (-1, -1): null or from the record
-    ts_span: np.ndarray
-    ts_us: np.ndarray  # the order rule's key (TS_NONE, _TS_LATER: from the record's text)
-    valid: np.ndarray  # bool per row
+    fields: dict[str, tuple[list[Any], Col]]  # FIELDS -> (distinct values, codes)
+    has_ts: Col  # bool per row
+    length: Col  # bytes per line, without its newline
+    line_no: Col
+    offset: Col  # file offset per row
+    plain: Col  # bool: the line is printable ASCII without a backslash
+    # (start, end) in data per row; (-1, -1): null or from the record. None: every row's
+    # record is in ``extra`` (a batch built from records)
+    reason_span: np.ndarray | None
+    ts_span: np.ndarray | None
+    ts_us: Col  # the order rule's key (TS_NONE, _TS_LATER: from the record's text)
+    valid: Col  # bool per row
 
     def __len__(self) -> int:
         return len(self.offset)
+
+    @property
+    def ops(self) -> Ops:
+        """The column operations that fit this batch's columns."""
+        return ops_of(self.valid)
 
     # ------------------------------------------------------------------ building
     @classmethod
     def of(
         cls,
         records: Sequence[HookRecord],
-        length: np.ndarray | None = None,
-        plain: np.ndarray | None = None,
+        length: Col | None = None,
+        plain: Col | None = None,
         *,
         data: bytes | None = None,
         base: int = 0,
     ) -> Batch:
-        """A batch of records parsed elsewhere (each row's record is kept whole); ``data``:
-        their lines' bytes (joined by newlines), if they have any, the first at offset ``base``."""
+        """A batch of records parsed elsewhere (each row's record is kept whole), in lists;
+        ``data``: their lines' bytes (joined by newlines), if they have any, the first at
+        offset ``base``."""
         n = len(records)
         fields = {}
         for k, name in enumerate(KEYS[1:5], start=1):
             fields[name] = codes_of(r[k] for r in records)
-        none = np.full((n, 2), -1, np.int64)
         return cls(
             base=base,
             data=data,
             extra=dict(enumerate(records)),
             fields=fields,
-            has_ts=np.fromiter((r.ts is not None for r in records), np.bool_, n),
-            length=np.zeros(n, np.int64) if length is None else length,
-            line_no=np.fromiter((r.line_no for r in records), np.int64, n),
-            offset=np.fromiter((r.offset for r in records), np.int64, n),
-            plain=np.zeros(n, np.bool_) if plain is None else plain,
-            reason_span=none,
-            ts_span=none,
-            ts_us=np.full(n, _TS_LATER, np.int64),
-            valid=np.fromiter((r.valid for r in records), np.bool_, n),
+            has_ts=[r.ts is not None for r in records],
+            length=[0] * n if length is None else length,
+            line_no=[r.line_no for r in records],
+            offset=[r.offset for r in records],
+            plain=[False] * n if plain is None else plain,
+            reason_span=None,
+            ts_span=None,
+            ts_us=[_TS_LATER] * n,
+            valid=[r.valid for r in records],
         )
 
     # ------------------------------------------------------------------ reading
-    def field(self, name: str) -> tuple[list[Any], np.ndarray]:
+    def field(self, name: str) -> tuple[list[Any], Col]:
         """(distinct values, one code per row) of a few-valued field."""
         return self.fields[name]
 
-    def text(self, span: np.ndarray, row: int) -> str | None:
+    def text(self, span: np.ndarray | None, row: int) -> str | None:
+        if span is None:
+            return None
         start, end = span[row]
         if start < 0:
             return None
@@ -179,13 +178,44 @@ class Batch:
     def records(self) -> list[HookRecord]:
         return [self.record(i) for i in range(len(self))]
 
-    def timestamps(self) -> np.ndarray:
+    def timestamps(self) -> Col:
         """``ts_us`` with every row's key worked out (TS_NONE: no usable timestamp)."""
-        later = np.flatnonzero(self.ts_us == _TS_LATER)
-        if len(later):
-            for i in later.tolist():
-                self.ts_us[i] = ts_us(self.ts(i)) if self.valid[i] else TS_NONE
+        for i in self.ops.ints(self.ops.rows_eq(self.ts_us, _TS_LATER)):
+            self.ts_us[i] = ts_us(self.ts(i)) if self.valid[i] else TS_NONE
         return self.ts_us
+
+
+# ---------------------------------------------------------------------------- parse_lines
+
+
+def parse_lines(data: bytes, base: int, first_line: int, max_line: int = MAX_LINE) -> Batch:
+    """:func:`parse_block`'s rows, parsed line by line with :func:`.parse.parse_fast` into a
+    batch of lists: no numpy (a block of a log the owner's rotation keeps: a few thousand
+    lines, ~3 µs each)."""
+    records = []
+    lengths = []
+    plain = []
+    at = 0
+    for line_no, line in enumerate(data.split(b"\n"), first_line):
+        size = len(line)
+        if size >= max_line:
+            records.append(_overlong(line[:max_line], max_line, line_no, base + at))
+        else:
+            records.append(parse_fast(line, line_no, base + at))
+        lengths.append(size)
+        plain.append(is_plain(line))
+        at += size + 1
+    return Batch.of(records, lengths, plain, data=data, base=base)
+
+
+def parse(
+    data: bytes, base: int, first_line: int, max_line: int = MAX_LINE, *, large: bool
+) -> Batch:
+    """The rows of ``data`` (see :func:`parse_block`): vectorised when the log is ``large``
+    (past :data:`.parse.KEEP_BYTES`), else line by line (:func:`parse_lines`)."""
+    if large:
+        return parse_block(data, base, first_line, max_line)
+    return parse_lines(data, base, first_line, max_line)
 
 
 # ---------------------------------------------------------------------------- parse_block
@@ -195,6 +225,8 @@ def parse_block(data: bytes, base: int, first_line: int, max_line: int = MAX_LIN
     """The rows of ``data`` (complete lines joined by newlines, the last newline left out) read
     at file offset ``base``, numbered from ``first_line``; a line of ``max_line`` bytes or more
     is reported invalid (skipped), as :func:`.parse._overlong` says."""
+    import numpy as np
+
     arr = np.frombuffer(data, np.uint8)
     nl = np.flatnonzero(arr == 10)
     starts = np.concatenate(([0], nl + 1)).astype(np.int64)
@@ -203,7 +235,7 @@ def parse_block(data: bytes, base: int, first_line: int, max_line: int = MAX_LIN
     length = ends - starts
     plain = np.ones(n, np.bool_)
     if not is_plain(data):  # some line holds a special byte: which ones
-        special = np.flatnonzero(_SPECIAL[arr])
+        special = np.flatnonzero(np.frombuffer(_SPECIAL, np.bool_)[arr])
         plain[np.searchsorted(starts, special, "right") - 1] = False
     buf = np.frombuffer(data + _PAD, np.uint8)
     fast = plain & (length >= _SHORTEST) & (length < max_line)
@@ -254,6 +286,8 @@ def _merge(
     reason_span: np.ndarray,
 ) -> None:
     """Put the rows parsed one by one into the columns (their spans say: from the record)."""
+    import numpy as np
+
     rows = np.fromiter(extra, np.int64, len(extra))
     ts_span[rows] = -1
     reason_span[rows] = -1
@@ -283,6 +317,8 @@ class _Walk:
     def __init__(
         self, data: bytes, buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, ok: np.ndarray
     ) -> None:
+        import numpy as np
+
         n = len(starts)
         limit = len(data)
         words = np.ndarray((len(buf) - 7,), "<u8", buf.data, 0, (1,))  # 8 bytes at any offset
@@ -333,6 +369,8 @@ def _timestamps(
     """Each row's ts key (µs since the epoch) and the rows still fast: a ts must match the
     canonical pattern :data:`.parse._TS_FAST` (checked here for the usual 24 characters, one by
     one for other lengths), else the row is parsed alone."""
+    import numpy as np
+
     n = len(fast)
     key = np.full(n, TS_NONE, np.int64)
     size = span[:, 1] - span[:, 0]
@@ -341,7 +379,7 @@ def _timestamps(
     if len(rows):
         text = buf[span[rows, 0][:, None] + np.arange(24)]
         good = ((text[:, _DIGITS] - 48) <= 9).all(1)  # uint8: below "0" wraps round
-        good &= (text[:, _MARKS] == _MARK_BYTES).all(1)
+        good &= (text[:, _MARKS] == np.frombuffer(_MARK_BYTES, np.uint8)).all(1)
         num = text.astype(np.int64) - 48
         year = num[:, 0] * 1000 + num[:, 1] * 100 + num[:, 2] * 10 + num[:, 3]
         month, day = num[:, 5] * 10 + num[:, 6], num[:, 8] * 10 + num[:, 9]
@@ -372,11 +410,13 @@ def _timestamps(
 
 _DIGITS = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 22]
 _MARKS = [4, 7, 10, 13, 16, 19, 23]
-_MARK_BYTES = np.frombuffer(b"--T::.Z", np.uint8)
+_MARK_BYTES = b"--T::.Z"
 
 
 def _epoch_us(year, month, day, hour, minute, second, milli):
     """Microseconds since 1970 of proleptic Gregorian dates (arrays; days from civil)."""
+    import numpy as np
+
     y = year - (month <= 2)
     era = y // 400
     yoe = y - era * 400
@@ -393,6 +433,8 @@ def _few(
     code per row for each field; the rows still fast). Rows are grouped by a hash of the
     value's bytes (up to :data:`_WIDE`; a longer one: the row is parsed alone), every row is
     then compared whole with its group's first, and each distinct value is decoded once."""
+    import numpy as np
+
     n = len(fast)
     values: list[Any] = [None]
     codes = [np.zeros(n, np.int32) for _ in spans]
@@ -410,10 +452,10 @@ def _few(
     parts = []
     for k in range(0, width, 8):
         keep = np.clip(lengths - k, 0, 8)  # bytes of this word inside the value
-        parts.append(words[at + k] & _LOW_BYTES[keep])
+        parts.append(words[at + k] & np.array(_LOW_BYTES, np.uint64)[keep])
     mixed = lengths.astype(np.uint64)
     for k, part in enumerate(parts):
-        mixed = (mixed ^ part) * _MIX[k]
+        mixed = (mixed ^ part) * np.uint64(_MIX[k])
     _distinct, first, inverse = np.unique(mixed, return_index=True, return_inverse=True)
     inverse = inverse.ravel()
     same = lengths == lengths[first][inverse]
@@ -441,14 +483,16 @@ def distinct_texts(data: bytes, span: np.ndarray) -> tuple[list[Any], np.ndarray
     :func:`_few` groups a field: (the distinct texts, ``values[0]`` unused; a code per row into
     them; the rows grouped). A row not grouped (longer than :data:`_WIDE`, or its hash shared
     with another text) is to be read alone."""
+    import numpy as np
+
     values, (codes,), grouped = _few(
         np.frombuffer(data + _PAD, np.uint8), [span], np.ones(len(span), np.bool_), data
     )
     return values, codes, grouped
 
 
-_LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [2**64 - 1], np.uint64)
-_MIX = np.array(
-    [0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93,
-     0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53], np.uint64,
-)  # fmt: skip
+_LOW_BYTES = [(1 << (8 * k)) - 1 for k in range(8)] + [2**64 - 1]
+_MIX = [
+    0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93,
+    0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53,
+]  # fmt: skip

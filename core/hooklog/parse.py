@@ -26,6 +26,11 @@ _KEY_SET = frozenset(KEYS)
 
 MAX_LINE = 1024 * 1024  # a longer "line" is reported invalid and skipped up to its newline
 RAW_KEEP = 500  # characters of an invalid line kept in ``raw``
+# The largest log the owner's rotation leaves (it rewrites the log to its newest 500 lines once an
+# append takes it past 1 MiB), with room for long lines and a late rotation. A log up to this size
+# is copied into the store as it is read, and parsed, counted and searched line by line without
+# numpy (:mod:`.columns`); one that outgrew it is the stress case, handled with numpy.
+KEEP_BYTES = 4 * 1024 * 1024
 
 _JSON = json.JSONDecoder(strict=False)
 _TS_FAST = re.compile(

@@ -12,16 +12,18 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from datetime import timedelta
 from functools import lru_cache
-from typing import Any, Generic, TypeVar
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from ..findings import Finding, Rule, Severity, make, rule
 from ..protocol import HOOK_EVENTS
 from ..text import shorten
-from .batch import TS_NONE, Batch, distinct_texts, tally, tally_pairs, us_time
+from .batch import TS_NONE, Batch, distinct_texts, us_time
+from .columns import Col
 from .parse import KEYS, HookRecord
 from .stats import MAX_NAME, MAX_NAMES, OTHER, add_count, bounded_name
+
+if TYPE_CHECKING:
+    import numpy as np
 
 SEED = "docs/formats.md#hook-log"
 
@@ -128,14 +130,15 @@ class _Seen(Generic[_T]):
         self.first: _T | None = None
         self.last: _T | None = None
 
-    def add(self, batch: Batch, rows: np.ndarray, item: Callable[[int], _T]) -> None:
+    def add(self, batch: Batch, rows: Col, item: Callable[[int], _T]) -> None:
         """``rows`` (ascending) of ``batch``; ``item(row)``: what is kept of the first and last."""
         if not len(rows):
             return
         self.count += len(rows)
         room = FIRST_LINES - len(self.lines)
         if room > 0:
-            self.lines.extend(batch.line_no[rows[:room]].tolist())
+            xp = batch.ops
+            self.lines.extend(xp.ints(xp.take(batch.line_no, rows[:room])))
         if self.first is None:
             self.first = item(int(rows[0]))
         self.last = item(int(rows[-1]))
@@ -149,8 +152,9 @@ class HookAudit:
 
     ``findings(source, current_phase=...)`` is cheap (no pass over the rows): one finding per
     rule with its count and first line numbers; ``current_phase`` narrows HOOK-BLOCK. A batch
-    is audited on its codes: the rows of a kind are found with numpy, a reason is read only
-    when its raw bytes hold ``7:`` or ``8:``, a timestamp is compared as microseconds."""
+    is audited on its codes: the rows of a kind are found with the batch's column operations
+    (:mod:`.columns`), a reason is read only when its raw bytes (or its record's text) hold
+    ``7:`` or ``8:``, a timestamp is compared as microseconds."""
 
     def __init__(self) -> None:
         self.records = 0
@@ -174,37 +178,37 @@ class HookAudit:
         self.records += len(batch)
         if not len(batch):
             return self
+        xp = batch.ops
         record = batch.record
         odd = batch.extra
-        self._invalid.add(
-            batch, np.array([i for i, r in odd.items() if not r.valid], np.int64), record
-        )
+        self._invalid.add(batch, [i for i, r in odd.items() if not r.valid], record)
         noted = [i for i, r in odd.items() if r.valid and _odd_notes(r)]
-        self._odd.add(batch, np.array(noted, np.int64), record)
+        self._odd.add(batch, noted, record)
         for i in noted:
             self._odd_notes.update(n.split(":")[0] for n in _odd_notes(odd[i]))
         events, codes = batch.field("event")
-        kind = np.array([_event_kind(e) for e in events], np.int8)[codes]
-        kind[~batch.valid] = _NONE
+        kind = xp.lookup([_event_kind(e) for e in events], codes)
+        kind = xp.unless(kind, batch.valid, _NONE)
         hooks, hook_codes = batch.field("hook")
-        unknown = np.flatnonzero(kind == _UNKNOWN)
+        unknown = xp.rows_eq(kind, _UNKNOWN)
         self._unknown.add(batch, unknown, record)
-        for c, n in tally(codes[unknown]):
+        for c, n in xp.tally(xp.take(codes, unknown)):
             add_count(self._unknown_names, events[c] or "", n)
-        errors = np.flatnonzero(kind == _ERROR)
+        errors = xp.rows_eq(kind, _ERROR)
         self._errors.add(batch, errors, record)
-        for c, n in tally(hook_codes[errors]):
+        for c, n in xp.tally(xp.take(hook_codes, errors)):
             add_count(self._error_hooks, hooks[c] or "(none)", n)
-        self._add_blocks(batch, np.flatnonzero(kind == _BLOCK))
+        self._add_blocks(batch, xp.rows_eq(kind, _BLOCK))
         self._add_guards(batch, kind)
         self._add_order(batch)
         return self
 
-    def _add_blocks(self, batch: Batch, rows: np.ndarray) -> None:
+    def _add_blocks(self, batch: Batch, rows: Col) -> None:
+        xp = batch.ops
         hooks, hook_codes = batch.field("hook")
         phases, phase_codes = batch.field("phase")
-        at = phase_codes[rows]
-        for p, h, n in tally_pairs(at, hook_codes[rows], len(hooks)):
+        at = xp.take(phase_codes, rows)
+        for p, h, n in xp.tally_pairs(at, xp.take(hook_codes, rows), len(hooks)):
             phase = bounded_name(self._phase_blocks, phases[p])
             hook = hooks[h] or "(none)"
             pair = (phase or "(none)", hook)
@@ -218,47 +222,31 @@ class HookAudit:
                 per_phase = self._phase_blocks[phase] = Counter()
             per_phase[hook] += n
             self._blocks[pair] += n
-        codes, last = np.unique(at[::-1], return_index=True)  # each phase's last block
-        for code, k in zip(codes.tolist(), last.tolist(), strict=True):
+        for code, k in xp.last_at(at):  # each phase's last block
             phase = bounded_name(self._phase_blocks, phases[code])
-            self._block_last[phase] = int(batch.line_no[rows[len(rows) - 1 - k]])
+            self._block_last[phase] = int(batch.line_no[rows[k]])
 
-    def _add_guards(self, batch: Batch, kind: np.ndarray) -> None:
+    def _add_guards(self, batch: Batch, kind: Col) -> None:
         """HOOK-STALE-WRITE / HOOK-REGRESSION: reasons holding ``7:``/``8:`` (the raw bytes
         say which), not logged as ``allow``, classified once per distinct reason."""
+        xp = batch.ops
         rows = _guard_candidates(batch)
-        rows = rows[(kind[rows] != _NONE) & (kind[rows] != _ALLOWED_KIND)]
-        found = np.zeros(len(rows), np.int8)
-        raw = batch.reason_span[rows, 0] >= 0  # read from the bytes: ASCII, their own text
-        if raw.any():  # each distinct reason classified once, then every row by its code
-            span = batch.reason_span[rows[raw]]
-            data = batch.data
-            assert data is not None  # (spans into the bytes: the batch has them)
-            values, codes, grouped = distinct_texts(data, span)
-            kinds = np.fromiter(map(_guard, values), np.int8, len(values))
-            part = kinds[codes]
-            for k in np.flatnonzero(~grouped).tolist():  # too long, or a shared hash: alone
-                part[k] = _guard(data[int(span[k, 0]) : int(span[k, 1])])
-            found[raw] = part
-        for k in np.flatnonzero(~raw).tolist():
-            found[k] = _guard(batch.reason(int(rows[k])))
-        self._stale.add(batch, rows[found == _STALE], batch.record)
-        self._regress.add(batch, rows[found == _REGRESS], batch.record)
+        rows = xp.take(rows, xp.rows_in(xp.take(kind, rows), _GUARDED))
+        found = _guard_kinds(batch, rows)
+        self._stale.add(batch, xp.take(rows, xp.rows_eq(found, _STALE)), batch.record)
+        self._regress.add(batch, xp.take(rows, xp.rows_eq(found, _REGRESS)), batch.record)
 
     def _add_order(self, batch: Batch) -> None:
         """HOOK-TS-ORDER: a timestamp more than the tolerance before the latest one so far."""
+        xp = batch.ops
         stamps = batch.timestamps()
-        rows = np.flatnonzero(batch.valid & (stamps != TS_NONE))
-        if not len(rows):
-            return
-        values = stamps[rows]
-        before = np.maximum.accumulate(np.concatenate(([self._latest], values)))[:-1]
-        back = np.flatnonzero(values < before - _TOLERANCE_US)
+        rows = xp.rows_ne(xp.unless(stamps, batch.valid, TS_NONE), TS_NONE)
+        back, before, latest = xp.backwards(xp.take(stamps, rows), self._latest, _TOLERANCE_US)
         if len(back):
             k = int(back[0])
-            first = (batch.record(int(rows[k])), int(before[k]))
-            self._backwards.add(batch, rows[back], lambda _row: first)
-        self._latest = max(self._latest, int(values.max()))
+            first = (batch.record(int(rows[k])), before[0])
+            self._backwards.add(batch, xp.take(rows, back), lambda _row: first)
+        self._latest = latest
 
     def findings(self, source: str, *, current_phase: str | None = None) -> list[Finding]:
         out: list[Finding] = []
@@ -383,6 +371,7 @@ class HookAudit:
 
 _NONE, _KNOWN, _UNKNOWN, _ERROR, _BLOCK, _ALLOWED_KIND = range(6)
 _STALE, _REGRESS = 1, 2
+_GUARDED = (_KNOWN, _UNKNOWN, _ERROR, _BLOCK)  # kinds whose reasons the guard rules read
 _TOLERANCE_US = TS_TOLERANCE // timedelta(microseconds=1)
 
 
@@ -413,20 +402,29 @@ def _guard(reason: str | bytes | None) -> int:
     return _REGRESS if _V8.search(reason) else 0
 
 
-_PAIRS = np.array([int.from_bytes(b"7:", "little"), int.from_bytes(b"8:", "little")], np.uint16)
+_PAIRS = (int.from_bytes(b"7:", "little"), int.from_bytes(b"8:", "little"))
 
 
 def _pairs_at(data: bytes, shift: int) -> np.ndarray:
     """Where ``7:`` or ``8:`` starts in ``data`` at offsets of parity ``shift`` (two bytes
     compared at once)."""
+    import numpy as np
+
     n = (len(data) - shift) // 2
     pairs = np.frombuffer(data, "<u2", n, shift)
     return np.flatnonzero((pairs == _PAIRS[0]) | (pairs == _PAIRS[1])) * 2 + shift
 
 
-def _guard_candidates(batch: Batch) -> np.ndarray:
+def _guard_candidates(batch: Batch) -> Col:
     """Rows whose reason may hold ``7:`` or ``8:``: found in the raw bytes for rows read from
     them (within the reason's span), by their record for the others."""
+    extra = [
+        i for i, r in batch.extra.items() if r.reason and ("7:" in r.reason or "8:" in r.reason)
+    ]
+    if batch.reason_span is None:  # every row's record is at hand
+        return sorted(extra)
+    import numpy as np
+
     found: list[np.ndarray] = []
     if batch.data:
         starts = batch.offset - batch.base
@@ -437,14 +435,36 @@ def _guard_candidates(batch: Batch) -> np.ndarray:
             span = batch.reason_span[rows]
             hit[rows[(span[:, 0] <= at) & (at + 2 <= span[:, 1])]] = True
         found.append(np.flatnonzero(hit))
-    extra = [
-        i for i, r in batch.extra.items() if r.reason and ("7:" in r.reason or "8:" in r.reason)
-    ]
     if extra:
         found.append(np.array(extra, np.int64))
     if len(found) == 1:
         return found[0]
     return np.unique(np.concatenate(found)) if found else np.zeros(0, np.int64)
+
+
+def _guard_kinds(batch: Batch, rows: Col) -> Col:
+    """What the reason of each of ``rows`` says (:func:`_guard`): from the record of a row
+    that has one; the reasons read from the bytes are grouped, each distinct one classified
+    once, then every row by its code."""
+    if batch.reason_span is None:  # every row's record is at hand
+        return [_guard(batch.reason(row)) for row in rows]
+    import numpy as np
+
+    found = np.zeros(len(rows), np.int8)
+    raw = batch.reason_span[rows, 0] >= 0  # read from the bytes: ASCII, their own text
+    if raw.any():
+        span = batch.reason_span[rows[raw]]
+        data = batch.data
+        assert data is not None  # (spans into the bytes: the batch has them)
+        values, codes, grouped = distinct_texts(data, span)
+        kinds = np.fromiter(map(_guard, values), np.int8, len(values))
+        part = kinds[codes]
+        for k in np.flatnonzero(~grouped).tolist():  # too long, or a shared hash: alone
+            part[k] = _guard(data[int(span[k, 0]) : int(span[k, 1])])
+        found[raw] = part
+    for k in np.flatnonzero(~raw).tolist():
+        found[k] = _guard(batch.reason(int(rows[k])))
+    return found
 
 
 def _at(r: HookRecord, rule_: Rule, source: str, what: tuple[Any, Any, str]) -> Finding:

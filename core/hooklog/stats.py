@@ -6,9 +6,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-import numpy as np
-
-from .batch import Batch, tally, tally_pairs
+from .batch import Batch
 from .parse import HookRecord
 
 # A count (and the store's columns) keeps at most MAX_NAMES distinct names, each at most MAX_NAME
@@ -60,12 +58,14 @@ class HookCounts:
 
     def add(self, rows: Batch | Iterable[HookRecord]) -> HookCounts:
         batch = rows if isinstance(rows, Batch) else Batch.of(list(rows))
-        valid = np.flatnonzero(batch.valid)
+        xp = batch.ops
+        valid = xp.rows(batch.valid)
         self.total += len(batch)
         self.invalid += len(batch) - len(valid)
         hooks, hook_codes = batch.field("hook")
         events, event_codes = batch.field("event")
-        for h, e, n in tally_pairs(hook_codes[valid], event_codes[valid], len(events)):
+        valid_events = xp.take(event_codes, valid)
+        for h, e, n in xp.tally_pairs(xp.take(hook_codes, valid), valid_events, len(events)):
             hook = bounded_name(self.by_hook, hooks[h] or "(none)")
             event = bounded_name(self.by_event, events[e] or "(none)")
             self.by_hook[hook] += n
@@ -74,13 +74,12 @@ class HookCounts:
             if per_hook is None:
                 per_hook = self.by_hook_event[hook] = Counter()
             per_hook[event] += n
-        blocks = valid[
-            np.isin(event_codes[valid], [k for k, e in enumerate(events) if e == "block"])
-        ]
+        block = [k for k, e in enumerate(events) if e == "block"]
+        blocks = xp.take(valid, xp.rows_in(valid_events, block))
         phases, phase_codes = batch.field("phase")
-        for code, n in tally(phase_codes[blocks]):
+        for code, n in xp.tally(xp.take(phase_codes, blocks)):
             add_count(self.blocks_by_phase, phases[code] or "(none)", n)
-        dated = valid[batch.has_ts[valid]]
+        dated = xp.take(valid, xp.rows(xp.take(batch.has_ts, valid)))
         if len(dated):
             self.last_ts = batch.ts(int(dated[-1]))
         return self

@@ -20,9 +20,11 @@ so instead of showing other lines (:meth:`HookStore.retire_file`).
 
 Readers (the UI thread) see only committed rows (:attr:`HookStore.count`), under a lock that also
 keeps the arrays from being resized while a filter holds a buffer view of them. A filter is a byte
-mask per column built with ``bytes.translate`` or numpy, combined with big-integer ``&``/``|``;
-text search scans the few distinct values of each column once, and the reasons as raw bytes
-(lower-cased) before confirming each candidate row by parsing it. No textual here.
+mask per column built with ``bytes.translate`` (or a table lookup), combined with big-integer
+``&``/``|``; text search scans the few distinct values of each column once, and the reasons as
+raw bytes (lower-cased) before confirming each candidate row by parsing it. The column work is
+done by :mod:`.columns`: plain Python while the log is within :data:`KEEP_BYTES`, numpy past
+it. No textual here.
 """
 
 from __future__ import annotations
@@ -35,14 +37,14 @@ from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
-from itertools import chain, compress, islice, pairwise
+from itertools import accumulate, chain, compress, islice, pairwise
 from typing import Any, NamedTuple
 
-import numpy as np
 from rich.cells import cell_len
 
 from .batch import Batch, codes_of, is_plain
-from .parse import KEYS, MAX_LINE, RAW_KEEP, HookRecord, _overlong, parse_fast
+from .columns import PLAIN, Col, Ops, find_all, ops_of, vector
+from .parse import KEEP_BYTES, KEYS, MAX_LINE, RAW_KEEP, HookRecord, _overlong, parse_fast
 from .stats import MAX_NAME, MAX_NAMES, OTHER
 from .threads import map_parts
 
@@ -51,13 +53,9 @@ KIND_VALID = 1
 KIND_MARKER = 2
 KIND_PENDING = 3
 
-KEEP_BYTES = 4 * 1024 * 1024  # a log up to this size is copied as read (the owner rotates at 1 MiB)
 SCAN_CHUNK = 1024 * 1024  # bytes read at a time by a text filter (cache-sized)
 _CACHE = 4096  # parsed rows kept (the screen and a few pages around it)
 _GONE = "line no longer in the file: the log was rewritten"
-
-
-_WHERE = {"I": np.uint32, "q": np.int64}
 
 
 def _and(a: bytes | bytearray, b: bytes | bytearray) -> bytes:
@@ -130,14 +128,14 @@ class _Column:
     def __len__(self) -> int:
         return len(self.data)
 
-    def extend(self, values: list[Any], codes: np.ndarray | None = None) -> None:
+    def extend(self, values: list[Any], codes: Col | None = None) -> None:
         """Add the records coded ``codes`` (indexes into ``values``; None: one record per
         value), after those held."""
         if codes is None:
             values, codes = codes_of(values)
+        xp = ops_of(codes)
         ids = self.ids
-        tally = np.bincount(codes, minlength=len(values)).tolist()
-        counted = {v: n for v, n in zip(values, tally, strict=True) if n}
+        counted = {values[c]: n for c, n in xp.tally(codes)}
         new = counted.keys() - ids.keys()
         if new:
             fits = [v for v in new if v is None or (v != OTHER and len(v) <= MAX_NAME)]
@@ -158,13 +156,12 @@ class _Column:
         fallback = ids.get(OTHER, 0)
         for value, n in counted.items():
             self.tally[ids.get(value, fallback)] += n
-        lookup = np.array([ids.get(v, fallback) for v in values], np.uint32)[codes]
+        lookup = xp.lookup([ids.get(v, fallback) for v in values], codes)
         data = self.data
-        at = len(data)
         if isinstance(data, bytearray):
-            data[at:at] = lookup.astype(np.uint8).tobytes()
+            data += xp.to_array(lookup, "B")
         else:
-            data.frombytes(lookup.tobytes())
+            data += xp.to_array(lookup, "I")
 
     def clear(self) -> None:
         self.__init__()  # type: ignore[misc]  # re-init in place: the view keeps this object
@@ -184,8 +181,11 @@ class _Column:
             lower.extend("" if v is None else v.lower() for v in new)
         return lower
 
-    def mask(self, allowed: set[int], start: int = 0, stop: int | None = None) -> bytes:
-        """One byte per record of ``[start:stop]``: 1 when its id is in ``allowed``."""
+    def mask(
+        self, allowed: set[int], start: int = 0, stop: int | None = None, xp: Ops = PLAIN
+    ) -> bytes:
+        """One byte per record of ``[start:stop]``: 1 when its id is in ``allowed`` (``xp``:
+        the store's column operations, for ids wider than a byte)."""
         data = self.data
         if isinstance(data, bytearray):
             table = bytearray(256)
@@ -193,13 +193,10 @@ class _Column:
                 table[i] = 1
             part = data[start:stop] if start or stop is not None else data
             return bytes(part.translate(table))
-        # ids wider than a byte: a vectorised table lookup (a Python map took ~65 ms at 1M)
-
-        lookup = np.zeros(len(self.values), dtype=np.uint8)
-        if allowed:
-            lookup[np.fromiter(allowed, dtype=np.intp, count=len(allowed))] = 1
-        # the buffer view lives only in this expression: the array must stay resizable
-        return lookup[np.frombuffer(data, dtype=f"u{data.itemsize}")[start:stop]].tobytes()
+        lookup = bytearray(len(self.values))
+        for i in allowed:
+            lookup[i] = 1
+        return xp.table(bytes(lookup), data, start, stop)
 
     def ids_of(self, allowed: Iterable[str | None]) -> set[int]:
         return {self.ids[v] for v in allowed if v in self.ids}
@@ -352,6 +349,7 @@ class HookStore:
         self._cache: OrderedDict[int, HookRecord] = OrderedDict()
         self.max_length = 0  # longest line held (bytes): the view's width
         self.generation = 0  # bumps when rows are taken away (pending rows dropped)
+        self._log_bytes = 0  # the end of the last line held: how large the log has grown
 
     # ------------------------------------------------------------------ reading
     @property
@@ -499,32 +497,39 @@ class HookStore:
             self.drop_pending()
             self._cache.clear()
 
-    def add_pending(self, starts: np.ndarray, end: int, first_line: int, gen: int) -> None:
+    def add_pending(self, starts: Col, end: int, first_line: int, gen: int) -> None:
         """Rows for complete lines starting at ``starts`` (the last one ends before ``end``)
         numbered from ``first_line``, in file generation ``gen``; not parsed yet."""
         n = len(starts)
         if not n:
             return
-        lengths = np.empty(n, np.int64)
-        lengths[:-1] = np.diff(starts) - 1
-        lengths[-1] = end - 1 - starts[-1]
+        xp = ops_of(starts)
+        lengths = xp.line_lengths(starts, end)
         with self._lock:
             self._kind += bytes([KIND_PENDING]) * n
-            self._line_no.frombytes(np.arange(first_line, first_line + n, dtype=np.int32).tobytes())
+            self._line_no += xp.counting(first_line, n, "i")
             self._put_where(len(self._where), starts)
-            self._length.frombytes(np.minimum(lengths, 2**32 - 1).astype(np.uint32).tobytes())
-            self._gen.frombytes(np.full(n, gen, np.uint16).tobytes())
-            self.max_length = max(self.max_length, int(lengths.max()))
+            self._length += xp.to_array(lengths, "I", 2**32 - 1)
+            self._gen += array("H", [gen]) * n
+            self.max_length = max(self.max_length, xp.top(lengths))
+            self._log_bytes = max(self._log_bytes, end)
             self._count += n
 
-    def _put_where(self, start: int, where: np.ndarray) -> None:
+    def _put_where(self, start: int, where: Col) -> None:
         """``where`` for the rows from ``start`` on (the array widens to 8 bytes a row when a
         value needs it)."""
-        if self._where.typecode == "I" and len(where) and int(where.max()) >= 2**32:
+        if not len(where):
+            return
+        xp = ops_of(where)
+        if self._where.typecode == "I" and xp.top(where) >= 2**32:
             self._where = array("q", self._where)
-        code = self._where.typecode
-        values = array(code, where.astype(_WHERE[code]).tobytes())
+        values = xp.to_array(where, self._where.typecode)
         self._where[start : start + len(values)] = values
+
+    def _ops(self) -> Ops:
+        """The column operations for the rows held: numpy only once the log outgrew what the
+        owner's rotation keeps (:data:`.parse.KEEP_BYTES`)."""
+        return vector() if self._log_bytes > KEEP_BYTES else PLAIN
 
     def drop_pending(self) -> None:
         with self._lock:
@@ -542,7 +547,7 @@ class HookStore:
         batch: Batch,
         *,
         gen: int = 0,
-        shaped: np.ndarray | None = None,
+        shaped: Col | None = None,
         lines: bool = True,
     ) -> None:
         """Add the rows of ``batch`` (file order), read from file generation ``gen``, or with
@@ -554,7 +559,7 @@ class HookStore:
             return
         with self._lock:
             if gen == 0:
-                where = batch.offset - batch.base + len(self._copy)
+                where = batch.ops.shift(batch.offset, len(self._copy) - batch.base)
                 if batch.data is not None:  # its lines' bytes (even an empty line's)
                     self._copy += batch.data
                     self._copy += b"\n"
@@ -563,7 +568,7 @@ class HookStore:
             start = self._match_pending(batch.offset, gen)
             self._store_rows(start, batch, where, gen, shaped, lines and batch.data is not None)
 
-    def _match_pending(self, offsets: np.ndarray, gen: int) -> int:
+    def _match_pending(self, offsets: Col, gen: int) -> int:
         """Where the records go: over the pending rows at the same offsets, else after all
         (the pending rows then no longer match the file: dropped)."""
         start, n = self._filled, len(offsets)
@@ -582,40 +587,36 @@ class HookStore:
         self,
         start: int,
         batch: Batch,
-        where: np.ndarray,
+        where: Col,
         gen: int,
-        shaped: np.ndarray | None,
+        shaped: Col | None,
         lines: bool,
     ) -> None:
+        xp = batch.ops
         n = len(batch)
         stop = start + n
-        lengths = np.minimum(batch.length, 2**32 - 1)
-        rows = (
-            (
-                self._kind,
-                array(
-                    "B", np.where(batch.valid, KIND_VALID, KIND_INVALID).astype(np.uint8).tobytes()
-                ),
-            ),
-            (self._line_no, array("i", batch.line_no.astype(np.int32).tobytes())),
-            (self._length, array("I", lengths.astype(np.uint32).tobytes())),
-            (self._gen, array("H", [gen]) * n),
+        self._kind[start:stop] = xp.to_array(
+            xp.lookup((KIND_INVALID, KIND_VALID), batch.valid), "B"
         )
-        for target, values in rows:
-            target[start:stop] = values
+        self._line_no[start:stop] = xp.to_array(batch.line_no, "i")
+        self._length[start:stop] = xp.to_array(batch.length, "I", 2**32 - 1)
+        self._gen[start:stop] = array("H", [gen]) * n
         self._put_where(start, where)
         if gen == 0 and n:
             delta = int(batch.offset[0]) - int(where[0])  # the same for every row of a batch
             if not self._copied or self._copied[-1][1] != delta:
                 self._copied.append((start, delta))
-        shape = batch.plain.astype(np.uint8)
-        if batch.data:  # a row read from the bytes (no record of its own): the owner's shape
-            owner = np.ones(n, np.uint8)
-            owner[np.fromiter(batch.extra, np.int64, len(batch.extra))] = 0
-            if shaped is not None:
-                owner |= shaped
-            shape += owner & shape
-        self._plain[start:stop] = shape.tobytes()
+        if batch.reason_span is not None:  # a row read from the bytes: the owner's shape
+            shape = array("B", [2]) * n
+            for i in batch.extra:
+                shape[i] = 1 if batch.plain[i] else 0
+        else:
+            shape = xp.to_array(batch.plain, "B")
+        if shaped is not None and batch.data:
+            for i in ops_of(shaped).rows(shaped):
+                if shape[i]:
+                    shape[i] = 2
+        self._plain[start:stop] = shape
         for name, column in self._columns.items():
             column.extend(*batch.field(name))
         errors = array("H", bytes(2 * n))
@@ -626,7 +627,9 @@ class HookStore:
                     self._raw[start + i] = str(r.raw or "")
         self._error[start:stop] = errors
         if n:
-            self.max_length = max(self.max_length, int(lengths.max()))
+            self.max_length = max(self.max_length, min(xp.top(batch.length), 2**32 - 1))
+            end = int(batch.offset[-1]) + int(batch.length[-1]) + 1
+            self._log_bytes = max(self._log_bytes, end)
         self._filled = stop
         self._count = max(self._count, stop)
 
@@ -660,20 +663,16 @@ class HookStore:
         """Records that came from elsewhere (tests, a demo): their lines are written as the
         owner writes them and copied in (a record that is not a line keeps its fields)."""
         lines = [_owner_line(r) if r.valid else b"" for r in records]
-        lengths = np.fromiter(map(len, lines), np.int64, len(lines))
+        lengths = list(map(len, lines))
         base = len(self._copy)
-        offsets = base + np.concatenate(([0], np.cumsum(lengths + 1)[:-1])).astype(np.int64)
-        fixed = [_as_record(r, int(at)) for r, at in zip(records, offsets, strict=True)]
+        offsets = accumulate((size + 1 for size in lengths[:-1]), initial=base)
+        fixed = [_as_record(r, at) for r, at in zip(records, offsets, strict=True)]
         data = b"\n".join(lines)
-        plain = np.fromiter(map(is_plain, lines), np.bool_, len(lines))
+        plain = list(map(is_plain, lines))
         batch = Batch.of(fixed, lengths, plain, data=data, base=base)
         # a valid record of text fields is written in the owner's exact shape: a text filter
         # confirms a hit in its reason from the bytes (else each candidate row is parsed again)
-        shaped = np.fromiter(
-            (r.valid and all(isinstance(v, str | None) for v in r[: len(KEYS)]) for r in fixed),
-            np.bool_,
-            len(fixed),
-        )
+        shaped = [r.valid and all(isinstance(v, str | None) for v in r[: len(KEYS)]) for r in fixed]
         self.fill(batch, gen=0, shaped=shaped, lines=False)
 
     # ------------------------------------------------------------------ filters
@@ -692,6 +691,7 @@ class HookStore:
         if wanted is not None and not wanted():
             raise Moot
         with self._lock:
+            xp = self._ops()
             mask: bytes | None = None
             cols = self._columns
             for allowed, column in (
@@ -700,7 +700,7 @@ class HookStore:
                 (f.phases, cols["phase"]),
             ):
                 if allowed is not None:
-                    m = column.mask(column.ids_of(allowed), start, stop)
+                    m = column.mask(column.ids_of(allowed), start, stop, xp)
                     mask = m if mask is None else _and(mask, m)
             text = self._text_plan(f.text.lower(), start, stop) if f.text else None
             markers = None
@@ -718,23 +718,23 @@ class HookStore:
         """What a text filter needs, copied under the lock: the rows whose hook, agent or phase
         holds ``needle`` (lower case), the invalid lines that do, and per file generation the
         valid rows whose reasons are to be scanned."""
+        xp = self._ops()
         cols = self._columns
         matches = [
             (c, c.ids_matching(needle)) for c in (cols["hook"], cols["agent"], cols["phase"])
         ]
         if any(len(ids) == len(c.values) for c, ids in matches):
-            return _TextPlan(needle, start, b"\x01" * (stop - start), [])  # every value matches
+            return _TextPlan(needle, start, b"\x01" * (stop - start), [], xp)  # every value matches
         hit = bytearray(stop - start)
         for column, ids in matches:
             if ids:
-                hit = bytearray(_or(hit, column.mask(ids, start, stop)))
+                hit = bytearray(_or(hit, column.mask(ids, start, stop, xp)))
         errors = [i for i, e in enumerate(self._error_texts) if i and needle in e.lower()]
         if errors:
-            codes = np.frombuffer(self._error, np.uint16)[start:stop]
-            hit = bytearray(_or(hit, np.isin(codes, errors).astype(np.uint8).tobytes()))
-        kinds = np.frombuffer(self._kind, np.uint8)[start:stop]
+            codes = xp.column(self._error, start, stop)
+            hit = bytearray(_or(hit, xp.to_array(xp.isin(codes, errors), "B").tobytes()))
         # the valid rows and the invalid ones shown from their bytes are scanned
-        is_valid = (kinds == KIND_VALID) | (kinds == KIND_INVALID)
+        is_valid = xp.isin(xp.column(self._kind, start, stop), (KIND_VALID, KIND_INVALID))
         for row, raw in self._raw.items():
             if start <= row < stop:
                 is_valid[row - start] = False
@@ -742,31 +742,36 @@ class HookStore:
                     hit[row - start] = 1
         others = any(c.overflowed for c, _ids in matches)
         parts = []
-        if is_valid.any():
+        chosen = xp.rows(is_valid)
+        if len(chosen):
             # copies (the arrays may grow, and move, once the lock is let go): a slice's copy
             # when every row is valid (the usual case), else the valid rows gathered
-            every = bool(is_valid.all())
-            valid = np.arange(start, stop) if every else np.flatnonzero(is_valid) + start
+            every = len(chosen) == stop - start
+            valid = xp.shift(chosen, start)
 
-            def copied(buf: array | bytearray, dtype: Any) -> np.ndarray:
-                values = np.frombuffer(buf, dtype)[start:stop]
-                return values.copy() if every else values[valid - start]
+            def copied(buf: array[Any] | bytearray) -> Col:
+                values = xp.column(buf, start, stop)
+                return values if every else xp.take(values, chosen)
 
-            gens = copied(self._gen, np.uint16)
-            where = copied(self._where, _WHERE[self._where.typecode])
-            lengths = copied(self._length, np.uint32)
-            plain = copied(self._plain, np.uint8)
-            present = np.flatnonzero(np.bincount(gens)).tolist()  # (no sort of a million rows)
+            gens = copied(self._gen)
+            where = copied(self._where)
+            lengths = copied(self._length)
+            plain = copied(self._plain)
+            present = xp.distinct(gens)
             for gen in present:
                 ident = self._files[gen] if gen < len(self._files) else None
-                # one file generation (the usual case): every row, no gather
-                sel = slice(None) if len(present) == 1 else np.flatnonzero(gens == gen)
-                parts.append((gen, ident, valid[sel], where[sel], lengths[sel], plain[sel]))
-        return _TextPlan(needle, start, bytes(hit), parts, others)
+                if len(present) == 1:  # one file generation (the usual case): no gather
+                    parts.append((gen, ident, valid, where, lengths, plain))
+                    continue
+                sel = xp.rows_eq(gens, gen)
+                parts.append(
+                    (gen, ident, *(xp.take(c, sel) for c in (valid, where, lengths, plain)))
+                )
+        return _TextPlan(needle, start, bytes(hit), parts, xp, others)
 
     def _text_scan(self, plan: _TextPlan, wanted: Callable[[], bool] | None) -> bytes:
         """The plan's rows, with those whose reason (an invalid line: its text) holds the needle:
-        the raw bytes are searched first (case-folded, :func:`_find_all`), a candidate not
+        the raw bytes are searched first (case-folded, :func:`_reason_hits`), a candidate not
         confirmed from them is parsed."""
         hit = bytearray(plan.hit)
         needle = plan.needle
@@ -774,7 +779,16 @@ class HookStore:
         for gen, ident, rows, where, lengths, plain in plan.parts:
             with self._reader(gen, ident) as read:
                 found = _scan(
-                    read, rows, where, lengths, plain, needle, raw_needle, wanted, plan.others
+                    plan.xp,
+                    read,
+                    rows,
+                    where,
+                    lengths,
+                    plain,
+                    needle,
+                    raw_needle,
+                    wanted,
+                    plan.others,
                 )
                 for row in found:
                     hit[row - plan.start] = 1
@@ -829,16 +843,19 @@ class _TextPlan(NamedTuple):
     needle: str
     start: int
     hit: bytes  # rows already matched (columns, errors, invalid lines kept whole)
-    parts: list[tuple[int, tuple[int, int] | None, np.ndarray, np.ndarray, np.ndarray, np.ndarray]]
+    # per file generation: (generation, its identity, rows, where, lengths, shapes)
+    parts: list[tuple[int, tuple[int, int] | None, Col, Col, Col, Col]]
+    xp: Ops  # the column operations the rows are in
     others: bool = False  # a column holds values as OTHER: a row's hook, agent, phase are read too
 
 
 def _scan(
+    xp: Ops,
     read: Callable[[int, int], bytes | None],
-    rows: np.ndarray,
-    where: np.ndarray,
-    lengths: np.ndarray,
-    plain: np.ndarray,
+    rows: Col,
+    where: Col,
+    lengths: Col,
+    plain: Col,
     needle: str,
     raw_needle: bytes | None,
     wanted: Callable[[], bool] | None,
@@ -848,28 +865,27 @@ def _scan(
     parts scanned at once on the hook log's threads)."""
     if not len(rows):
         return
-    window = where // SCAN_CHUNK  # a part: the rows starting in one SCAN_CHUNK of the file
-    edges = [0, *(np.flatnonzero(window[1:] != window[:-1]) + 1).tolist(), len(rows)]
-    bounds = list(pairwise(edges))
+    # a part: the rows starting in one SCAN_CHUNK of the file
+    bounds = list(pairwise([0, *xp.breaks(where, SCAN_CHUNK), len(rows)]))
 
     def part(bound: tuple[int, int]) -> list[int]:
         i, j = bound
         if wanted is not None and not wanted():
             raise Moot
         lo = int(where[i])
-        data = read(lo, max(0, int(where[j - 1] + lengths[j - 1]) - lo))
+        data = read(lo, max(0, int(where[j - 1]) + int(lengths[j - 1]) - lo))
         if data is None:
             return []
-        starts = where[i:j].astype(np.int64) - lo
+        starts = xp.shift(where[i:j], -lo)
         hits: list[int] = []
         if raw_needle is None or b'"' in raw_needle:
-            candidates = np.arange(j - i)
+            candidates: Col = range(j - i)
         else:
             found, candidates = _reason_hits(
-                data, starts, lengths[i:j], plain[i:j], raw_needle, others
+                xp, data, starts, lengths[i:j], plain[i:j], raw_needle, others
             )
-            hits.extend(rows[i + found].tolist())
-        for k in candidates.tolist():
+            hits.extend(xp.ints(xp.take(rows, xp.shift(found, i))))
+        for k in xp.ints(candidates):
             s = int(starts[k])
             if _holds(parse_fast(data[s : s + int(lengths[i + k])]), needle, others):
                 hits.append(int(rows[i + k]))
@@ -895,69 +911,20 @@ def _holds(record: HookRecord, needle: str, others: bool) -> bool:
 
 
 def _reason_hits(
+    xp: Ops,
     data: bytes,
-    starts: np.ndarray,
-    lengths: np.ndarray,
-    shape: np.ndarray,
+    starts: Col,
+    lengths: Col,
+    shape: Col,
     needle: bytes,
     others: bool = False,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Where the lower-cased ``data`` holds ``needle`` (no quote in it): the rows of the
-    owner's exact shape whose reason holds it (confirmed from the bytes: the next quote after
-    the hit closes the reason, which ends the line), and the other rows with a hit or without
-    plain bytes, to confirm by parsing."""
-    at = _find_all(data, needle)
-    rows = np.searchsorted(starts, at, "right") - 1
-    at, rows = at[rows >= 0], rows[rows >= 0]
-    if not len(at):
-        return at, np.flatnonzero(shape == 0)
-    shaped = shape[rows] == 2
-    raw = np.frombuffer(data, np.uint8)
-    quotes = np.flatnonzero(raw == 34)
-    ends = starts[rows] + lengths[rows]
-    after = np.searchsorted(quotes, at)  # the first quote at or after each hit
-    nxt = np.append(quotes, -1)[after]  # -1: none
-    closes = (
-        (nxt == ends - 2)
-        & (raw[np.maximum(ends - 2, 0)] == 34)
-        & (raw[np.maximum(ends - 1, 0)] == 125)
-    )
-    found = np.unique(rows[shaped & closes])
-    unsure = ~(shaped & closes) if others else ~shaped  # others: a hit in a field is checked
-    check = np.union1d(rows[unsure], np.flatnonzero(shape == 0))
-    return found, check
+) -> tuple[Col, Col]:
+    """The rows (of a part) whose reason holds ``needle``, confirmed from the bytes, and those
+    to confirm by parsing: ``xp.reason_hits`` (:mod:`.columns`)."""
+    return xp.reason_hits(data, starts, lengths, shape, needle, others)
 
 
-def _find_all(data: bytes, needle: bytes) -> np.ndarray:
-    """Where the lower-cased ``data`` holds ``needle`` (lower case), overlaps included: the
-    places whose first and last bytes match (compared case-folded, a letter's two cases at once),
-    then the whole needle there. numpy compares: no copy of ``data`` lower-cased, and the GIL is
-    let go (two parts are scanned at once)."""
-    m = len(needle)
-    a = np.frombuffer(data, np.uint8)
-    if m == 0 or len(a) < m:
-        return np.zeros(0, np.int64)
-    at = _folded_eq(a[: len(a) - m + 1], needle[0])
-    if m > 1:
-        at &= _folded_eq(a[m - 1 :], needle[-1])
-    at = np.flatnonzero(at)
-    if m > 2 and len(at):
-        want = np.frombuffer(needle, np.uint8)
-        keep = []
-        for k in range(0, len(at), 65536):  # bounded memory for a needle found everywhere
-            part = at[k : k + 65536]
-            window = a[part[:, None] + np.arange(m)]
-            window = window + ((window >= 65) & (window <= 90)).astype(np.uint8) * 32  # lower()
-            keep.append(part[(window == want).all(axis=1)])
-        at = np.concatenate(keep)
-    return at
-
-
-def _folded_eq(a: np.ndarray, byte: int) -> np.ndarray:
-    """``a.lower() == byte`` for a lower-case ``byte`` (as ``bytes.lower``: ASCII letters)."""
-    if 97 <= byte <= 122:  # a letter: either case (they differ by the bit 0x20 only)
-        return (a | 0x20) == byte
-    return a == byte
+_find_all = find_all  # the vectorised raw search (its own test holds it to bytes.find)
 
 
 def _gone(line_no: int, where: int) -> HookRecord:

@@ -19,10 +19,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
-
-from .batch import Batch, parse_block
-from .parse import MAX_LINE, HookRecord, _overlong
+from .batch import Batch, parse
+from .columns import PLAIN, Col, vector
+from .parse import KEEP_BYTES, MAX_LINE, HookRecord, _overlong
 from .threads import THREADS, map_parts
 
 MAX_READ = 8 * 1024 * 1024  # bytes consumed per poll at most; the rest waits for the next poll
@@ -35,11 +34,12 @@ INDEX_CHUNK = 256 * 1024  # bytes scanned per read when indexing line starts (ca
 _Job = Batch | tuple[bytes, int, int, int]  # a parsed batch, or parse_block's arguments
 
 
-def _parse_all(jobs: list[_Job]) -> list[Batch]:
+def _parse_all(jobs: list[_Job], large: bool) -> list[Batch]:
     """The batches of a poll in file order: ``jobs`` are ready batches or the ``parse_block``
-    arguments of a block (several blocks are parsed at once, see :mod:`.threads`)."""
+    arguments of a block (several blocks are parsed at once, see :mod:`.threads`); ``large``:
+    the log outgrew :data:`.parse.KEEP_BYTES` (its blocks are parsed with numpy)."""
     todo = [job for job in jobs if not isinstance(job, Batch)]
-    parsed = map_parts(lambda args: parse_block(*args), todo)
+    parsed = map_parts(lambda args: parse(*args, large=large), todo)
     return [job if isinstance(job, Batch) else next(parsed) for job in jobs]
 
 
@@ -313,7 +313,8 @@ class HookLogTailer:
                 self._skipping = True
                 buf_start += len(buf)
                 buf = b""
-        batches = _parse_all(jobs)  # (before the offset moves on: a failure reads them again)
+        # (parsed before the offset moves on: a failure reads them again)
+        batches = _parse_all(jobs, size > KEEP_BYTES)
         self._offset = buf_start
         return batches, stop < size and self._has_newline_after(fd, buf_start, size)
 
@@ -415,19 +416,21 @@ def _os_error(exc: OSError) -> str:
     return f"{type(exc).__name__}: {exc.strerror or exc}"
 
 
-def line_starts(path: str | os.PathLike[str], start: int = 0) -> tuple[np.ndarray, int]:
+def line_starts(path: str | os.PathLike[str], start: int = 0) -> tuple[Col, int]:
     """Where each complete line from byte ``start`` (a line start) on begins, and the byte
-    just after the last one: a vectorised newline scan, ``INDEX_CHUNK`` bytes per read (~25 ms
-    per 100 MB). Read with ``pread``, not mapped: the owner rewrites the log in place, and a
-    mapping of a file that shrinks faults. Empty when the file is missing or unreadable."""
+    just after the last one: a newline scan, ``INDEX_CHUNK`` bytes per read (vectorised for a
+    log past :data:`.parse.KEEP_BYTES`: ~25 ms per 100 MB). Read with ``pread``, not mapped:
+    the owner rewrites the log in place, and a mapping of a file that shrinks faults. Empty
+    when the file is missing or unreadable."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError:
-        return np.zeros(0, np.int64), start
+        return [], start
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            return np.zeros(0, np.int64), start
+            return [], start
+        xp = vector() if st.st_size > KEEP_BYTES else PLAIN
         ends = []
         pos = start
         buf = bytearray(INDEX_CHUNK)  # one buffer read into again and again
@@ -435,16 +438,13 @@ def line_starts(path: str | os.PathLike[str], start: int = 0) -> tuple[np.ndarra
             got = os.preadv(fd, [memoryview(buf)[: min(INDEX_CHUNK, st.st_size - pos)]], pos)
             if not got:
                 break
-            ends.append(np.flatnonzero(np.frombuffer(buf, np.uint8, got) == 10) + (pos + 1))
+            ends.append(xp.newlines(memoryview(buf)[:got], pos))
             pos += got
     except OSError:
-        return np.zeros(0, np.int64), start
+        return [], start
     finally:
         os.close(fd)
-    after = np.concatenate(ends) if ends else np.zeros(0, np.int64)
+    after = xp.concat(ends)
     if not len(after):
         return after, start
-    starts = np.empty(len(after), np.int64)
-    starts[0] = start
-    starts[1:] = after[:-1]
-    return starts, int(after[-1])
+    return xp.concat([[start], after[:-1]]), int(after[-1])
