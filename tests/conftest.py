@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -34,6 +35,7 @@ settings.load_profile("phasewatch")
 WORKERS_PER_CPU = 2
 
 
+@pytest.hookimpl(optionalhook=True)  # (make test-lowest runs without pytest-xdist)
 def pytest_xdist_auto_num_workers(config) -> int | None:
     """``-n auto``: WORKERS_PER_CPU workers per usable CPU (``PYTEST_XDIST_AUTO_NUM_WORKERS``
     still decides when set)."""
