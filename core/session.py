@@ -343,7 +343,10 @@ class ProjectSession:
         self.project: Project = self._configured_project(discover(path, env))
         self.root = self.project.root
         self._tracks: dict[str, _StateTrack] = {}
-        self._offerers: dict[str, RepairOfferer] = {}  # by project (see SessionUpdate.offers)
+        #: By project (see SessionUpdate.offers): its offerer, and the snapshot and observation
+        #: count its last offer was made at, with that offer.
+        self._offered: dict[str, tuple[RepairOfferer, Snapshot | None, int, RepairOffer | None]]
+        self._offered = {}
         self._sync_tracks()
         self._hook_read_bytes = hook_read_bytes
         self._hook_part_seconds = hook_part_seconds
@@ -504,6 +507,7 @@ class ProjectSession:
         if self._release:  # (after the counts and findings: their work is freed too)
             self._release = False
             release_memory()
+        timeline = tuple(self.timeline)
 
         return SessionUpdate(
             seq=self._seq,
@@ -524,7 +528,7 @@ class ProjectSession:
             hook_rotated_at=self._hook_rotated_at,
             hook_pending=self._hook_pending,
             hook_progress=self._hook_progress() if self._hook_pending else None,
-            timeline=tuple(self.timeline),
+            timeline=timeline,
             timeline_total=self._timeline_total,
             events=tuple(self.events),
             systems=dict(self._systems),
@@ -536,7 +540,7 @@ class ProjectSession:
             else frozenset(),
             errors=list(self._errors),
             initial=initial,
-            offers=None if initial and hooks_later else self._offers(),
+            offers=None if initial and hooks_later else self._offers(timeline),
         )
 
     def _observe_state(self, pid: str, track: _StateTrack, now: datetime, *, own: bool) -> None:
@@ -580,19 +584,26 @@ class ProjectSession:
         project.findings = self._configured(project.findings)
         return project
 
-    def _offers(self) -> dict[str, RepairOffer | None]:
-        """The repair each project's state calls for now; each project's offerer plans again
-        only when its inputs changed (core.review.RepairOfferer)."""
+    def _offers(self, timeline: tuple[Observation, ...]) -> dict[str, RepairOffer | None]:
+        """The repair each project's state calls for now. An offer depends on the project's
+        snapshot and the timeline, which changes only with an observation: asked again with
+        neither changed (a refresh for the hook log alone), the last offer stands without a
+        look at the timeline; else the project's offerer plans again only when its inputs
+        changed (core.review.RepairOfferer)."""
         from .review import RepairOfferer
 
-        for pid in set(self._offerers) - set(self._tracks):
-            del self._offerers[pid]  # a project gone from the layout
+        for pid in set(self._offered) - set(self._tracks):
+            del self._offered[pid]  # a project gone from the layout
         offers: dict[str, RepairOffer | None] = {}
-        timeline = tuple(self.timeline)
         for pid, track in self._tracks.items():
-            if track.snapshot is not None:
-                offerer = self._offerers.setdefault(pid, RepairOfferer())
-                offers[pid] = offerer.offer(track.snapshot, timeline)
+            snap = track.snapshot
+            if snap is None:
+                continue
+            offerer, seen, obs, offer = self._offered.get(pid) or (RepairOfferer(), None, -1, None)
+            if seen is not snap or obs != self._obs:
+                offer = offerer.offer(snap, timeline)
+                self._offered[pid] = (offerer, snap, self._obs, offer)
+            offers[pid] = offer
         return offers
 
     def _rediscover(self) -> bool:

@@ -3,10 +3,16 @@ the session's timeline (plain data: no app)."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+import textwrap
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
 from phasewatch.core.review import RepairOfferer, repair_offer
+from phasewatch.core.session import ProjectSession
 
 from tests.helpers.repair import PHASES, stale, state
 
@@ -81,11 +87,6 @@ def test_bad_input_offers_nothing() -> None:
 def test_the_session_plans_offers_after_its_first_read_in_its_own_thread(tmp_path) -> None:
     """The first read (what the first frame waits for) plans nothing and imports no writer;
     the next refresh hands out the offer; the UI only reads it (update.offer)."""
-    import json
-    import subprocess
-    import sys
-    import textwrap
-
     doc = state(2, 7)
     doc["current_phase"] = PHASES[1]  # the top-level mirror left behind: a SYNC-* finding
     (tmp_path / ".isdlc").mkdir()
@@ -108,3 +109,34 @@ def test_the_session_plans_offers_after_its_first_read_in_its_own_thread(tmp_pat
     ).stdout.split("\n")
     assert out[0] == "True True False"  # nothing planned, no writer imported by the first read
     assert out[1] == "location True"  # planned next time; an unknown id: the default project
+
+
+def test_a_refresh_that_observes_no_state_keeps_the_offer_without_planning(
+    tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A refresh for the hook log alone (a storm's usual one) neither plans nor scans the
+    timeline: the last offer stands. A state write is planned again."""
+    calls: list[int] = []
+    offer = RepairOfferer.offer
+    monkeypatch.setattr(RepairOfferer, "offer", lambda self, *a: calls.append(1) or offer(self, *a))
+    doc = state(2, 7)
+    doc["current_phase"] = PHASES[1]  # a SYNC-* finding: a location repair is offered
+    path = tmp_path / ".isdlc" / "state.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps(doc))
+    log = tmp_path / ".isdlc" / "hook-activity.log"
+    log.write_text("")
+    session = ProjectSession(tmp_path)
+    first = session.refresh(None).offer()
+    assert first is not None and calls == [1]
+    for _ in range(3):
+        with log.open("a") as f:
+            f.write(
+                '{"ts":null,"hook":"h","event":"allow","phase":null,"agent":null,"reason":null}\n'
+            )
+        assert session.refresh([log]).offer() is first
+    assert calls == [1]
+    doc["state_version"] = 8
+    path.write_text(json.dumps(doc))
+    again = session.refresh([path]).offer()
+    assert calls == [1, 1] and again is not None and again is not first
