@@ -280,9 +280,9 @@ class PhasewatchApp(App[int]):
         """ONE async worker: watch, refresh in a thread (sequentially), post the update.
 
         The first read is started in a thread as the app mounts (:meth:`_start_first_read`);
-        it is shown at once, and the next reads wait until it is painted. The watcher's initial batch then
-        re-reads everything with the OS watch in place, so nothing written between that first
-        read and the watch is missed."""
+        it is shown at once, and the next reads wait until it is painted. The watcher's initial
+        batch then re-reads everything with the OS watch in place, so nothing written between
+        that first read and the watch is missed."""
         session, first = await asyncio.wrap_future(self._first_read)
         self.session = session
         if self.project_id is not None and session.project.state_for(self.project_id) is None:
@@ -592,8 +592,9 @@ def _read_in_background(
     """Import the core, discover the project and read it once, in a daemon thread, into
     ``future`` (never raises here: a failure is re-raised in the watcher worker, which reports
     it). ``config``: the one read before the app, which the session applies to every finding
-    (None: no config file was read; the defaults change nothing). The module the first update needs for the review console is
-    imported here too, off the UI thread (the writer, ~50 ms, once the data is on screen)."""
+    (None: no config file was read; the defaults change nothing). The module the review
+    console needs for the first update is imported here too, off the UI thread (the writer,
+    ~50 ms, follows once the data is on screen)."""
 
     def run() -> None:
         try:
