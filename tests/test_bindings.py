@@ -95,3 +95,40 @@ async def test_key_footer_rebuilds_only_when_its_keys_change() -> None:
         await pilot.pause()
         assert footer_key_states(app) == {"a": True, "x": True, "q": True, "ctrl+p": True}
         assert footer.rebuilds == built + 1
+
+
+async def test_footer_keys_are_born_with_the_footers_compactness() -> None:
+    """No key's class changes as the footer mounts it (Textual's keys start compact and take the
+    footer's value as they mount: two restyles each); the classes are Textual's: compact only
+    where the footer is, and the palette's key compact always."""
+    from textual.dom import DOMNode
+
+    changes: list[str] = []
+    update = DOMNode.update_node_styles
+
+    def counted(node: DOMNode, animate: bool = True) -> None:
+        if isinstance(node, FooterKey):
+            changes.append(node.key)
+        update(node, animate)
+
+    for compact in (False, True):
+        app = FooterApp()
+        async with app.run_test() as pilot:
+            footer = app.query_one(KeyFooter)
+            footer.compact = compact
+            await pilot.pause()
+            built = footer.rebuilds
+            DOMNode.update_node_styles = counted  # type: ignore[method-assign]
+            try:
+                app.waiting = True  # two keys more: the footer builds its keys again
+                refresh_bindings_if_changed(app, app.BINDINGS)
+                await pilot.pause()
+                await pilot.pause()
+            finally:
+                DOMNode.update_node_styles = update  # type: ignore[method-assign]
+            assert footer.rebuilds == built + 1 and changes == []
+            keys = list(app.query(FooterKey))
+            assert len(keys) == 4
+            for key in keys:
+                palette = key.has_class("-command-palette")
+                assert key.has_class("-compact") == (compact or palette), key.key
