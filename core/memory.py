@@ -1,4 +1,4 @@
-"""Give freed memory back to the operating system.
+"""Give freed memory back to the operating system; pause the cyclic collector for a start-up.
 
 Reading a large hook log allocates and frees many mid-sized buffers (its parts, their columns).
 glibc keeps freed heap memory for reuse and raises its threshold for returning big blocks after
@@ -10,14 +10,24 @@ Threads make it worse: glibc gives each new thread its own arena, and ``malloc_t
 return the free top of a thread's arena. :func:`share_arenas` keeps every thread in the main
 arena: the dashboard after reading a 1M-line log on two threads, medians of 5 (headless): 109 MB
 resident with an arena per thread, 95 MB shared (peak 170 -> 148 MB), load time the same.
+
+The cyclic garbage collector: a program's start-up makes hundreds of thousands of objects that
+live as long as it does (modules, classes, widgets) and little garbage, yet the collector passes
+over them again and again while they are made. :func:`pause_collector` stops it (if it runs) and
+:func:`end_startup` runs one full collection, optionally freezes what survived, and starts it
+again; a collector that something else had switched off is left off.
 """
 
 from __future__ import annotations
 
-import ctypes
+import gc
 import sys
 from collections.abc import Callable
 from functools import cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import ctypes
 
 M_ARENA_MAX = -8  # mallopt's parameter number (malloc.h)
 ARENAS = 1  # every thread allocates from the main arena, the one malloc_trim can shrink
@@ -27,6 +37,8 @@ ARENAS = 1  # every thread allocates from the main arena, the one malloc_trim ca
 def _libc() -> ctypes.CDLL | None:
     if not sys.platform.startswith("linux"):
         return None
+    import ctypes  # (here: ``phasewatch check`` imports this module and needs no libc)
+
     try:
         return ctypes.CDLL("libc.so.6")
     except OSError:
@@ -56,3 +68,34 @@ def release_memory() -> None:
             trim(0)
         except Exception:  # defensive: a failed trim only means memory stays reserved
             pass
+
+
+_paused = False  # the collector is off because pause_collector turned it off
+
+
+def pause_collector() -> None:
+    """Stop the cyclic collector for a start-up, if it runs (idempotent)."""
+    global _paused
+    if gc.isenabled():
+        gc.disable()
+        _paused = True
+
+
+def resume_collector() -> None:
+    """Start the collector again if :func:`pause_collector` stopped it (idempotent)."""
+    global _paused
+    if _paused:
+        _paused = False
+        gc.enable()
+
+
+def end_startup(freeze: bool) -> None:
+    """The start-up is over: if the collector was paused for it, one full collection first (the
+    garbage the start-up left); with ``freeze``, every object that survived leaves the
+    collector's reach (``gc.freeze``: later full collections do not scan it again); then the
+    collector runs as before."""
+    if _paused:
+        gc.collect()
+    if freeze:
+        gc.freeze()
+    resume_collector()

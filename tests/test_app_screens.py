@@ -647,12 +647,15 @@ async def test_start_up_objects_leave_the_collector_once_the_first_data_shows(
 
     import phasewatch.core.memory as memory
 
-    trims: list[int] = []
-    monkeypatch.setattr(memory, "release_memory", lambda: trims.append(gc.get_freeze_count()))
+    trims: list[tuple[int, bool]] = []  # (objects frozen, collector on) at the trim
+    monkeypatch.setattr(
+        memory, "release_memory", lambda: trims.append((gc.get_freeze_count(), gc.isenabled()))
+    )
     write_state(tmp_path / ".isdlc" / "state.json", F.feature_state())
     gc.unfreeze()
     try:
         app = make_app(tmp_path, freeze_startup=freeze)
+        assert gc.isenabled() != freeze  # paused for the start-up with freeze_startup only
         async with app.run_test(size=SIZE) as pilot:
             await wait_until(pilot, lambda: app.first_data_seconds is not None)
             if freeze:  # in the warm-up thread started once the data is on screen
@@ -662,9 +665,64 @@ async def test_start_up_objects_leave_the_collector_once_the_first_data_shows(
                 assert gc.get_freeze_count() == 0
             await wait_until(pilot, lambda: trims)
             await pilot.pause(0.2)
-            assert len(trims) == 1 and (trims[0] > 0) == freeze
+            assert len(trims) == 1 and (trims[0][0] > 0) == freeze
+            assert trims[0][1] and gc.isenabled()  # the collector runs again
     finally:
         gc.unfreeze()
+        gc.enable()
+
+
+@pytest.mark.parametrize("ending", ["failed read", "quit before the data"])
+async def test_the_collector_paused_for_the_start_up_runs_again_without_data(
+    tmp_path: Path, monkeypatch, ending: str
+) -> None:
+    """The collector paused for the start-up runs again when no first data is coming: the first
+    read failed, or the app ended before it came."""
+    import gc
+
+    import phasewatch.core.session as session_module
+    import phasewatch.tui.app as app_module
+
+    write_state(tmp_path / ".isdlc" / "state.json", F.feature_state())
+    if ending == "failed read":
+
+        def broken(*_args, **_kwargs):
+            raise OSError("no")
+
+        monkeypatch.setattr(session_module, "ProjectSession", broken)
+    else:
+        monkeypatch.setattr(app_module, "_read_in_background", lambda *args: None)  # never ends
+    try:
+        app = make_app(tmp_path, freeze_startup=True)
+        assert not gc.isenabled()
+        async with app.run_test(size=SIZE) as pilot:
+            if ending == "failed read":
+                await wait_until(pilot, lambda: app.read_error is not None)
+                assert gc.isenabled()
+            else:
+                await pilot.pause(0.1)
+                assert not gc.isenabled() and app.last_update is None
+        assert gc.isenabled()
+    finally:
+        gc.enable()
+
+
+async def test_a_collector_switched_off_by_the_caller_stays_off(tmp_path: Path) -> None:
+    """The app only starts again the collector it paused itself."""
+    import gc
+
+    write_state(tmp_path / ".isdlc" / "state.json", F.feature_state())
+    gc.disable()
+    try:
+        app = make_app(tmp_path, freeze_startup=True)
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: app.first_data_seconds is not None)
+            await pilot.pause(0.3)
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    finally:
+        gc.unfreeze()
+        gc.enable()
 
 
 @pytest.mark.parametrize("freeze", [True, False])

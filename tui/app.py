@@ -71,6 +71,8 @@ KEY_ANSWERED_S = 0.12
 FIRST_PAINT_WAIT_S = 0.5
 FIRST_SHOW_S = 0.5  # a data screen's first show (0.1-0.2 s under a storm), with a margin
 FULL_COLLECTION_GAP_S = 1.0  # at most one full collection after keys per this many seconds
+#: The collector paused for the start-up (``freeze_startup``) runs again after this long at most.
+COLLECTOR_PAUSE_MAX_S = 3.0
 #: The clock of the two windows above (a test sets its own, so they hold at any load).
 collector_clock = time.monotonic
 
@@ -100,13 +102,17 @@ class PhasewatchApp(App[int]):
     ``demo``: an object with ``run()`` (blocking; run in a thread worker) and optionally
     ``stop()`` (called on exit), e.g. a ``core.simulate`` Simulator writing into ``path``.
 
-    ``freeze_startup`` (the command line sets it): once the first data is on screen, the objects
-    made so far (modules, classes, the screens built) leave the cyclic garbage collector's reach
-    (``gc.freeze``). A full collection scanned them all: ~60-80 ms, a few times a minute under a
-    write storm, each one a stall a key press could wait behind (19 ms after the freeze). Then
-    the full collections are moved to just after a key's answer is painted (see
-    :meth:`_collect_after_key`). Off by default: a process that starts many apps (the tests)
-    would keep each one's start-up garbage.
+    ``freeze_startup`` (the command line sets it): the cyclic garbage collector is paused until
+    the first data is painted (the command pauses it before it imports textual; see
+    core/memory.py): its passes over the objects the start-up makes, a full one at about the
+    first frame, were 33-38 ms of the ~0.3 s to the data. Then one full collection, and the
+    objects made so far (modules, classes, the screens built) leave the collector's reach
+    (``gc.freeze``): a full collection scanned them all, ~60-80 ms, a few times a minute under a
+    write storm, each one a stall a key press could wait behind (19 ms after the freeze). The
+    collector runs again then, or when the first read fails, the app ends, or after
+    ``COLLECTOR_PAUSE_MAX_S`` whatever happens. The full collections are moved to just after a
+    key's answer is painted (see :meth:`_collect_after_key`). Off by default: a process that
+    starts many apps (the tests) would keep each one's start-up garbage.
     """
 
     # the screens' stylesheets, then the app's own (last, so it wins a tie: tui/screens/__init__.py)
@@ -176,6 +182,8 @@ class PhasewatchApp(App[int]):
         self._first_painted = asyncio.Event()
         self._posted_at = 0.0  # time.monotonic() of the last update posted
         self._freeze_startup = freeze_startup
+        if freeze_startup:
+            memory.pause_collector()
         self._full_collected_at = 0.0  # (monotonic) the last full collection's end
         self._screen_built_at = 0.0  # (monotonic) the last data screen built (its first show)
         self._key_timer: Timer | None = None  # (see on_event)
@@ -208,6 +216,7 @@ class PhasewatchApp(App[int]):
         self.set_interval(1.0, self._tick, name="clock")
         if self._freeze_startup:
             gc.callbacks.append(self._note_collection)
+            self.set_timer(COLLECTOR_PAUSE_MAX_S, memory.resume_collector, name="collector")
         if self.config is not None:  # a config file was read: its theme for the first frame
             self._apply_config(self.config)
         self.run_watcher()
@@ -256,6 +265,8 @@ class PhasewatchApp(App[int]):
         self._stop.set()
         if self._note_collection in gc.callbacks:
             gc.callbacks.remove(self._note_collection)
+        if self._freeze_startup:
+            memory.resume_collector()
         stop = getattr(self.demo, "stop", None)
         if callable(stop):
             stop()
@@ -348,6 +359,8 @@ class PhasewatchApp(App[int]):
             self.watch_mode = "stopped"
             if self.last_update is None:  # nothing was read: the screens say so, not "Reading"
                 self.read_error = f"Could not read the project: {reason}"
+                if self._freeze_startup:
+                    memory.resume_collector()  # (no first data is coming)
                 for screen in self.data_screens.values():
                     screen.reading_failed(self.read_error)
         self._notes = [*self._notes[-3:], text]
@@ -619,17 +632,16 @@ def _after_first_data(freeze: bool, screens: Iterable[str] = ()) -> None:
     """Once the first data is on screen, in a daemon thread: import the modules of the data
     ``screens`` a key may show next ("module:Class"; the first press of ``2`` waited 30 ms
     for the hook screen's, ~150 ms under a write storm) and the writer (the first decision does
-    not wait for it), then, with ``freeze``, move the objects made so far out of the cyclic
-    collector's reach (see :class:`PhasewatchApp`), and give the heap pages the start-up freed
-    back to the system (~2 MB of an idle app's ~62)."""
+    not wait for it), then end the start-up's pause of the collector, with ``freeze`` moving
+    the objects made so far out of its reach (see :class:`PhasewatchApp`), and give the heap
+    pages the start-up freed back to the system (~2 MB of an idle app's ~62)."""
 
     def run() -> None:
         for where in screens:
             load(where)
         from phasewatch.core import decide  # noqa: F401
 
-        if freeze:
-            gc.freeze()
+        memory.end_startup(freeze)
         memory.release_memory()
 
     threading.Thread(target=run, name="phasewatch-warm-up", daemon=True).start()

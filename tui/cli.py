@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from phasewatch.core import memory
 from phasewatch.core.config_file import config_to_read
 from phasewatch.core.text import clean, json_safe
 
@@ -141,10 +142,16 @@ def run() -> int:
     after a ``check``, which writes no file, no tidying of the heap on the way out. The
     interpreter's exit would search every object it made (pydantic's schemas, the parsed state)
     for garbage cycles to free, one at a time, for a process about to end: 28 ms of a 200 ms
-    ``check``. Frozen, the collector skips them; the exit still flushes and runs its handlers."""
+    ``check``. Frozen, the collector skips them; the exit still flushes and runs its handlers.
+    The dashboard's start-up runs with the collector paused (see ``freeze_startup`` in
+    tui/app.py)."""
     argv = sys.argv[1:]
+    command = _command(argv)[0]
+    if command in ("dashboard", "demo"):
+        # the imports' share of the start-up too; the app starts it again once its data shows
+        memory.pause_collector()
     code = main(argv)
-    if _command(argv)[0] == "check":
+    if command == "check":
         gc.freeze()
     return code
 
