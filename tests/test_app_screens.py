@@ -692,6 +692,7 @@ async def test_the_collector_paused_for_the_start_up_runs_again_without_data(
         monkeypatch.setattr(session_module, "ProjectSession", broken)
     else:
         monkeypatch.setattr(app_module, "_read_in_background", lambda *args: None)  # never ends
+        monkeypatch.setattr(app_module, "FIRST_READ_WAIT_S", 0.01)
     try:
         app = make_app(tmp_path, freeze_startup=True)
         assert not gc.isenabled()
@@ -830,6 +831,42 @@ async def test_before_the_first_read_every_screen_says_it_is_reading(tmp_path, m
         await pilot.press("2")
         await wait_until(pilot, lambda: "gate-blocker" in screen_text(app))
         assert "Reading the project files…" not in screen_text(app)
+
+
+@pytest.mark.parametrize("quick", [True, False])
+async def test_a_quick_first_read_is_in_the_first_frame(tmp_path, monkeypatch, quick) -> None:
+    """As the app mounts it waits a little for the first read: a quick one is painted in the
+    first frame ("Reading..." never shows), a slower one after "Reading..."."""
+    import threading
+
+    import phasewatch.tui.app as app_module
+
+    write_state(tmp_path / ".isdlc" / "state.json", F.feature_state())
+    name = F.feature_state()["project"]["name"]
+    gate = threading.Event()
+    read = app_module._read_in_background
+
+    def held(*args) -> None:  # the slow read ends only once the first frame is up
+        threading.Thread(target=lambda: (gate.wait(10), read(*args)), daemon=True).start()
+
+    if not quick:
+        monkeypatch.setattr(app_module, "_read_in_background", held)
+        monkeypatch.setattr(app_module, "FIRST_READ_WAIT_S", 0.05)
+    first_frame: list[str] = []
+
+    class Watched(PhasewatchApp):
+        def on_ready(self) -> None:
+            first_frame.append(screen_text(self))
+            gate.set()
+            super().on_ready()
+
+    app = Watched(tmp_path, watch=False, clock=frozen_clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: bool(first_frame))
+        assert (name in first_frame[0]) == quick
+        assert ("Reading the project files…" in first_frame[0]) != quick
+        await wait_until(pilot, lambda: name in screen_text(app))
+        assert app.updates_applied == app.updates_received == 1
 
 
 async def test_a_first_read_that_fails_says_so_in_place_of_reading(tmp_path, monkeypatch):

@@ -67,6 +67,9 @@ DARK, LIGHT = "textual-dark", "textual-light"
 #: After a key press, when its answer is most likely on screen (a screen switch in tmux: median
 #: ~80 ms); what waits for the collector then waits for the next idle refresh too.
 KEY_ANSWERED_S = 0.12
+#: As the app mounts it waits this long at most for the first read, to paint its data in the
+#: first frame (a real-size project's read takes ~25-40 ms); a slower read shows "Reading...".
+FIRST_READ_WAIT_S = 0.15
 #: The reads after the first wait this long at most for the first data to be painted.
 FIRST_PAINT_WAIT_S = 0.5
 FIRST_SHOW_S = 0.5  # a data screen's first show (0.1-0.2 s under a storm), with a margin
@@ -205,6 +208,7 @@ class PhasewatchApp(App[int]):
         #: The first read, started as the app mounts (:meth:`_start_first_read`).
         self._first_read: Future[FirstRead] = Future()
         self._read_started = False
+        self._first_shown = False  # the first read was shown as the app mounted
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -213,6 +217,7 @@ class PhasewatchApp(App[int]):
 
     def on_mount(self) -> None:
         self._start_first_read()
+        self._show_a_quick_first_read()
         self.set_interval(1.0, self._tick, name="clock")
         if self._freeze_startup:
             gc.callbacks.append(self._note_collection)
@@ -261,6 +266,19 @@ class PhasewatchApp(App[int]):
             self._first_read, self.path, self.clock, self._session_options, self.config
         )
 
+    def _show_a_quick_first_read(self) -> None:
+        """Wait up to ``FIRST_READ_WAIT_S`` for the first read and show it now, before the first
+        frame, which is then the data's. The read runs alone meanwhile (the wait releases the
+        GIL); painted first, "Reading..." cost its own layout and paint (~8 ms) and the read
+        shared the interpreter with it. A slower read (a huge state file, a loaded machine)
+        shows "Reading..." and its data when it ends; a failed one is the watcher's to report."""
+        try:
+            self.session, first = self._first_read.result(FIRST_READ_WAIT_S)
+        except Exception:  # TimeoutError, or the read's own failure (see run_watcher)
+            return
+        self._first_shown = True
+        self._post(first, now=True)
+
     async def on_unmount(self) -> None:
         self._stop.set()
         if self._note_collection in gc.callbacks:
@@ -300,7 +318,8 @@ class PhasewatchApp(App[int]):
             self._notes.append(f"no project {self.project_id!r}")
         if not self.watch_enabled:
             self.watch_mode = "once"
-        self._post(first)
+        if not self._first_shown:  # (else shown as the app mounted)
+            self._post(first)
         # The next reads (the log, the watch's first full pass) hold the GIL for tens of ms:
         # started now, they would slow the painting of the first data they follow.
         with contextlib.suppress(TimeoutError):
@@ -337,10 +356,14 @@ class PhasewatchApp(App[int]):
                 watcher.again([session.project.hook_log])
         self.watch_mode = "stopped"
 
-    def _post(self, update: SessionUpdate) -> None:
+    def _post(self, update: SessionUpdate, now: bool = False) -> None:
+        """Hand ``update`` to the screens: by a message, or ``now`` (as the app mounts)."""
         self._posted_at = time.monotonic()
         self.updates_received += 1  # (counted here: a coalesced message never arrives)
-        self.post_message(SessionUpdated(update))
+        if now:
+            self.on_session_updated(SessionUpdated(update))
+        else:
+            self.post_message(SessionUpdated(update))
         if update.hook_changed:
             self.post_message(HookLogGrew())
 

@@ -31,5 +31,7 @@ def refresh_bindings_if_changed(node: DOMNode, bindings: Iterable[BindingType]) 
     if getattr(node, "_pw_binding_states", None) == states:
         return False
     node._pw_binding_states = states  # type: ignore[attr-defined]  # our memo on their node
-    node.refresh_bindings()
+    # (its screen's, not ``node.refresh_bindings()``: Textual's does nothing until the node's
+    # own on_mount has returned, and the app shows a quick first read in its on_mount)
+    node.screen.refresh_bindings()
     return True
