@@ -236,6 +236,7 @@ class FindingsList(Vertical):
                         self.cell_updates += 1
             self._cells[key] = cells
         self._items = wanted
+        table.measure_now()
         if any(item.key not in before_keys for item in added) and table.row_count > 1:
             cursor_key = self._cursor_key()
             table.sort("sev", "rule", "path", key=lambda row: _sort_key(*row))

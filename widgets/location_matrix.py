@@ -198,6 +198,7 @@ class LocationMatrix(Vertical):
                         self.cell_updates += 1
             self._cells[key] = cells
         self._rows = unique
+        table.measure_now()
         if not table.has_focus:  # not driven by the user: follow the most interesting row
             target = next((r.key for r in unique.values() if r.divergent), None)
             target = target or next((r.key for r in unique.values() if r.is_current), None)
