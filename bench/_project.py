@@ -23,6 +23,11 @@ from typing import Any
 
 HOOK_LOG_CAP = 1024 * 1024  # HOOK_LOG_MAX_BYTES (docs/formats.md#hook-log)
 DATA_MARK = "acme-api"  # the state's project name, shown in the header once the data is on screen
+#: The location matrix's rows (the three status locations side by side, the dashboard's point):
+#: this state's current phase has no ``phases`` record, which only its matrix row says this way.
+#: The data is on screen when both marks are.
+ROWS_MARK = "(no record)"
+DATA_MARKS = (DATA_MARK, ROWS_MARK)
 
 # (hook, event, reason) as the framework's hooks log them (docs/formats.md#hook-log); {v}, {p}
 # and {i} are filled per line. Weighted by repetition: the loop controller's bypass is the most

@@ -12,7 +12,7 @@ and every import are included):
 * first frame: the first bytes of a painted screen (phasewatch: the footer's ``Quit`` key label;
   the minimal app: its one line of text);
 * first data: the first frame showing the state file's content (the project name in the
-  header), and the CPU time (user + sys, ``/proc/<pid>/stat``) the process had used by then.
+  header and the location matrix's rows: both marks written), and the CPU time (user + sys, ``/proc/<pid>/stat``) the process had used by then.
   The minimal app has no data: its first frame is its truth.
 
 Then it stays idle ~3 s (still draining the pty) and reads ``VmRSS``/``VmHWM`` from
@@ -54,7 +54,8 @@ IDLE_S = 3.0
 START_TIMEOUT_S = 15.0
 GOAL_RATIO = 1.5  # issue 27: data on screen and idle RSS within 1.5x of a minimal Textual app
 FRAME_MARK = b"Quit"  # footer key label: present in phasewatch's first painted frame
-DATA_MARK = _project.DATA_MARK.encode()  # project name from the state file, in the header
+#: the project's name from the state file (in the header) and its matrix rows (bench/_project.py)
+DATA_MARKS = tuple(mark.encode() for mark in _project.DATA_MARKS)
 MINIMAL_MARK = b"minimal-app-ready"
 
 # The reference: the smallest Textual app with the same furniture (a header and a footer).
@@ -122,11 +123,12 @@ def child_env(pycache: str | None) -> dict[str, str]:
 
 class Run:
     def __init__(
-        self, cmd: list[str], pycache: str | None, frame_mark: bytes, data_mark: bytes
+        self, cmd: list[str], pycache: str | None, frame_mark: bytes, data_marks: tuple[bytes, ...]
     ) -> None:
         self.cmd = cmd
         self.pycache = pycache
-        self.frame_mark, self.data_mark = frame_mark, data_mark
+        self.frame_mark, self.data_marks = frame_mark, data_marks
+        self.seen: set[bytes] = set()  # the data marks written so far
         self.pid = 0
         self.fd = -1
         self.buf = bytearray()
@@ -157,7 +159,8 @@ class Run:
             self.marks.setdefault("output", t)
             if "frame" not in self.marks and self.frame_mark in window:
                 self.marks["frame"] = t
-            if "data" not in self.marks and self.data_mark in window:
+            self.seen.update(mark for mark in self.data_marks if mark in window)
+            if "data" not in self.marks and len(self.seen) == len(self.data_marks):
                 self.marks["data"] = t
                 self.cpu_at_data = cpu_seconds(self.pid)
             if len(self.buf) > 1 << 20:  # keep only a tail
@@ -247,7 +250,7 @@ def import_time(code: str, pycache: str, runs: int = 3) -> float:
 
 
 def series(
-    cmd: list[str], pycache: str | None, marks: tuple[bytes, bytes], idle_s: float
+    cmd: list[str], pycache: str | None, marks: tuple[bytes, tuple[bytes, ...]], idle_s: float
 ) -> dict[str, float] | None:
     """One start of ``cmd``: its marks and memory (None: no data frame in time)."""
     run = Run(cmd, pycache, *marks)
@@ -289,8 +292,8 @@ def main(runs: int) -> None:
         minimal = Path(tmp) / "minimal_app.py"
         minimal.write_text(MINIMAL_APP)
         programs = {
-            "phasewatch": ([*phasewatch_cmd(), str(project)], (FRAME_MARK, DATA_MARK)),
-            "minimal": ([sys.executable, str(minimal)], (MINIMAL_MARK, MINIMAL_MARK)),
+            "phasewatch": ([*phasewatch_cmd(), str(project)], (FRAME_MARK, DATA_MARKS)),
+            "minimal": ([sys.executable, str(minimal)], (MINIMAL_MARK, (MINIMAL_MARK,))),
         }
         for cmd, marks in programs.values():  # warm-up, not counted: fills the bytecode cache
             series(cmd, pycache, marks, 0.0)
@@ -305,7 +308,7 @@ def main(runs: int) -> None:
                     got[name].append(result)
         cold = [
             r
-            for r in (series(programs["phasewatch"][0], None, (FRAME_MARK, DATA_MARK), 0.0),)
+            for r in (series(programs["phasewatch"][0], None, (FRAME_MARK, DATA_MARKS), 0.0),)
             if r is not None
         ]
         bare = import_time("pass", pycache)
