@@ -22,7 +22,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shlex
 import subprocess
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -98,6 +97,8 @@ def run_command(command: str, event: Event, timeout: float = COMMAND_TIMEOUT) ->
     ``{kind}``, ``{key}`` and ``{project}`` in a word become the event's fields, so
     ``notify-send {title} {summary}`` shows the event's text, and nothing in that text can run
     or split into another word."""
+    import shlex  # (here: the dashboard starts without it; a command runs rarely)
+
     try:
         words = shlex.split(command)
     except ValueError as exc:

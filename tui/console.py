@@ -32,7 +32,6 @@ it (``core.decide.undo_repair``, refused once anyone wrote after it). Nothing re
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from collections.abc import Callable, Iterable
@@ -95,6 +94,8 @@ OwnWrite = Callable[[Path, "FileStamp | None"], None]
 
 def _digest(document: object) -> str:
     """Identity of the document a decision was taken on (two presses on one look share it)."""
+    import hashlib  # (here: OpenSSL's loading is not the first frame's business)
+
     text = json.dumps(document, sort_keys=True, default=str)
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
