@@ -161,8 +161,8 @@ class FindingsList(Vertical):
         add_columns(self, self.table, COLUMNS, self._restyle)
 
     @property
-    def table(self) -> DataTable[Text]:
-        return self.query_one("#findings-table", DataTable)
+    def table(self) -> MeasuredTable:
+        return self.query_one("#findings-table", MeasuredTable)
 
     @property
     def items(self) -> dict[str, Item]:

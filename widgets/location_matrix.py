@@ -150,8 +150,8 @@ class LocationMatrix(Vertical):
         add_columns(self, self.table, COLUMNS, self._restyle)
 
     @property
-    def table(self) -> DataTable[Text]:
-        return self.query_one("#matrix-table", DataTable)
+    def table(self) -> MeasuredTable:
+        return self.query_one("#matrix-table", MeasuredTable)
 
     @property
     def rows(self) -> dict[str, PhaseLocations]:
