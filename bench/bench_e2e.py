@@ -40,6 +40,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 import _results  # noqa: E402  (bench/ is on sys.path as the script dir)
+from _project import DATA_MARKS  # noqa: E402  (the project's name and its matrix rows)
 from _results import stats  # noqa: E402
 from _tmux import Pane, tmux  # noqa: E402
 
@@ -47,8 +48,6 @@ N = int(sys.argv[1]) if len(sys.argv) > 1 else 1_000_000
 RUNS = int(sys.argv[2]) if len(sys.argv) > 2 else 3
 MARK = "last-line-hook"
 RARE = "zzz-rare"
-from _project import DATA_MARKS  # noqa: E402  (the project's name and its matrix rows)
-
 PHASEWATCH = str(Path(sys.executable).with_name("phasewatch"))
 TOOLONG = os.environ.get("TOOLONG") or shutil.which("tl") or "/tmp/hl_toolong/bin/tl"
 
@@ -122,8 +121,8 @@ def run_startup(
         first = pane.wait(re.escape(text), 30)
         got = {"first_paint_s": first}
         if data:
-            seen = [pane.wait(re.escape(mark), 30) for mark in data]
-            got["first_data_s"] = None if None in seen else max(s for s in seen if s is not None)
+            seen = [pane.wait(re.escape(mark), 30) for mark in data]  # one after the other:
+            got["first_data_s"] = None if None in seen else seen[-1]  # the last is the latest
         time.sleep(0.3)
         return {**got, **pane.memory()}
     finally:

@@ -12,7 +12,8 @@ and every import are included):
 * first frame: the first bytes of a painted screen (phasewatch: the footer's ``Quit`` key label;
   the minimal app: its one line of text);
 * first data: the first frame showing the state file's content (the project name in the
-  header and the location matrix's rows: both marks written), and the CPU time (user + sys, ``/proc/<pid>/stat``) the process had used by then.
+  header and the location matrix's rows: both marks written), and the CPU time (user + sys,
+  ``/proc/<pid>/stat``) the process had used by then.
   The minimal app has no data: its first frame is its truth.
 
 Then it stays idle ~3 s (still draining the pty) and reads ``VmRSS``/``VmHWM`` from

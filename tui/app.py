@@ -255,10 +255,9 @@ class PhasewatchApp(App[int]):
 
     def _start_first_read(self) -> None:
         """Start the first read (import the core, discover and read the project) in a thread,
-        once, as the app mounts: it runs while Textual lays out and paints the first frame
-        ("Reading..."). Started at Ready instead (the first frame on screen), the data came
-        20 ms later; started before the app mounts, the first frame came 50 ms later and the
-        data 30 ms later (bench/bench_startup.py, 2 CPUs, quiet, medians of 4)."""
+        once, as the app mounts; :meth:`_show_a_quick_first_read` then waits for it. Started
+        before the app mounts, it shared the interpreter with Textual's set-up and gained
+        nothing (bench/bench_startup.py, 2 CPUs, quiet)."""
         if self._read_started:
             return
         self._read_started = True
