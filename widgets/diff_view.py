@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from phasewatch.core.diff import Change, format_value
+from phasewatch.widgets._table import LiveTable
 from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
@@ -53,7 +54,7 @@ class DiffView(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="diff-title", markup=False)
-        table: DataTable[Any] = DataTable(cursor_type="row", zebra_stripes=True)
+        table: DataTable[Any] = LiveTable(cursor_type="row", zebra_stripes=True)
         yield table
         yield Static("", id="diff-detail", markup=False)
 

@@ -21,6 +21,7 @@ from typing import Any
 from phasewatch.core.findings import Finding, Severity, sort_findings
 from phasewatch.core.plugins import PluginRecord, Registry, Status, fix_mojibake
 from phasewatch.core.text import shorten
+from phasewatch.widgets._table import LiveTable
 from rich.style import Style
 from rich.text import Text
 from textual import on
@@ -388,7 +389,7 @@ class PluginTable(Widget):
 
     def compose(self) -> ComposeResult:
         yield Static(header_text(None, self._palette()), id="plugins-header")
-        table: DataTable[Text] = DataTable(id="plugins-table", cursor_type="row")
+        table: DataTable[Text] = LiveTable(id="plugins-table", cursor_type="row")
         for key, label in COLUMNS:
             table.add_column(Text(label), key=key)
         yield table

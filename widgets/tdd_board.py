@@ -16,6 +16,7 @@ from phasewatch.core.tdd.hook import StopHookView
 from phasewatch.core.tdd.model import TddPlan
 from phasewatch.core.tdd.summary import true_remaining as count_remaining
 from phasewatch.core.text import shorten
+from phasewatch.widgets._table import LiveTable
 from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
@@ -90,7 +91,7 @@ class TddBoard(Vertical):
         yield Static("", id="tdd-header", markup=False)
         yield Static("", id="tdd-approval", markup=False)
         yield Static("", id="tdd-counts", markup=False)
-        yield DataTable(id="tdd-slices", cursor_type="row", zebra_stripes=True)
+        yield LiveTable(id="tdd-slices", cursor_type="row", zebra_stripes=True)
         yield Static("", id="tdd-findings", markup=False)
 
     def on_mount(self) -> None:

@@ -14,6 +14,7 @@ from phasewatch.core.diff import diff_json
 from phasewatch.core.findings import Finding, Severity
 from phasewatch.core.text import clean
 from phasewatch.core.timeline import TimelineEntry
+from phasewatch.widgets._table import LiveTable
 from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
@@ -75,7 +76,7 @@ class TimelineView(Vertical):
         self._shown: tuple[int | None, int] | None = None
 
     def compose(self) -> ComposeResult:
-        table: DataTable[Any] = DataTable(id="timeline-table", cursor_type="row")
+        table: DataTable[Any] = LiveTable(id="timeline-table", cursor_type="row")
         yield table
         yield DiffView()
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from phasewatch.core.review import AttentionItem, attention_items
 from phasewatch.core.session import SessionUpdate
 from phasewatch.core.systems import TDD
+from phasewatch.widgets._table import LiveTable
 from phasewatch.widgets.footer import KeyFooter
 from phasewatch.widgets.header import format_elapsed
 from rich.text import Text
@@ -40,7 +41,7 @@ class AttentionScreen(ConsoleScreen):
         with Vertical(id="attention") as box:
             box.border_title = "Waiting for a human (oldest first)"
             yield Static("", id="attention-head", markup=False)
-            yield DataTable(id="attention-table", cursor_type="row", zebra_stripes=True)
+            yield LiveTable(id="attention-table", cursor_type="row", zebra_stripes=True)
         yield KeyFooter()
 
     @property

@@ -15,6 +15,7 @@ from phasewatch.core.protocol import parse_iso
 from phasewatch.core.review import escalation_key
 from phasewatch.core.session import SessionUpdate
 from phasewatch.core.snapshot import Snapshot
+from phasewatch.widgets._table import LiveTable
 from phasewatch.widgets.footer import KeyFooter
 from phasewatch.widgets.header import format_elapsed
 from rich.text import Text
@@ -52,7 +53,7 @@ class EscalationsScreen(ConsoleScreen):
         with Vertical(id="esc") as box:
             box.border_title = "Pending escalations"
             yield Static("", id="esc-head", markup=False)
-            yield DataTable(id="esc-table", cursor_type="row", zebra_stripes=True)
+            yield LiveTable(id="esc-table", cursor_type="row", zebra_stripes=True)
             with VerticalScroll(id="esc-detail-box") as detail:
                 detail.border_title = "Detail"
                 yield Static("", id="esc-detail", markup=False)
