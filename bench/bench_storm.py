@@ -11,7 +11,8 @@ the keys ``2`` and ``1`` are sent alternately, ``GAP_S`` apart (phasewatch: its 
 its overview; the minimal app: two screens); a key's latency runs from just before
 ``tmux send-keys`` until the pane's first line shows the other screen, looked at every 3 ms
 (a look runs a tmux client, ~2 ms). Also the CPU each program used during the storm (user+sys,
-``/proc``). Medians, p99 and the ratio to the minimal app go to the screen and to
+``/proc``) and its RSS as the keys start and once they end (a live table's stale renders once
+grew it by ~20 MB over 400 writes). Medians, p99 and the ratio to the minimal app go to the screen and to
 ``bench/results/storm-<time>.json``.
 
     .venv/bin/python bench/bench_storm.py [keys]
@@ -127,6 +128,7 @@ def measure(name: str, argv: list[str], project: Path) -> dict[str, Any]:
         )
         time.sleep(2)
         cpu0, t0 = pane.cpu_seconds(), time.monotonic()
+        rss0 = pane.memory().get("VmRSS", float("nan"))
         latencies, missed = [], 0
         for k in range(KEYS):
             key = "2" if k % 2 == 0 else "1"
@@ -144,9 +146,16 @@ def measure(name: str, argv: list[str], project: Path) -> dict[str, Any]:
                 latencies.append(seen)
             time.sleep(max(0.0, GAP_S - (time.monotonic() - sent)))
         cpu = (pane.cpu_seconds() - cpu0) / (time.monotonic() - t0)
+        rss = (rss0, pane.memory().get("VmRSS", float("nan")))
         out, _ = storm.communicate(timeout=storm_s + 30)
         rates = json.loads(out.strip().splitlines()[-1]) if out.strip() else {}
-        return {"latency_s": latencies, "missed": missed, "cpu_share": cpu, "storm": rates}
+        return {
+            "latency_s": latencies,
+            "missed": missed,
+            "cpu_share": cpu,
+            "rss_mb": rss,
+            "storm": rates,
+        }
     finally:
         pane.close()
 
@@ -184,6 +193,7 @@ def main() -> None:
             **stats(r["latency_s"]),
             "missed": r["missed"],
             "cpu_share": r["cpu_share"],
+            "rss_mb": r["rss_mb"],
             "storm": r["storm"],
         }
         for name, r in results.items()
@@ -220,7 +230,8 @@ def print_table(summary: dict[str, Any]) -> None:
         )
         print(
             f"  {name:<11} key -> screen median {ms(s['median'])} ms  p99 {ms(s['p99'])} ms  "
-            f"(missed {s['missed']})  CPU {s['cpu_share']:.0%} of a core{vs}"
+            f"(missed {s['missed']})  CPU {s['cpu_share']:.0%} of a core  "
+            f"RSS {s['rss_mb'][0]:.1f} -> {s['rss_mb'][1]:.1f} MB{vs}"
         )
     p99 = summary["phasewatch"]["p99"]
     verdict = "not measured (under 20 keys)" if p99 is None else "met" if p99 <= 0.15 else "not met"
