@@ -155,13 +155,17 @@ def table(
         def ms(v: float | None) -> str:  # seconds (None under 20 keys for a p99)
             return _ms(None if v is None else v * 1000)
 
+        def rss(r: dict[str, Any]) -> str:  # (results from before the bench measured it: none)
+            got = r.get("rss_mb")
+            return f"; RSS {got[0]:.0f} -> {got[1]:.0f} MB" if got else ""
+
         lines.append(
             f"| key press → screen (switching screens, tmux) during a storm of "
             f"{rates.get('state_writes_per_s', 0):.0f} state writes/s + "
             f"{rates.get('log_lines_per_s', 0):,.0f} log lines/s ({storm['keys']} keys) | median "
             f"{ms(pw['median'])}, p99 {ms(pw['p99'])}; CPU {pw['cpu_share']:.0%} "
-            f"of a core | a minimal Textual app, same storm: {ms(base['median'])} / "
-            f"{ms(base['p99'])} | {_goal(pw['p99'] and pw['p99'] * 1000, 150, 'p99 ≤ 150 ms')} |"
+            f"of a core{rss(pw)} | a minimal Textual app, same storm: {ms(base['median'])} / "
+            f"{ms(base['p99'])}{rss(base)} | {_goal(pw['p99'] and pw['p99'] * 1000, 150, 'p99 ≤ 150 ms')} |"
         )
     if latency is not None:
         got = latency["measured"].get("watch events", {}).get("paint_ms", {})
