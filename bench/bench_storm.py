@@ -11,9 +11,9 @@ the keys ``2`` and ``1`` are sent alternately, ``GAP_S`` apart (phasewatch: its 
 its overview; the minimal app: two screens); a key's latency runs from just before
 ``tmux send-keys`` until the pane's first line shows the other screen, looked at every 3 ms
 (a look runs a tmux client, ~2 ms). Also the CPU each program used during the storm (user+sys,
-``/proc``) and its RSS as the keys start and once they end (a live table's stale renders once
-grew it by ~20 MB over 400 writes). Medians, p99 and the ratio to the minimal app go to the screen and to
-``bench/results/storm-<time>.json``.
+``/proc``) and its RSS as the keys start and once they end (the tables' stale renders once
+held ~17 MB after 400 writes). Medians, p99 and the ratio to the minimal app go to the screen
+and to ``bench/results/storm-<time>.json``.
 
     .venv/bin/python bench/bench_storm.py [keys]
 """

@@ -59,7 +59,7 @@ async def test_a_live_table_keeps_only_the_renders_of_its_current_update(kind) -
         assert "v59" in shown and "v52" in shown  # the last pass over the rows, as it is now
 
 
-async def test_textuals_own_table_keeps_every_update_s_renders() -> None:
+async def test_textuals_own_table_keeps_the_renders_of_every_update() -> None:
     """What the tables above fix (if this starts failing, Textual dropped stale renders
     itself and LiveTable can go)."""
     table: DataTable[Text] = DataTable(cursor_type="row")
