@@ -4,8 +4,13 @@ older ones until its LRU caps (10,000 cells, 1,000 rows and lines) were full."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from phasewatch.widgets._table import LiveTable, MeasuredTable
+from rich.padding import Padding
+from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.widgets import DataTable
@@ -68,3 +73,93 @@ async def test_textuals_own_table_keeps_the_renders_of_every_update() -> None:
         await pilot.pause()
         await change_cells(table, pilot, 60)
         assert len(cached_counts(table)) > 30
+
+
+# ------------------------------------------------------------------ one-line cells
+
+
+def normalised(lines: list[list[Segment]]) -> list[list[tuple[str, Style | None]]]:
+    """What a terminal shows of ``lines``: adjacent segments of one style merged, empty ones
+    dropped (Rich and the fast path may cut a line into differently sized pieces)."""
+    return [
+        [(s.text, s.style) for s in Segment.simplify(s for s in line if s.text)] for line in lines
+    ]
+
+
+#: Letters of every width and kind: ASCII, CJK (2 cells), emoji, combining marks, zero-width
+#: and bidi controls, markup-looking brackets; and, now and then, the ones that take Textual's
+#: way (widgets/_table.py: ``_NOT_ONE_LINE``).
+ALPHABET = "ab Z09-_.:/[]()✓⚠▶·—éÉ漢字한😀\u0301\u200b\u202e\u2066"
+RARE = "\n\t\u200d\ufe0f"
+STYLES = ["", "bold", "red", "dim italic", "on blue", "reverse", "underline green", "#ff8800"]
+
+
+def random_text(rng: random.Random) -> Text:
+    plain = "".join(
+        rng.choice(RARE if rng.random() < 0.01 else ALPHABET) for _ in range(rng.randrange(0, 40))
+    )
+    text = Text(plain, style=rng.choice(STYLES), overflow=rng.choice([None, "fold", "crop"]))
+    for _ in range(rng.randrange(0, 4)):
+        start = rng.randrange(0, len(plain) + 1)
+        end = rng.randrange(start, len(plain) + 1)
+        text.stylize(rng.choice(STYLES), start, end)
+    return text
+
+
+async def test_one_line_cells_render_as_textuals_table_renders_them() -> None:
+    """LiveTable's fast path against Textual's own rendering of the same cell, in the same
+    table (header and body cells, cursor and hover, fixed columns, widths from too narrow to
+    wide, both cell paddings), on 1,200 random cells: what the terminal shows is the same."""
+    rng = random.Random(2711)
+    table = LiveTable(cursor_type="cell", fixed_columns=1)
+    app = TableApp(table)
+    async with app.run_test(size=(80, 20)) as pilot:
+        await pilot.pause()
+        checked = fast = 0
+        for _ in range(100):
+            table.clear(columns=True)
+            table.cell_padding = rng.choice([0, 1, 1, 2])
+            for c in range(COLUMNS):
+                table.add_column(random_text(rng), key=f"c{c}")
+            for r in range(3):
+                table.add_row(*(random_text(rng) for _ in range(COLUMNS)), key=f"r{r}")
+            table._pseudo_class_state = table.get_pseudo_class_state()
+            for row in (-1, 0, 1, 2):
+                for column in range(COLUMNS):
+                    width = rng.randrange(0, 30)
+                    base = rng.choice([Style(), Style(color="white", bgcolor="black")])
+                    cursor, hover = rng.random() < 0.3, rng.random() < 0.3
+                    fast += table._one_line_cell(row, column, width) is not None
+                    table._cell_render_cache.clear()
+                    ours = table._render_cell(row, column, base, width, cursor, hover)
+                    table._cell_render_cache.clear()
+                    theirs = DataTable._render_cell(table, row, column, base, width, cursor, hover)
+                    assert normalised(ours) == normalised(theirs), (row, column, width)
+                    checked += 1
+        assert checked == 1_600 and fast > 1_000  # most cells took the fast path
+
+
+async def test_other_cells_take_textuals_way() -> None:
+    """Multi-line, tabbed, justified, ellipsised, non-Text cells and taller rows: not one line
+    of Text, so Textual renders them. (A str cell is Text once Textual's formatter has read it.)"""
+    table = LiveTable()
+    app = TableApp(table)
+    async with app.run_test(size=(80, 20)) as pilot:
+        await pilot.pause()
+        table.clear(columns=True)
+        table.add_columns("a", "b", "c", "d", "e")
+        table.add_row(
+            Text("two\nlines"),
+            Text("a\ttab"),
+            Text("right", justify="right"),
+            Text("a long cell cut", overflow="ellipsis"),
+            Padding(Text("padded"), (0, 1)),
+            key="odd",
+        )
+        table.add_row(*(Text("x") for _ in range(5)), key="tall", height=2)
+        await pilot.pause()
+        for row in (0, 1):
+            for column in range(5):
+                assert table._one_line_cell(row, column, 10) is None, (row, column)
+        assert table._one_line_cell(-1, 0, 10) is not None  # the header: plain labels
+        assert table._one_line_cell(-1, 0, 2) is None  # no room inside the padding

@@ -14,6 +14,13 @@ LRU caches of up to 10,000 cells and 1,000 rows and lines: a live table holds th
 dashboard of 400 state writes kept the matrix's caches full: headless, the process grew
 86.7 -> 110.2 MB; with :class:`LiveTable`, which drops them when the count moves on,
 85.6 -> 91.9 MB.
+
+A cell is rendered through Rich's general layout (``Styled(Padding(cell))`` into
+``console.render_lines``: measure, wrap, pad, split into lines), ~370 us a cell when the
+dashboard first paints: the location matrix's 14 lines took 25-33 ms of its first data frame
+(a pty, 2 CPUs). Every cell here is one line of ``Text`` in a row one line high, which
+:func:`one_line` renders straight to the same segments (see :meth:`LiveTable._render_cell`);
+any other cell takes Textual's way.
 """
 
 from __future__ import annotations
@@ -21,11 +28,47 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from rich.console import Console
+from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 from textual.geometry import Region
 from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import DataTable
+
+_NULL = Style.null()
+#: Characters that end the fast path: line breaks and tabs (Rich lays them out), and the two
+#: Rich measures with their neighbours (a zero-width joiner hides the next character, VS16
+#: widens the one before), where cutting a text in pieces would measure it otherwise.
+_NOT_ONE_LINE = ("\n", "\t", "\u200d", "\ufe0f")
+
+
+def one_line(
+    cell: Text, width: int, padding: int, pre: Style, post: Style, console: Console
+) -> list[Segment]:
+    """The segments of a one-line ``cell`` in a ``width``-cell column, as Textual's table draws
+    it (``Styled(Padding(cell, (0, padding)), pre, post)``, no wrapping, one line high): the
+    text cut as Rich cuts it (the whole text at once: where a combining mark follows the cut,
+    Rich cuts a cell earlier than cutting its pieces would) and padded to the width inside the
+    padding, ``pre`` under and ``post`` over every segment. Only for cells
+    :meth:`LiveTable._one_line_cell` admits."""
+    inner = width - 2 * padding
+    if cell.cell_len > inner:
+        cell = cell.copy()
+        cell.truncate(inner, overflow="fold")  # (fold and crop cut one line alike)
+    if not cell.plain:
+        segments = []
+    elif cell.spans:
+        segments = list(cell.render(console))
+    else:  # (Text.render leaves the text's own style to the spans Rich's layout makes of it)
+        style = console.get_style(cell.style, default=_NULL) if cell.style else None
+        segments = [Segment(cell.plain, style)]
+    line = Segment.adjust_line_length(segments, inner, style=_NULL)
+    if padding:
+        space = Segment(" " * padding, _NULL)
+        line = [space, *line, space]
+    return list(Segment.apply_style(line, pre, post))
 
 
 class LiveTable(DataTable[Any]):
@@ -39,6 +82,81 @@ class LiveTable(DataTable[Any]):
             self._rendered_at = self._update_count
             self._drop_stale_renders()
         return super().render_lines(crop)
+
+    def _render_cell(
+        self,
+        row_index: int,
+        column_index: int,
+        base_style: Style,
+        width: int,
+        cursor: bool = False,
+        hover: bool = False,
+    ) -> list[list[Segment]]:
+        """One cell's lines: a one-line Text by :func:`one_line`, cached as Textual caches its
+        own renders (same key, same styles); any other cell as Textual renders it."""
+        header = row_index == -1
+        row_key = self._header_row_key if header else self._row_locations.get_key(row_index)
+        column_key = self._column_locations.get_key(column_index)
+        cell = self._one_line_cell(row_index, column_index, width)
+        if cell is None or row_key is None or column_key is None:
+            return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
+        key = (
+            row_key,
+            column_key,
+            base_style,
+            cursor,
+            hover,
+            self._show_hover_cursor,
+            self._update_count,
+            self._pseudo_class_state,
+        )
+        lines: list[list[Segment]] | None = self._cell_render_cache.get(key)
+        if lines is None:
+            fixed = not header and (
+                row_index < self.fixed_rows or column_index < self.fixed_columns
+            )
+            component, post = self._get_styles_to_render_cell(
+                header,
+                False,
+                fixed,
+                hover,
+                cursor,
+                self.show_cursor,
+                self._show_hover_cursor,
+                self.cursor_foreground_priority == "css",
+                self.cursor_background_priority == "css",
+            )
+            pre = base_style + Style.from_meta({"row": row_index, "column": column_index})
+            line = one_line(cell, width, self.cell_padding, pre + component, post, self.app.console)
+            lines = [line]
+            self._cell_render_cache[key] = lines
+        return lines
+
+    def _one_line_cell(self, row_index: int, column_index: int, width: int) -> Text | None:
+        """The cell, when it is one line of Text (none of ``_NOT_ONE_LINE``, cut not wrapped, not
+        justified) in a row (or header) one line high and a column wider than its padding."""
+        if column_index < 0 or width <= 2 * self.cell_padding:
+            return None
+        if row_index == -1:
+            if self.header_height != 1:
+                return None
+        else:
+            row = self.rows.get(self._row_locations.get_key(row_index))  # type: ignore[arg-type]
+            if row is None or row.height != 1:
+                return None
+        cells = self._get_row_renderables(row_index).cells
+        cell = cells[column_index] if column_index < len(cells) else None
+        if type(cell) is not Text:
+            return None
+        options = self.app.console_options
+        if (cell.justify or options.justify or "default") != "default":
+            return None
+        if (cell.overflow or options.overflow or "fold") not in ("fold", "crop"):
+            return None
+        plain = cell.plain
+        if any(c in plain for c in _NOT_ONE_LINE):
+            return None
+        return cell
 
     def _drop_stale_renders(self) -> None:
         """Empty the caches whose keys hold the update count (every entry is of an older one)."""
