@@ -229,7 +229,15 @@ async def test_the_review_console_renders_literally_and_runs_nothing(tmp_path: P
             await wait_until(pilot, lambda cls=cls: isinstance(app.screen, cls))
             await wait_until(pilot, lambda: app.screen.applied > 0)
             # the TDD plan may reach the screen an update after its first (a busy machine)
-            await wait_until(pilot, lambda lits=literals: all(x in screen_text(app) for x in lits))
+            await wait_until(
+                pilot,
+                lambda lits=literals: all(x in screen_text(app) for x in lits),
+                what=lambda lits=literals, key=key: (
+                    f"after {key!r}, {type(app.screen).__name__} (update"
+                    f" {getattr(app.screen, 'applied', None)}) lacks"
+                    f" {[x for x in lits if x not in screen_text(app)]}:\n{screen_text(app)}"
+                ),
+            )
             assert_literal(app, app.export_screenshot(), literals)
             for x in range(0, 120, 20):
                 await pilot.click(offset=(x, 3))

@@ -31,14 +31,21 @@ def write_state(path: Path, state: dict[str, Any]) -> None:
     write_truncate(path, render_state(state))
 
 
-async def wait_until(pilot, predicate: Callable[[], bool], timeout: float = TIMEOUT) -> None:
-    """Await ``predicate()`` by letting the app run (``pilot.pause``) with a deadline."""
+async def wait_until(
+    pilot,
+    predicate: Callable[[], bool],
+    timeout: float = TIMEOUT,
+    what: Callable[[], str] | None = None,
+) -> None:
+    """Await ``predicate()`` by letting the app run (``pilot.pause``) with a deadline;
+    ``what()`` says what was there instead when it fails."""
     import time
 
     deadline = time.monotonic() + timeout
     while not predicate():
         if time.monotonic() > deadline:
-            raise AssertionError(f"condition not met within {timeout}s")
+            seen = f": {what()}" if what is not None else ""
+            raise AssertionError(f"condition not met within {timeout}s{seen}")
         await pilot.pause(0.01)
 
 
