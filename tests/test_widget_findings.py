@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from phasewatch.core.audit import rules as R
 from phasewatch.core.findings import make
-from phasewatch.widgets.findings_list import FindingsList, detail_content, events, standing
+from phasewatch.widgets.findings_list import (
+    MESSAGE_MIN_WIDTH,
+    FindingsList,
+    detail_content,
+    events,
+    standing,
+)
 from textual.app import App, ComposeResult
 
 SRC = ".isdlc/state.json"
@@ -72,3 +78,51 @@ async def test_a_newer_event_renews_its_row_without_adding_one() -> None:
         added = flist.show(standing([jump(1, 3)]) + events(reversed(other)))
         assert {a.finding.rule_id for a in added} == {"TR-VERSION-JUMP", "TR-VERSION-DOWN"}
         assert flist.table.row_count == 3
+
+
+def long(n: int):
+    """A finding whose message is far wider than any screen (wide characters in it too)."""
+    return make(
+        R.TR_VERSION_JUMP,
+        source=SRC,
+        path=f"phases.0{n}-implementation.status",
+        expected=1,
+        actual=2,
+        message=f"finding {n}: " + "漢字 and words " * 30 + "the end",
+    )
+
+
+class SizedApp(App[None]):
+    CSS = "FindingsList > DataTable { height: 8; }"
+
+    def compose(self) -> ComposeResult:
+        yield FindingsList()
+
+
+async def test_messages_take_the_width_the_other_columns_leave() -> None:
+    """No horizontal scroll bar for a long message (at 120 columns one hid a row of three):
+    the message is cut with "…" to the columns' leftover width, whole in the detail pane, and
+    cut again when the terminal is resized."""
+    app = SizedApp()
+    async with app.run_test(size=(100, 20)) as pilot:
+        flist = app.query_one(FindingsList)
+        flist.show(standing([long(n) for n in range(5)]), emphasise_new=False)
+        await pilot.pause()
+        table = flist.table
+        assert table.scrollbars_enabled == (False, False)
+        assert table.virtual_size.width <= table.size.width
+        cut = [table.get_cell(key, "message") for key in flist.keys]
+        assert all(cell.plain.endswith("…") for cell in cut)
+        assert {cell.cell_len for cell in cut} == {flist._message_room}
+        assert cut[0].plain.startswith("finding 0: 漢字 and words")
+        assert "the end" in detail_content(flist.selected).plain  # the pane has it whole
+        await pilot.resize_terminal(140, 20)
+        await pilot.pause()
+        wider = table.get_cell(flist.keys[0], "message")
+        assert wider.cell_len == flist._message_room and flist._message_room > cut[0].cell_len
+        assert table.virtual_size.width <= table.size.width
+        # a narrow terminal: the message keeps MESSAGE_MIN_WIDTH, the table scrolls instead
+        await pilot.resize_terminal(60, 20)
+        await pilot.pause()
+        assert flist._message_room == MESSAGE_MIN_WIDTH
+        assert table.get_cell(flist.keys[0], "message").cell_len == MESSAGE_MIN_WIDTH

@@ -36,6 +36,7 @@ from textual.geometry import Region
 from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import DataTable
+from textual.widgets.data_table import ColumnKey
 
 _NULL = Style.null()
 #: Characters that end the fast path: line breaks and tabs (Rich lays them out), and the two
@@ -182,6 +183,18 @@ class MeasuredTable(LiveTable):
             rows = self._new_rows.copy()
             self._new_rows.clear()
             self._update_dimensions(rows)
+
+    def fix_column_width(self, key: str, width: int) -> None:
+        """Give column ``key`` a fixed ``width`` (cells, padding not included) and lay the
+        table out for it now. A fixed column is not measured from its cells: cutting every
+        cell of an auto-width column re-measured the whole column once per cut cell."""
+        column = self.columns[ColumnKey(key)]
+        if not column.auto_width and column.width == width:
+            return
+        column.auto_width = False
+        column.width = width
+        self._require_update_dimensions = True
+        self.measure_now()
 
     def _update_dimensions(self, new_rows: Any) -> None:
         before = [c.get_render_width(self) for c in self.columns.values()]

@@ -27,7 +27,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import DataTable, Static
-from textual.widgets.data_table import CellDoesNotExist, RowDoesNotExist
+from textual.widgets.data_table import CellDoesNotExist, ColumnKey, RowDoesNotExist
 
 from ._style import SEVERITY_GLYPH, plain, plain_content, same_text, show_in, theme_styles
 
@@ -40,6 +40,9 @@ COLUMNS: tuple[tuple[str, str], ...] = (
 NEW_SECONDS = 4.0
 #: The "where" cell's widest (its end is kept: the key that differs); the detail pane has it whole.
 WHERE_WIDTH = 36
+#: The message cell takes the width the other columns leave (cut with "…"; the detail pane has
+#: it whole), and at least this much.
+MESSAGE_MIN_WIDTH = 20
 _RANK = {"error": 0, "warning": 1, "info": 2}
 
 
@@ -150,6 +153,9 @@ class FindingsList(Vertical):
         self._items: dict[str, Item] = {}
         self._cells: dict[str, tuple[Text, ...]] = {}
         self._new: dict[str, Any] = {}  # key -> timer clearing the "new" emphasis
+        #: The message column's width in cells (None: not laid out yet, messages whole); see
+        #: :meth:`_fit_messages`.
+        self._message_room: int | None = None
         self.rebuilds = 0
         self.cell_updates = 0
 
@@ -175,13 +181,26 @@ class FindingsList(Vertical):
 
     def _cells_for(self, item: Item, styles: dict[str, Style], new: bool) -> tuple[Text, ...]:
         f = item.finding
+        message = f.message if item.event is None else f"v{item.version}: {f.message}"
+        if item.count > 1:
+            message = f"×{item.count}, newest {message}"
+        message = " ".join(message.split())
+        room = self._message_room
+        if room is not None and len(message) > 4 * room:  # (cutting a long text costs its length)
+            message = message[: 4 * room]
+        text = plain(message, styles["new"] if new else "")
+        if room is not None and text.cell_len > room:
+            text.truncate(room, overflow="ellipsis")
+        return (*self._other_cells(item, styles, new), text)
+
+    @staticmethod
+    def _other_cells(item: Item, styles: dict[str, Style], new: bool) -> tuple[Text, ...]:
+        """The cells before the message: severity, rule and where."""
+        f = item.finding
         sev = str(f.severity)
         sev_style = styles.get(sev, styles["plain"])
         mark = "⟲" if item.event is not None else SEVERITY_GLYPH.get(sev, "?")
         rule_style = sev_style + styles["new"] if new else sev_style
-        message = f.message if item.event is None else f"v{item.version}: {f.message}"
-        if item.count > 1:
-            message = f"×{item.count}, newest {message}"
         where = f.path if not f.source else f"{f.source}:{f.path}"
         if len(where) > WHERE_WIDTH:  # leave the message room at 120 columns
             where = "…" + where[-(WHERE_WIDTH - 1) :]
@@ -189,7 +208,6 @@ class FindingsList(Vertical):
             Text(f"{mark} {sev}", style=sev_style),
             plain(f.rule_id, rule_style),
             plain(where, styles["muted"]),
-            plain(" ".join(message.split()), styles["new"] if new else ""),
         )
 
     def show(self, items: Sequence[Item], *, emphasise_new: bool = True) -> list[Item]:
@@ -213,6 +231,9 @@ class FindingsList(Vertical):
             timer = self._new.pop(key, None)
             if timer is not None:
                 timer.stop()
+        self._message_room = self._room(
+            [self._other_cells(item, styles, False) for item in wanted.values()]
+        )
         added: list[Item] = []
         before_keys = set(self._cells)
         for key, item in wanted.items():
@@ -237,6 +258,7 @@ class FindingsList(Vertical):
             self._cells[key] = cells
         self._items = wanted
         table.measure_now()
+        self._fit_messages()
         if any(item.key not in before_keys for item in added) and table.row_count > 1:
             cursor_key = self._cursor_key()
             table.sort("sev", "rule", "path", key=lambda row: _sort_key(*row))
@@ -265,6 +287,40 @@ class FindingsList(Vertical):
             for (column, _), after in zip(COLUMNS, cells, strict=True):
                 self.table.update_cell(key, column, after)
             self._cells[key] = cells
+
+    def on_resize(self) -> None:
+        self._fit_messages()
+
+    def _room(self, rows: Sequence[tuple[Text, ...]] = ()) -> int:
+        """The message column's width: the table's (the app's before the first layout) less
+        the other columns' (as laid out, or as wide as ``rows`` will make them) and a scroll
+        bar's, and at least ``MESSAGE_MIN_WIDTH``."""
+        table = self.table
+        width = table.scrollable_content_region.width or self.app.size.width
+        others = 0
+        for index, column in enumerate(c for c in table.columns.values() if c.key != "message"):
+            widest = max((cells[index].cell_len for cells in rows), default=0)
+            others += max(column.get_render_width(table), widest + 2 * table.cell_padding)
+        return max(MESSAGE_MIN_WIDTH, width - others - 2 * table.cell_padding - 2)
+
+    def _fit_messages(self) -> None:
+        """Cut the messages to the width the other columns leave, so the table needs no
+        horizontal scroll bar (one at 120 columns hid a row of three) and renders no cells
+        beyond the screen's edge. :meth:`show` cuts them as it builds them; this runs after
+        it and after a resize, where the columns came out otherwise."""
+        table = self.table
+        if ColumnKey("message") not in table.columns:  # (not mounted yet)
+            return
+        room = self._room()
+        if room != self._message_room:
+            self._message_room = room
+            styles = theme_styles(self.app)
+            for key, item in self._items.items():
+                cells = self._cells_for(item, styles, key in self._new)
+                if not same_text(self._cells[key][-1], cells[-1]):
+                    table.update_cell(key, "message", cells[-1])
+                self._cells[key] = cells
+        table.fix_column_width("message", room)
 
     def _cursor_key(self) -> str | None:
         table = self.table
