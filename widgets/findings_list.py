@@ -153,8 +153,7 @@ class FindingsList(Vertical):
         self._items: dict[str, Item] = {}
         self._cells: dict[str, tuple[Text, ...]] = {}
         self._new: dict[str, Any] = {}  # key -> timer clearing the "new" emphasis
-        #: The message column's width in cells (None: not laid out yet, messages whole); see
-        #: :meth:`_fit_messages`.
+        #: The message column's width in cells (None until the first show); see :meth:`_room`.
         self._message_room: int | None = None
         self.rebuilds = 0
         self.cell_updates = 0
@@ -184,11 +183,10 @@ class FindingsList(Vertical):
         message = f.message if item.event is None else f"v{item.version}: {f.message}"
         if item.count > 1:
             message = f"×{item.count}, newest {message}"
-        message = " ".join(message.split())
+        text = plain(" ".join(message.split()), styles["new"] if new else "")
         room = self._message_room
-        if room is not None and len(message) > 4 * room:  # (cutting a long text costs its length)
-            message = message[: 4 * room]
-        text = plain(message, styles["new"] if new else "")
+        if room is not None and len(text) > 4 * room:  # (cutting a long text costs its length)
+            text.right_crop(len(text) - 4 * room)
         if room is not None and text.cell_len > room:
             text.truncate(room, overflow="ellipsis")
         return (*self._other_cells(item, styles, new), text)
