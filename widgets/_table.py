@@ -94,12 +94,12 @@ class LiveTable(DataTable[Any]):
         hover: bool = False,
     ) -> list[list[Segment]]:
         """One cell's lines: a one-line Text by :func:`one_line`, cached as Textual caches its
-        own renders (same key, same styles); any other cell as Textual renders it."""
+        own renders (same key, same styles, so a render found there is whichever way made it);
+        any other cell as Textual renders it."""
         header = row_index == -1
         row_key = self._header_row_key if header else self._row_locations.get_key(row_index)
         column_key = self._column_locations.get_key(column_index)
-        cell = self._one_line_cell(row_index, column_index, width)
-        if cell is None or row_key is None or column_key is None:
+        if row_key is None or column_key is None:
             return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
         key = (
             row_key,
@@ -112,25 +112,26 @@ class LiveTable(DataTable[Any]):
             self._pseudo_class_state,
         )
         lines: list[list[Segment]] | None = self._cell_render_cache.get(key)
-        if lines is None:
-            fixed = not header and (
-                row_index < self.fixed_rows or column_index < self.fixed_columns
-            )
-            component, post = self._get_styles_to_render_cell(
-                header,
-                False,
-                fixed,
-                hover,
-                cursor,
-                self.show_cursor,
-                self._show_hover_cursor,
-                self.cursor_foreground_priority == "css",
-                self.cursor_background_priority == "css",
-            )
-            pre = base_style + Style.from_meta({"row": row_index, "column": column_index})
-            line = one_line(cell, width, self.cell_padding, pre + component, post, self.app.console)
-            lines = [line]
-            self._cell_render_cache[key] = lines
+        if lines is not None:
+            return lines
+        cell = self._one_line_cell(row_index, column_index, width)
+        if cell is None:
+            return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
+        fixed = not header and (row_index < self.fixed_rows or column_index < self.fixed_columns)
+        component, post = self._get_styles_to_render_cell(
+            header,
+            False,
+            fixed,
+            hover,
+            cursor,
+            self.show_cursor,
+            self._show_hover_cursor,
+            self.cursor_foreground_priority == "css",
+            self.cursor_background_priority == "css",
+        )
+        pre = base_style + Style.from_meta({"row": row_index, "column": column_index})
+        line = one_line(cell, width, self.cell_padding, pre + component, post, self.app.console)
+        self._cell_render_cache[key] = lines = [line]
         return lines
 
     def _one_line_cell(self, row_index: int, column_index: int, width: int) -> Text | None:
