@@ -229,8 +229,14 @@ class FindingsList(Vertical):
             timer = self._new.pop(key, None)
             if timer is not None:
                 timer.stop()
+        # the rows to add widen their columns: the message's room as it will be (the rows
+        # already shown are in the columns' widths)
         self._message_room = self._room(
-            [self._other_cells(item, styles, False) for item in wanted.values()]
+            [
+                self._other_cells(item, styles, False)
+                for k, item in wanted.items()
+                if k not in self._cells
+            ]
         )
         added: list[Item] = []
         before_keys = set(self._cells)
@@ -267,23 +273,22 @@ class FindingsList(Vertical):
 
     def _unmark(self, key: str) -> None:
         self._new.pop(key, None)
-        item = self._items.get(key)
-        if item is None or not self.is_mounted:
-            return
-        cells = self._cells_for(item, theme_styles(self.app), False)
-        for (column, _), before, after in zip(COLUMNS, self._cells[key], cells, strict=True):
-            if not same_text(before, after):
-                self.table.update_cell(key, column, after)
-        self._cells[key] = cells
+        if key in self._items and self.is_mounted:
+            self._rewrite([key])
 
     def _restyle(self) -> None:
-        if not self.is_mounted or not self._items:
-            return
+        if self.is_mounted:
+            self._rewrite(list(self._items))
+
+    def _rewrite(self, keys: Iterable[str]) -> None:
+        """Build the cells of rows ``keys`` again (a theme, the emphasis or the message's room
+        changed) and rewrite the ones that differ."""
         styles = theme_styles(self.app)
-        for key, item in self._items.items():
-            cells = self._cells_for(item, styles, key in self._new)
-            for (column, _), after in zip(COLUMNS, cells, strict=True):
-                self.table.update_cell(key, column, after)
+        for key in keys:
+            cells = self._cells_for(self._items[key], styles, key in self._new)
+            for (column, _), before, after in zip(COLUMNS, self._cells[key], cells, strict=True):
+                if not same_text(before, after):
+                    self.table.update_cell(key, column, after)
             self._cells[key] = cells
 
     def on_resize(self) -> None:
@@ -312,12 +317,7 @@ class FindingsList(Vertical):
         room = self._room()
         if room != self._message_room:
             self._message_room = room
-            styles = theme_styles(self.app)
-            for key, item in self._items.items():
-                cells = self._cells_for(item, styles, key in self._new)
-                if not same_text(self._cells[key][-1], cells[-1]):
-                    table.update_cell(key, "message", cells[-1])
-                self._cells[key] = cells
+            self._rewrite(list(self._items))
         table.fix_column_width("message", room)
 
     def _cursor_key(self) -> str | None:
