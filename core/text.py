@@ -46,6 +46,7 @@ _JSON_RAW_UNCLEAN = tuple(
         rb"\xe2\x81[\xa0\xa6-\xa9]",  # U+2060, U+2066-2069
         rb"\xef\xbb\xbf",  # U+FEFF
         rb"\xf3\xa0[\x80\x81]",  # U+E0000-E007F
+        rb"\xed[\xa0-\xbf]",  # a surrogate's bytes (invalid UTF-8 a lenient parser may keep)
     )
 )
 

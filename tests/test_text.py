@@ -80,3 +80,7 @@ def test_json_is_clean_on_common_documents():
     assert not json_is_clean(json.dumps({"a": "\x1b[31m"}).encode())
     assert not json_is_clean(json.dumps({"a": "\u202e"}, ensure_ascii=False).encode())
     assert not json_is_clean(json.dumps({"a": "\x9b"}, ensure_ascii=False).encode())
+    # a lone surrogate written raw (invalid UTF-8; hypothesis found it): json.loads keeps it
+    assert not json_is_clean(
+        json.dumps({"a": "\ud800"}, ensure_ascii=False).encode("utf-8", "surrogatepass")
+    )
