@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import threading
 import time
 from pathlib import Path
 
@@ -560,6 +561,53 @@ def test_owner_write_right_after_ours_is_reported(tmp_path, monkeypatch) -> None
     result = decide.decide_review(path, "continue", expect_version=41)
     assert result.outcome == "race" and "NOT in the file" in result.message
     assert result.version_after is None
+
+
+def _truncate_after_our_rename(monkeypatch, path: Path, finish) -> None:
+    """The owner opens the file for writing (truncating it) right after our rename, then is
+    descheduled; ``finish(ours)`` (in a thread, given the bytes we wrote) completes its write."""
+    real_fsync_dir = decide_files._fsync_dir
+
+    def fsync_dir(d):
+        real_fsync_dir(d)
+        if not fired:
+            fired.append(path.read_bytes())
+            path.write_bytes(b"")
+            threading.Thread(target=finish, args=(fired[0],), daemon=True).start()
+
+    fired: list[bytes] = []
+    monkeypatch.setattr(decide_files, "_fsync_dir", fsync_dir)
+
+
+def test_owner_slow_to_finish_its_write_is_waited_for(tmp_path, monkeypatch) -> None:
+    """Found by the contention test on a busy machine: the owner read our file, truncated it,
+    and finished its write (keeping the decision) 150 ms later; the look-again gave up after
+    40 ms and said the decision was NOT in the file. It waits for a whole file now."""
+    path = write_state(tmp_path, feature_state())
+
+    def finish(ours: bytes) -> None:
+        time.sleep(0.15)
+        doc = json.loads(ours)
+        doc["state_version"] += 1
+        path.write_text(json.dumps(doc, indent=2, ensure_ascii=False), encoding="utf-8")
+
+    _truncate_after_our_rename(monkeypatch, path, finish)
+    result = decide.decide_review(path, "continue", expect_version=41)
+    assert result.outcome == "applied", result.message
+    assert "kept the decision" in result.message and result.version_after == 42
+    assert load(path)["active_workflow"]["review_history"][-1]["action"] == "continue"
+
+
+def test_owner_that_never_finishes_its_write_leaves_the_verdict_open(tmp_path, monkeypatch) -> None:
+    """A file still empty when the look-again gives up is no proof either way: uncertain."""
+    path = write_state(tmp_path, feature_state())
+    monkeypatch.setattr(decide_files, "UNSETTLED_SECONDS", 0.2)
+    _truncate_after_our_rename(monkeypatch, path, lambda ours: None)
+    started = time.monotonic()
+    result = decide.decide_review(path, "continue", expect_version=41)
+    assert time.monotonic() - started < 2
+    assert result.outcome == "race" and result.version_after is None
+    assert "uncertain" in result.message and "NOT in the file" not in result.message
 
 
 def test_torn_read_is_retried(tmp_path, monkeypatch) -> None:

@@ -6,6 +6,8 @@ import difflib
 import hashlib
 import os
 import stat
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -221,6 +223,39 @@ def test_approval_race_leaves_the_lock(tmp_path: Path, monkeypatch) -> None:
     result = decide.decide_approval(path)
     assert result.outcome == "race" and "lock left in place" in result.message
     assert (tmp_path / ".tdd-plan-locked").exists()
+
+
+@pytest.mark.parametrize("finishes", [True, False])
+def test_approval_raced_by_a_slow_writer(tmp_path: Path, monkeypatch, finishes: bool) -> None:
+    """The planner truncates the plan right after our rename and is descheduled: when it
+    finishes (keeping the marker) the approval stands; when the file is still empty at the end
+    of the look-again, the verdict is uncertain, never "NOT in the file"."""
+    path = write_plan(tmp_path, PLAN, lock=True)
+    monkeypatch.setattr(decide_files, "UNSETTLED_SECONDS", 1.0 if finishes else 0.1)
+    real_fsync_dir = decide_files._fsync_dir
+    fired: list[bytes] = []
+
+    def finish() -> None:
+        time.sleep(0.15)
+        path.write_bytes(fired[0] + b"\n## Slice 9: the planner again\n")
+
+    def fsync_dir(d):
+        real_fsync_dir(d)
+        if not fired:
+            fired.append(path.read_bytes())
+            path.write_bytes(b"")
+            if finishes:
+                threading.Thread(target=finish, daemon=True).start()
+
+    monkeypatch.setattr(decide_files, "_fsync_dir", fsync_dir)
+    result = decide.decide_approval(path)
+    if finishes:
+        assert result.outcome == "applied" and "marker kept" in result.message, result.message
+        assert not (tmp_path / ".tdd-plan-locked").exists()
+    else:
+        assert result.outcome == "race" and "uncertain" in result.message, result.message
+        assert "NOT in the file" not in result.message
+        assert (tmp_path / ".tdd-plan-locked").exists()
 
 
 @pytest.mark.parametrize("line", ["- **APPROVED:** x", "  Approved: x", "**Approved**: x"])

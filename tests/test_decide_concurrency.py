@@ -28,7 +28,9 @@ pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX process semant
 # a continue would undo it). One refinement keeps the *owner's* own window small and honest: if the
 # version on disk moved between its read and its write, it redoes the change (the V7 rule: a
 # write based on a stale read is refused). Without it the owner would silently overwrite
-# anybody, and no writer on earth could prevent that.
+# anybody, and no writer on earth could prevent that. One write in twenty stalls between the
+# truncate and the write, as a process on a busy machine does (a CI run once caught the writer
+# reading such an empty file as "the decision is NOT in the file").
 OWNER = r"""
 import json, os, random, sys, time
 path, count, log = sys.argv[1], int(sys.argv[2]), sys.argv[3]
@@ -58,7 +60,9 @@ while len(written) < count or (not os.path.exists(stop) and len(written) < 10 * 
     if read()["state_version"] != version:
         continue
     state["state_version"] = version + 1
-    with open(path, "w", encoding="utf-8") as fh:
+    with open(path, "w", encoding="utf-8") as fh:  # its check and its open stay adjacent
+        if random.random() < 0.05:  # descheduled between its truncate and its write
+            time.sleep(random.uniform(0.03, 0.12))
         fh.write(json.dumps(state, indent=2, ensure_ascii=False))
     written.append(version + 1)
 with open(log, "w") as fh:
@@ -94,6 +98,7 @@ def test_contention_with_a_live_owner(tmp_path: Path) -> None:
     kept: list[int] = []  # versions we wrote whose decision is in the file
     outcomes: dict[str, int] = {}
     orphans = 0  # owner writes that landed on the inode we replaced (reported as races)
+    unread = 0  # races whose look-again found the file still mid-write (verdict uncertain)
     races: list[str] = []  # what each race said (printed: a failure shows what happened)
     started = time.perf_counter()
     try:
@@ -111,6 +116,8 @@ def test_contention_with_a_live_owner(tmp_path: Path) -> None:
                 stop.touch()
             if "during the replace" in result.message:
                 orphans += 1
+            if result.outcome == "race" and "could not be read whole" in result.message:
+                unread += 1
             if result.outcome == "race":
                 races.append(f"v{result.version_before}->{result.version_after}: {result.message}")
     finally:
@@ -130,9 +137,12 @@ def test_contention_with_a_live_owner(tmp_path: Path) -> None:
     assert outcomes.get("error", 0) == 0
     # no decision lost silently: every decision reported as kept is in the file; no other,
     # except around an owner write onto the replaced inode (reported as a race): the owner may
-    # have read our file before its write was put back, and carry the decision in its next one
+    # have read our file before its write was put back, and carry the decision in its next
+    # one; or a file still mid-write when the look-again gave up (the verdict: uncertain). A
+    # race that said "NOT in the file" must be right (a busy CI run once found one that was not)
     history = final["active_workflow"]["review_history"]
-    assert start_history + len(kept) <= len(history) <= start_history + len(kept) + orphans
+    most = start_history + len(kept) + orphans + unread
+    assert start_history + len(kept) <= len(history) <= most
     # no owner write lost silently: only an owner write that landed on the very inode being
     # replaced (microseconds) can be lost, and each such event was reported as a race
     assert 0 <= lost_owner <= orphans

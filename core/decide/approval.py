@@ -240,9 +240,17 @@ def _approve(
         return CONFLICT, f"{progress.name}: {outcome.detail}. Nothing written; look again.", None
     message = f"approved at {stamp} (marker inserted {where})"
     if outcome.status != "ok":
-        kept = holds_bytes(footprint.claim, outcome.current or b"") is True
+        holds = holds_bytes(footprint.claim, outcome.current or b"")
+        kept = holds is True
         if outcome.status != "overwritten" or not kept:
-            state = "the marker is in the file" if kept else "the marker is NOT in the file"
+            state = (
+                "the marker is in the file"
+                if kept
+                else "the marker is NOT in the file"
+                if holds is False
+                else "the file could not be read whole, so whether the marker is in it is "
+                "uncertain: look again"
+            )
             return (
                 RACE,
                 f"race on {progress.name}: {outcome.detail}; {state}; lock left in place",

@@ -8,7 +8,7 @@ import os
 import stat
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -18,7 +18,14 @@ from ..files.write import Dir, WriteRefused, fsync_dir, may_write, open_dir
 from ..sources import project_id_problem
 from ..text import clean
 from .codec import reread
-from .outcomes import ERROR, INVALID, SETTLE_SECONDS, STALE_TEMP_SECONDS, Outcome
+from .outcomes import (
+    ERROR,
+    INVALID,
+    SETTLE_SECONDS,
+    STALE_TEMP_SECONDS,
+    UNSETTLED_SECONDS,
+    Outcome,
+)
 from .summary import _version_of
 
 _WRITE_LOCK = threading.RLock()  # one decision at a time per process (the temp name is per pid)
@@ -157,16 +164,30 @@ def _atomic_replace(
     return _Replace("ok", current=current)
 
 
+def _pauses(wait: float | None = None) -> Iterator[None]:
+    """Paces looks at a file another writer may be in the middle of writing (truncated, not
+    yet whole): the first at once, the next after growing pauses (2 ms, doubling to 50 ms),
+    the last ``wait`` seconds on (:data:`UNSETTLED_SECONDS`). A writer descheduled between its
+    truncate and its write on a busy machine takes far longer than the write itself."""
+    deadline = time.monotonic() + (UNSETTLED_SECONDS if wait is None else wait)
+    pause = 0.002
+    yield
+    while (left := deadline - time.monotonic()) > 0:
+        time.sleep(min(pause, left))
+        pause = min(pause * 2, 0.05)
+        yield
+
+
 def _settled_bytes(
-    directory: Dir, name: str, valid: Callable[[bytes], bool], attempts: int = 20
+    directory: Dir, name: str, valid: Callable[[bytes], bool], wait: float | None = None
 ) -> bytes | None:
-    """The file's bytes once its writer has finished (incomplete reads retried for ~40 ms)."""
+    """The file's bytes once its writer has finished, else (after ``wait``) whatever it holds:
+    the caller then finds it unreadable and calls the decision's fate uncertain."""
     data = None
-    for _ in range(attempts):
+    for _ in _pauses(wait):
         data = _read_bytes_or_none(directory, name)
         if data is None or valid(data):
-            return data
-        time.sleep(0.002)
+            break
     return data
 
 

@@ -29,6 +29,10 @@ STALE_TEMP_SECONDS = 600
 #: After a replace, the file is read again this long after the rename: a writer that read the
 #: file just before our rename and writes right after it (a hook's read-modify-write) shows up.
 SETTLE_SECONDS = 0.025
+#: How long the look-again waits for a file another writer is in the middle of writing
+#: (truncated, not yet whole) before calling the decision's fate uncertain. A writer that
+#: truncates and is then descheduled on a busy machine can take far longer than its write.
+UNSETTLED_SECONDS = 2.0
 JOURNAL_NAME = "phasewatch-decisions.jsonl"
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +28,7 @@ from .codec import (
 from .files import (
     _WRITE_LOCK,
     _atomic_replace,
+    _pauses,
     _project_root,
     _rel,
     check_may_write,
@@ -62,13 +62,11 @@ class Change:
 Mutation = Callable[[dict[str, Any]], "str | Change"]
 
 
-def _read_state(
-    directory: Dir, path: Path, attempts: int = 6
-) -> tuple[bytes, os.stat_result, dict[str, Any]]:
+def _read_state(directory: Dir, path: Path) -> tuple[bytes, os.stat_result, dict[str, Any]]:
     """Raw bytes, their stat and the literal-keeping parse (``path``'s entry in ``directory``);
-    torn reads are retried briefly."""
+    a torn read (another writer mid-write) is read again for a while."""
     last: DocumentError | None = None
-    for n in range(attempts):
+    for _ in _pauses():
         try:
             raw, st = read_regular(Path(path.name), follow_symlinks=False, dir_fd=directory.fd)
         except ReadRefused as exc:
@@ -83,7 +81,6 @@ def _read_state(
             last = exc
             if not exc.torn:
                 break
-        time.sleep(0.005 * (n + 1))
     assert last is not None
     where = "empty file" if last.torn and last.pos == 0 else f"{last} at character {last.pos}"
     raise _Refusal(
@@ -349,11 +346,13 @@ def _judge_race(
         )
         return
     result.outcome = RACE
-    result.message = f"race on {path.name}: {outcome.detail}; " + (
-        f"the decision is in the file (state_version now {now_v})"
-        if kept
-        else _race_verdict(outcome.status)
-    )
+    if kept:
+        verdict = f"the decision is in the file (state_version now {now_v})"
+    elif current is None:  # still mid-write when the look-again gave up: no verdict either way
+        verdict = _race_verdict("unreadable")
+    else:
+        verdict = _race_verdict(outcome.status)
+    result.message = f"race on {path.name}: {outcome.detail}; {verdict}"
 
 
 def _journal_outcome(request: Request, attempt: _Attempt) -> None:
@@ -436,9 +435,15 @@ def _own_write(
 def _race_verdict(status: str) -> str:
     """What a reader of a race result must do. ``overwritten``: the file was read after the
     other write and does not carry the decision. ``withdrawn``/``lost``: an owner write landed
-    on the replaced inode; what the file holds now depends on what the owner does next."""
+    on the replaced inode; what the file holds now depends on what the owner does next.
+    ``unreadable``: the other writer was still writing when the look-again gave up."""
     if status == "overwritten":
         return "the decision is NOT in the file: look again and decide again"
+    if status == "unreadable":
+        return (
+            "the file was still being written and could not be read whole, so whether the "
+            "decision is in it is uncertain: look again before deciding again"
+        )
     return "uncertain, look again before deciding again"
 
 
