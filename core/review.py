@@ -279,12 +279,12 @@ LOCATION_RULE_PREFIX = "SYNC-"
 
 @dataclass(frozen=True, slots=True)
 class RepairOffer:
-    """A repair the console may offer (never applies): the plan (:mod:`core.decide.repair`),
+    """A repair the console may offer (never applies): the plan (:mod:`core.decide.plans`),
     the findings that raised it, and the state file, relative to the project root. ``plan``
     with no changes: the drift is real but its right value cannot be known; nothing is
     offered to write."""
 
-    plan: Any  # core.decide.repair.RepairPlan (imported on first use: the writer's module)
+    plan: Any  # core.decide.plans.RepairPlan (imported on first use: the writer's package)
     rule_ids: tuple[str, ...]
     source: str
     project_id: str = ""
@@ -345,7 +345,7 @@ class RepairOfferer:
     def _plan(
         snap: Snapshot, now: dict[str, Any], stale: tuple[Any, ...], sync: tuple[str, ...]
     ) -> RepairOffer | None:
-        from .decide.repair import plan_locations, plan_stale_write
+        from .decide.plans import plan_locations, plan_stale_write
 
         if stale:
             before, rules = stale

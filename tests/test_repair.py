@@ -1,4 +1,4 @@
-"""Guided repair (core/decide/repair.py): stale-write and location plans, their write through
+"""Guided repair (core/decide/plans.py, core/decide/repair.py): stale-write and location plans, their write through
 the one writer, the claim the confirm watch asks, and undo."""
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from phasewatch.core import decide
 from phasewatch.core.audit.framework import v9a, v9b, v9c
 from phasewatch.core.confirm import judge
 from phasewatch.core.decide import claims
-from phasewatch.core.decide.repair import LOCATION, STALE_WRITE, repair_claim
+from phasewatch.core.decide.plans import LOCATION, STALE_WRITE
+from phasewatch.core.decide.repair import repair_claim
 
 from tests.helpers.repair import AGENTS, PHASES, orchestration, project, stale, state, stringify
 
@@ -42,8 +43,8 @@ def test_stale_write_plan_restores_what_went_back_and_keeps_the_rest() -> None:
         "phases.16-quality-loop.status",
     }
     for c in plan.changes:
-        assert c.proposed == decide.repair.get(before, c.path)
-        assert c.current == decide.repair.get(after, c.path)
+        assert c.proposed == decide.plans.get(before, c.path)
+        assert c.current == decide.plans.get(after, c.path)
     assert plan.kept == ("phases.05-test-strategy.artifacts[0]",)
     assert json.loads(json.dumps(plan.to_json()))["changes"][0]["path"]
 
@@ -333,7 +334,7 @@ def test_a_repair_changes_only_the_planned_values(
         old_doc, new_doc = json.loads(text), json.loads(new)
         # parsed: exactly the planned paths and state_version changed
         for c in plan.changes:
-            assert decide.repair.get(new_doc, c.path) == c.proposed
+            assert decide.plans.get(new_doc, c.path) == c.proposed
             decide.repair._set(new_doc, c.path, c.current)
         assert new_doc.pop("state_version") == old_doc.pop("state_version") + 1
         assert new_doc == old_doc

@@ -37,7 +37,7 @@ from typing import Any
 
 import pytest
 from phasewatch.core.decide.command import RepairCommand, run_repair
-from phasewatch.core.decide.repair import get
+from phasewatch.core.decide.plans import get
 
 from tests.helpers.generated_corpus import load
 

@@ -79,7 +79,7 @@ The package, one module per part: :mod:`.outcomes` (outcomes, exit codes, the re
 simulator), :mod:`.files` (temp files, the atomic replace and its look-again, where a write may
 go), :mod:`.journal`, :mod:`.summary`, :mod:`.writer` (the one compare-and-swap state writer) and
 one module per decision kind: :mod:`.review`, :mod:`.escalation`, :mod:`.approval`, and
-:mod:`.repair` (guided repair of stale writes and location drift: plans, apply, undo).
+:mod:`.plans` (guided repair's plans: reading only) and :mod:`.repair` (a plan's write, its undo).
 """
 
 from . import claims
@@ -123,16 +123,8 @@ from .outcomes import (
     DecisionResult,
     Outcome,
 )
-from .repair import (
-    FieldChange,
-    RepairPlan,
-    Unknown,
-    apply_repair,
-    last_repair,
-    plan_locations,
-    plan_stale_write,
-    undo_repair,
-)
+from .plans import FieldChange, RepairPlan, Unknown, plan_locations, plan_stale_write
+from .repair import apply_repair, last_repair, undo_repair
 from .review import decide_review
 from .summary import describe_summary, fingerprint, next_version, state_summary
 from .writer import Change, Mutation, apply_update

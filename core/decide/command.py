@@ -28,7 +28,8 @@ from .approval import decide_approval
 from .escalation import decide_escalation
 from .journal import confirm
 from .outcomes import INVALID, DecisionResult
-from .repair import RepairPlan, apply_repair, plan_locations, plan_stale_write, undo_repair
+from .plans import RepairPlan, plan_locations, plan_stale_write
+from .repair import apply_repair, undo_repair
 from .review import decide_review
 from .summary import describe_summary
 from .writer import Options
