@@ -345,6 +345,8 @@ class RepairOfferer:
     def _plan(
         snap: Snapshot, now: dict[str, Any], stale: tuple[Any, ...], sync: tuple[str, ...]
     ) -> RepairOffer | None:
+        if not (stale or sync):
+            return None  # nothing to repair: the planner stays unloaded
         from .decide.plans import plan_locations, plan_stale_write
 
         if stale:

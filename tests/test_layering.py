@@ -157,6 +157,7 @@ def held(*args):
 app_module._read_in_background = held
 
 HEAVY = ("pydantic", "numpy", "msgspec", "phasewatch.core.session", "phasewatch.core.decide",
+         "phasewatch.core.decide.writer",
          "phasewatch.core.config", "phasewatch.core.snapshot", "phasewatch.core.hooklog")
 root = Path(sys.argv[1])
 (root / ".isdlc").mkdir()
@@ -178,12 +179,14 @@ async def main():
     async with app.run_test() as pilot:
         while app.updates_applied == 0:
             await pilot.pause(0.01)
-        # the warm-up after the first data (screens, then the writer): wait for it to end
-        while "phasewatch.core.decide" not in sys.modules:
+        # the warm-up after the first data (the screens a key may show next): wait for it
+        for _ in range(3000):
+            warm = [t for t in threading.enumerate() if t.name == "phasewatch-warm-up"]
+            if warm or "phasewatch.tui.screens.hooks" in sys.modules:
+                break
             await pilot.pause(0.01)
-        for thread in threading.enumerate():
-            if thread.name == "phasewatch-warm-up":
-                thread.join(30)
+        for thread in warm:
+            thread.join(30)
         seen["idle"] = [m for m in HEAVY if m in sys.modules]
         seen["screens"] = sorted(m for m in sys.modules if m.startswith("phasewatch.tui.screens."))
         seen["notifier"] = app.config is None and app.review.notifier is not None
@@ -209,6 +212,9 @@ def test_the_first_frame_is_drawn_before_the_core_is_imported(tmp_path):
     assert "phasewatch.core.session" in seen["data"]
     # no config file: the defaults are the notifier's own, no config model (pydantic) is made
     assert "pydantic" not in seen["idle"] and "phasewatch.core.config" not in seen["idle"]
+    # a dashboard that only watches never loads the writer (the first decision does, in its
+    # worker thread); a repair offer's plan loads only the planner (core/decide/plans.py)
+    assert "phasewatch.core.decide.writer" not in seen["idle"], seen["idle"]
     # the screens a key may show next are imported once the data is painted (the first key
     # does not wait for its screen's module), but not a system's the project does not use
     screens = {m.rpartition(".")[2] for m in seen["screens"]}
@@ -378,3 +384,28 @@ def test_the_rest_of_core_never_imports_the_simulator():
             continue
         bad = sorted(e for e in edges if _starts(e, "phasewatch.core.simulate"))
         assert not bad, f"{name} imports {bad}"
+
+
+def test_the_writer_s_names_are_declared_once_for_type_checkers_and_run_time():
+    """``core.decide`` imports its parts on first use (PEP 562): the ``TYPE_CHECKING`` imports
+    (what type checkers see) and ``_WHERE`` (what the package imports at run time) must name
+    the same parts for the same names, and each part must define the name."""
+    import importlib
+
+    from phasewatch.core import decide
+
+    init = ROOT / "core" / "decide" / "__init__.py"
+    tree = ast.parse(init.read_text(encoding="utf-8"))
+    block = next(
+        n for n in tree.body if isinstance(n, ast.If) and ast.unparse(n.test) == "TYPE_CHECKING"
+    )
+    declared = {}
+    for node in block.body:
+        assert isinstance(node, ast.ImportFrom) and node.level == 1, ast.unparse(node)
+        for alias in node.names:
+            assert alias.asname == alias.name, ast.unparse(node)  # "as": exported
+            declared[alias.name] = node.module or alias.name
+    assert declared == decide._WHERE
+    for name, part in decide._WHERE.items():
+        module = importlib.import_module(f"phasewatch.core.decide.{part}")
+        assert getattr(decide, name) is (module if part == name else getattr(module, name))

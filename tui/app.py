@@ -628,8 +628,8 @@ def _read_in_background(
     ``future`` (never raises here: a failure is re-raised in the watcher worker, which reports
     it). ``config``: the one read before the app, which the session applies to every finding
     (None: no config file was read; the defaults change nothing). The module the review
-    console needs for the first update is imported here too, off the UI thread (the writer,
-    ~50 ms, follows once the data is on screen)."""
+    console needs for the first update is imported here too, off the UI thread (the writer
+    only with the first decision, in its worker)."""
 
     def run() -> None:
         try:
@@ -653,16 +653,15 @@ def _read_in_background(
 def _after_first_data(freeze: bool, screens: Iterable[str] = ()) -> None:
     """Once the first data is on screen, in a daemon thread: import the modules of the data
     ``screens`` a key may show next ("module:Class"; the first press of ``2`` waited 30 ms
-    for the hook screen's, ~150 ms under a write storm) and the writer (the first decision does
-    not wait for it), then end the start-up's pause of the collector, with ``freeze`` moving
-    the objects made so far out of its reach (see :class:`PhasewatchApp`), and give the heap
-    pages the start-up freed back to the system (~2 MB of an idle app's ~62)."""
+    for the hook screen's, ~150 ms under a write storm), then end the start-up's pause of the
+    collector, with ``freeze`` moving the objects made so far out of its reach (see
+    :class:`PhasewatchApp`), and give the heap pages the start-up freed back to the system
+    (~2 MB of an idle app's ~62). The writer is not imported here: a dashboard that only
+    watches never needs it (2.3 MB), and the first decision imports it in its own worker."""
 
     def run() -> None:
         for where in screens:
             load(where)
-        from phasewatch.core import decide  # noqa: F401
-
         memory.end_startup(freeze)
         memory.release_memory()
 

@@ -101,11 +101,18 @@ def _digest(document: object) -> str:
 
 
 def _decide() -> Any:
-    """:mod:`core.decide` (the writer), imported on first use: the first frame is drawn
-    before the core is imported (the app reads the project after it)."""
+    """:mod:`core.decide` (the writer), imported on first use, in the decision's worker
+    (:func:`_call_writer`): a dashboard that only watches never loads it (~2.3 MB)."""
     from phasewatch.core import decide
 
     return decide
+
+
+def _call_writer(name: str, *args: Any, **options: Any) -> decide.DecisionResult:
+    """``core.decide.<name>(*args, **options)``, in the decision's worker thread: the first
+    decision imports the writer there (~30 ms), never on the UI thread."""
+    result: decide.DecisionResult = getattr(_decide(), name)(*args, **options)
+    return result
 
 
 def _review() -> Any:
@@ -358,7 +365,7 @@ class ReviewConsole:
     ) -> None:
         """Answer the review gate ``view`` shows (``seen`` = the document it came from)."""
         self._decide_state(
-            f"review {action}", view.source, view.raw, _decide().decide_review, action, asker,
+            f"review {action}", view.source, view.raw, "decide_review", action, asker,
             guidance=guidance,
         )  # fmt: skip
 
@@ -366,8 +373,8 @@ class ReviewConsole:
         self, snap: Snapshot, action: str, *, reason: str | None = None, asker: MessagePump
     ) -> None:
         self._decide_state(
-            f"escalation {action}", snap.source, snap.raw, _decide().decide_escalation, action,
-            asker, reason=reason,
+            f"escalation {action}", snap.source, snap.raw, "decide_escalation", action, asker,
+            reason=reason,
         )  # fmt: skip
 
     def _decide_state(
@@ -375,16 +382,17 @@ class ReviewConsole:
         label: str,
         source: str,
         seen: dict[str, Any] | None,
-        writer: Callable[..., decide.DecisionResult],
+        writer: str,
         action: str,
         asker: MessagePump,
         **options: Any,
     ) -> None:
-        """A decision on a state file, compared by the writer against ``seen``."""
+        """A decision on a state file, compared by the writer (``core.decide``'s function
+        ``writer``) against ``seen``."""
         if self.last_update is None:
             return
         path = self.last_update.project.root / source
-        call = partial(writer, path, action, seen=seen, via="tui", **options)
+        call = partial(_call_writer, writer, path, action, seen=seen, via="tui", **options)
         self.submit(Decision(label, call, path, (str(path), _digest(seen))), asker)
 
     def decide_plan(
@@ -398,8 +406,9 @@ class ReviewConsole:
         progress = self.last_update.project.tdd_progress
         expect = None if discard else plan_sha256
         call = partial(
-            _decide().decide_approval, progress, discard=discard, expect_sha256=expect, via="tui"
-        )
+            _call_writer, "decide_approval", progress, discard=discard, expect_sha256=expect,
+            via="tui",
+        )  # fmt: skip
         label = "approve --discard" if discard else "approve"
         own = None if discard else progress
         self.submit(Decision(label, call, own, (str(progress), plan_sha256)), asker)
@@ -437,7 +446,7 @@ class ReviewConsole:
         if self.last_update is None or self._busy(offer.plan.action):
             return
         path = self.last_update.project.root / offer.source
-        call = partial(_decide().apply_repair, path, offer.plan, via="tui")
+        call = partial(_call_writer, "apply_repair", path, offer.plan, via="tui")
         seen = (str(path), _digest(offer.plan.to_json()))
         self._plans[seen] = offer.plan
         self.submit(Decision(offer.plan.action, call, path, seen), asker)
@@ -463,7 +472,7 @@ class ReviewConsole:
 
         def answered(yes: bool | None) -> None:
             if yes and not self._busy("repair undo"):
-                call = partial(_decide().undo_repair, path, via="tui")
+                call = partial(_call_writer, "undo_repair", path, via="tui")
                 decision = Decision("repair undo", call, path, (str(path), ("undo", version)))
                 self.submit(decision, self.app.screen)
 

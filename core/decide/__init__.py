@@ -80,111 +80,172 @@ simulator), :mod:`.files` (temp files, the atomic replace and its look-again, wh
 go), :mod:`.journal`, :mod:`.summary`, :mod:`.writer` (the one compare-and-swap state writer) and
 one module per decision kind: :mod:`.review`, :mod:`.escalation`, :mod:`.approval`, and
 :mod:`.plans` (guided repair's plans: reading only) and :mod:`.repair` (a plan's write, its undo).
+
+The names below are imported from their part on first use (PEP 562, as Textual's
+``textual.widgets`` does): importing one part (the review console plans a repair with
+:mod:`.plans`) does not load the writer and every decision kind (~2 MB of an idle dashboard).
 """
 
-from . import claims
-from .approval import approval_insertion, approved_text, decide_approval, tdd_summary
-from .codec import (
-    DocumentError,
-    LiteralFloat,
-    LiteralInt,
-    LiteralStr,
-    Style,
-    detect_style,
-    dumps,
-    js_number,
-    js_string,
-    parse_document,
-    plain,
-)
-from .escalation import RETRY_CLEARS, decide_escalation, escalation_phase
-from .files import clean_stale_temps, temp_path
-from .journal import (
-    confirm,
-    default_who,
-    journal_path,
-    journal_revert,
-    read_journal,
-    revert_message,
-)
-from .outcomes import (
-    APPLIED,
-    CONFLICT,
-    ERROR,
-    ESCALATION_ACTIONS,
-    EXIT_CODES,
-    INVALID,
-    JOURNAL_NAME,
-    MAX_WORKFLOW_HISTORY,
-    RACE,
-    REVERTED,
-    REVIEW_ACTIONS,
-    SETTLE_SECONDS,
-    DecisionResult,
-    Outcome,
-)
-from .plans import FieldChange, RepairPlan, Unknown, plan_locations, plan_stale_write
-from .repair import apply_repair, last_repair, undo_repair
-from .review import decide_review
-from .summary import describe_summary, fingerprint, next_version, state_summary
-from .writer import Change, Mutation, apply_update
+from __future__ import annotations
 
-__all__ = [
-    "APPLIED",
-    "CONFLICT",
-    "ERROR",
-    "ESCALATION_ACTIONS",
-    "EXIT_CODES",
-    "INVALID",
-    "JOURNAL_NAME",
-    "MAX_WORKFLOW_HISTORY",
-    "RACE",
-    "RETRY_CLEARS",
-    "REVERTED",
-    "REVIEW_ACTIONS",
-    "SETTLE_SECONDS",
-    "Change",
-    "DecisionResult",
-    "DocumentError",
-    "FieldChange",
-    "LiteralFloat",
-    "LiteralInt",
-    "LiteralStr",
-    "Mutation",
-    "Outcome",
-    "RepairPlan",
-    "Style",
-    "Unknown",
-    "apply_repair",
-    "apply_update",
-    "approval_insertion",
-    "approved_text",
-    "claims",
-    "clean_stale_temps",
-    "confirm",
-    "decide_approval",
-    "decide_escalation",
-    "decide_review",
-    "default_who",
-    "describe_summary",
-    "detect_style",
-    "dumps",
-    "escalation_phase",
-    "fingerprint",
-    "journal_path",
-    "journal_revert",
-    "js_number",
-    "js_string",
-    "last_repair",
-    "next_version",
-    "parse_document",
-    "plain",
-    "plan_locations",
-    "plan_stale_write",
-    "read_journal",
-    "revert_message",
-    "state_summary",
-    "tdd_summary",
-    "temp_path",
-    "undo_repair",
-]  # fmt: skip
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the names for type checkers (``as``: exported)
+    from . import claims as claims
+    from .approval import (
+        approval_insertion as approval_insertion,
+        approved_text as approved_text,
+        decide_approval as decide_approval,
+        tdd_summary as tdd_summary,
+    )
+    from .codec import (
+        DocumentError as DocumentError,
+        LiteralFloat as LiteralFloat,
+        LiteralInt as LiteralInt,
+        LiteralStr as LiteralStr,
+        Style as Style,
+        detect_style as detect_style,
+        dumps as dumps,
+        js_number as js_number,
+        js_string as js_string,
+        parse_document as parse_document,
+        plain as plain,
+    )
+    from .escalation import (
+        RETRY_CLEARS as RETRY_CLEARS,
+        decide_escalation as decide_escalation,
+        escalation_phase as escalation_phase,
+    )
+    from .files import (
+        clean_stale_temps as clean_stale_temps,
+        temp_path as temp_path,
+    )
+    from .journal import (
+        confirm as confirm,
+        default_who as default_who,
+        journal_path as journal_path,
+        journal_revert as journal_revert,
+        read_journal as read_journal,
+        revert_message as revert_message,
+    )
+    from .outcomes import (
+        APPLIED as APPLIED,
+        CONFLICT as CONFLICT,
+        ERROR as ERROR,
+        ESCALATION_ACTIONS as ESCALATION_ACTIONS,
+        EXIT_CODES as EXIT_CODES,
+        INVALID as INVALID,
+        JOURNAL_NAME as JOURNAL_NAME,
+        MAX_WORKFLOW_HISTORY as MAX_WORKFLOW_HISTORY,
+        RACE as RACE,
+        REVERTED as REVERTED,
+        REVIEW_ACTIONS as REVIEW_ACTIONS,
+        SETTLE_SECONDS as SETTLE_SECONDS,
+        DecisionResult as DecisionResult,
+        Outcome as Outcome,
+    )
+    from .plans import (
+        FieldChange as FieldChange,
+        RepairPlan as RepairPlan,
+        Unknown as Unknown,
+        plan_locations as plan_locations,
+        plan_stale_write as plan_stale_write,
+    )
+    from .repair import (
+        apply_repair as apply_repair,
+        last_repair as last_repair,
+        undo_repair as undo_repair,
+    )
+    from .review import (
+        decide_review as decide_review,
+    )
+    from .summary import (
+        describe_summary as describe_summary,
+        fingerprint as fingerprint,
+        next_version as next_version,
+        state_summary as state_summary,
+    )
+    from .writer import (
+        Change as Change,
+        Mutation as Mutation,
+        apply_update as apply_update,
+    )
+
+#: Each public name and the part that defines it (the imports above say the same to type
+#: checkers; tests/test_layering.py checks that the two agree).
+_WHERE: dict[str, str] = {
+    "APPLIED": "outcomes",
+    "CONFLICT": "outcomes",
+    "Change": "writer",
+    "DecisionResult": "outcomes",
+    "DocumentError": "codec",
+    "ERROR": "outcomes",
+    "ESCALATION_ACTIONS": "outcomes",
+    "EXIT_CODES": "outcomes",
+    "FieldChange": "plans",
+    "INVALID": "outcomes",
+    "JOURNAL_NAME": "outcomes",
+    "LiteralFloat": "codec",
+    "LiteralInt": "codec",
+    "LiteralStr": "codec",
+    "MAX_WORKFLOW_HISTORY": "outcomes",
+    "Mutation": "writer",
+    "Outcome": "outcomes",
+    "RACE": "outcomes",
+    "RETRY_CLEARS": "escalation",
+    "REVERTED": "outcomes",
+    "REVIEW_ACTIONS": "outcomes",
+    "RepairPlan": "plans",
+    "SETTLE_SECONDS": "outcomes",
+    "Style": "codec",
+    "Unknown": "plans",
+    "apply_repair": "repair",
+    "apply_update": "writer",
+    "approval_insertion": "approval",
+    "approved_text": "approval",
+    "claims": "claims",
+    "clean_stale_temps": "files",
+    "confirm": "journal",
+    "decide_approval": "approval",
+    "decide_escalation": "escalation",
+    "decide_review": "review",
+    "default_who": "journal",
+    "describe_summary": "summary",
+    "detect_style": "codec",
+    "dumps": "codec",
+    "escalation_phase": "escalation",
+    "fingerprint": "summary",
+    "journal_path": "journal",
+    "journal_revert": "journal",
+    "js_number": "codec",
+    "js_string": "codec",
+    "last_repair": "repair",
+    "next_version": "summary",
+    "parse_document": "codec",
+    "plain": "codec",
+    "plan_locations": "plans",
+    "plan_stale_write": "plans",
+    "read_journal": "journal",
+    "revert_message": "journal",
+    "state_summary": "summary",
+    "tdd_summary": "approval",
+    "temp_path": "files",
+    "undo_repair": "repair",
+}
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str) -> Any:
+    """A public name, imported from its part on first use (then an ordinary attribute)."""
+    part = _WHERE.get(name)
+    if part is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module = importlib.import_module(f"{__name__}.{part}")
+    value = module if part == name else getattr(module, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
