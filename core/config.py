@@ -35,10 +35,10 @@ import json
 import os
 import tomllib
 from collections.abc import Iterable
-from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Literal
 
+from msgspec.structs import replace
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .config_file import default_path

@@ -24,9 +24,10 @@ import json
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
+
+from msgspec import Struct
 
 from .files.read import RECENT_NS, read_regular
 
@@ -39,8 +40,7 @@ DEFAULT_SECONDS = 5.0
 POLL_SECONDS = 0.01
 
 
-@dataclass(frozen=True, slots=True)
-class Confirmation:
+class Confirmation(Struct, frozen=True):
     verdict: Verdict
     seconds: float  # how long after the start of the watch the verdict was reached
     version: int | None = None  # the later content's ``state_version`` (state decisions)

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from typing import Any, Literal
+
+from msgspec import Struct
 
 Kind = Literal["added", "removed", "changed"]
 ROOT = "$"
@@ -27,8 +28,7 @@ MAX_SHIFT = 8  # list prunes from the front detected up to this many entries
 _PLAIN_KEY = re.compile(r"^[A-Za-z0-9_\-]+$")
 
 
-@dataclass(frozen=True, slots=True)
-class Change:
+class Change(Struct, frozen=True):
     path: str
     kind: Kind
     old: Any = None  # meaningless for "added"

@@ -19,10 +19,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
+
+from msgspec import Struct
 
 from .findings import Finding, Rule, Severity
 from .report import Report
@@ -43,8 +44,7 @@ _JSON_SPACE = re.compile(r"[ \t\n\r]*")
 _JSON_DECODER = json.JSONDecoder()
 
 
-@dataclass(frozen=True, slots=True)
-class Segment:
+class Segment(Struct, frozen=True):
     """One step of a finding's path: an object key, a list index, or a named row."""
 
     key: str | None = None

@@ -8,9 +8,11 @@ so the table is always complete.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
 from enum import StrEnum
 from typing import Any
+
+from msgspec import Struct
+from msgspec.structs import asdict
 
 
 class Severity(StrEnum):
@@ -26,8 +28,7 @@ class Severity(StrEnum):
 _RANK = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
 
 
-@dataclass(frozen=True, slots=True)
-class Rule:
+class Rule(Struct, frozen=True):
     id: str
     severity: Severity
     title: str  # what it means, one line of plain words (shown on screen; no spec references)
@@ -37,8 +38,7 @@ class Rule:
     scope: str = "snapshot"  # snapshot | transition | read | hooklog | tdd | plugins
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
+class Finding(Struct, frozen=True):
     rule_id: str
     severity: Severity
     source: str  # file, relative to the project root

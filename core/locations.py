@@ -12,8 +12,9 @@ can highlight cells and the audit can raise findings from the same facts.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 from .protocol import agents_for, canonical_phase
 
@@ -24,8 +25,7 @@ if TYPE_CHECKING:
 DETAIL, SUMMARY, POINTERS, AGENT = "detail", "summary", "pointers", "agent"
 
 
-@dataclass(frozen=True, slots=True)
-class PhaseLocations:
+class PhaseLocations(Struct, frozen=True):
     key: str
     position: int | None  # index in active_workflow.phases (None: not in the workflow)
     detail: str | None  # phases[k].status

@@ -25,8 +25,10 @@ import re
 import subprocess
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import asdict, dataclass, field
 from typing import Literal
+
+from msgspec import Struct, field
+from msgspec.structs import asdict
 
 from .text import clean, shorten
 
@@ -43,8 +45,7 @@ INTERVAL = 15.0  # seconds: then one notification per interval at most
 SHOWN = 3  # summaries a combined notification names
 
 
-@dataclass(frozen=True, slots=True)
-class Event:
+class Event(Struct, frozen=True):
     kind: Kind
     key: str  # identity: the same gate / escalation / plan is announced once
     project: str
@@ -128,8 +129,7 @@ def run_command(command: str, event: Event, timeout: float = COMMAND_TIMEOUT) ->
     return None
 
 
-@dataclass
-class Notifier:
+class Notifier(Struct):
     """One notification per event, through the channels that are on, rate-limited (see the
     module docstring): a token bucket of :attr:`burst` notifications, refilled one per
     :attr:`interval` seconds of :attr:`clock`. Held events go out when :meth:`flush` is called
@@ -148,10 +148,10 @@ class Notifier:
     clock: Callable[[], float] = time.monotonic
     burst: int = BURST
     interval: float = INTERVAL
-    _tokens: float = field(default=0.0, init=False)
-    _stamp: float | None = field(default=None, init=False)
-    _held: list[Event] = field(default_factory=list, init=False)  # the first SHOWN held
-    _held_count: int = field(default=0, init=False)
+    _tokens: float = 0.0
+    _stamp: float | None = None
+    _held: list[Event] = field(default_factory=list)  # the first SHOWN held
+    _held_count: int = 0
 
     def notify(self, event: Event) -> bool:
         """Announce ``event`` unless it was announced before (now, or held for the next

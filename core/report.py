@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct, field
 
 from .findings import Finding, Severity, sort_findings, summarize
 from .snapshot import Snapshot, evaluate
@@ -20,8 +21,7 @@ UNREADABLE_RULES = frozenset(
 )
 
 
-@dataclass(slots=True)
-class Report:
+class Report(Struct):
     project: Project
     snapshots: list[Snapshot] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)

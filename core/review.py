@@ -10,10 +10,11 @@ gets plain values and strings and renders them as text, never as markup.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
+
+from msgspec import Struct
 
 from .findings import Finding, sort_findings
 from .protocol import MAX_REDOS, parse_iso
@@ -87,8 +88,7 @@ def phase_findings(snap: Snapshot, phase: str) -> list[Finding]:
     return sort_findings([f for f in snap.findings if phase in _SEGMENT.split(f.path)])
 
 
-@dataclass(frozen=True, slots=True)
-class GateView:
+class GateView(Struct, frozen=True):
     """Everything the gate panel shows about one supervised review gate."""
 
     project_id: str
@@ -109,7 +109,7 @@ class GateView:
     retry_count: int | None = None
     artifacts: tuple[str, ...] = ()
     findings: tuple[Finding, ...] = ()
-    raw: dict[str, Any] | None = field(default=None, compare=False, repr=False)
+    raw: dict[str, Any] | None = None
 
     @property
     def key(self) -> tuple[Any, ...]:
@@ -193,8 +193,7 @@ def presented_gate(snap: Snapshot | None) -> GateView | None:
 AttentionKind = Literal["gate", "escalation", "plan"]
 
 
-@dataclass(frozen=True, slots=True)
-class AttentionItem:
+class AttentionItem(Struct, frozen=True):
     """One thing waiting for a human: a review gate, a pending escalation, an unapproved plan."""
 
     kind: AttentionKind
@@ -277,8 +276,7 @@ STALE_WRITE_RULES = frozenset(
 LOCATION_RULE_PREFIX = "SYNC-"
 
 
-@dataclass(frozen=True, slots=True)
-class RepairOffer:
+class RepairOffer(Struct, frozen=True):
     """A repair the console may offer (never applies): the plan (:mod:`core.decide.plans`),
     the findings that raised it, and the state file, relative to the project root. ``plan``
     with no changes: the drift is real but its right value cannot be known; nothing is

@@ -25,10 +25,12 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+from msgspec import Struct, field
+from msgspec.structs import replace
 
 from .diff import capped_paths
 from .findings import Finding, is_transition, sort_findings
@@ -78,8 +80,7 @@ def _absent(path: Path) -> bool:
 # ---------------------------------------------------------------------------- data
 
 
-@dataclass(frozen=True, slots=True)
-class FileStatus:
+class FileStatus(Struct, frozen=True):
     """How one file read last time. ``status``: ok | missing | vanished | torn | invalid |
     unreadable | too_large | not_object. ``vanished`` = it was there earlier in the session."""
 
@@ -107,8 +108,7 @@ class FileStatus:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class Observation:
+class Observation(Struct, frozen=True):
     """One distinct state content observed in this session."""
 
     seq: int  # session-wide observation number (monotonic)
@@ -124,8 +124,7 @@ class Observation:
     truncated: bool = False  # more than DIFF_LIMIT paths changed
 
 
-@dataclass(frozen=True, slots=True)
-class RecentEvent:
+class RecentEvent(Struct, frozen=True):
     """A transition finding seen this session (kept after the snapshot that raised it)."""
 
     seq: int
@@ -139,8 +138,7 @@ class RecentEvent:
         return ("event", str(self.seq), *self.finding.key)
 
 
-@dataclass(frozen=True, slots=True)
-class HookTail:
+class HookTail(Struct, frozen=True):
     """Flags of the hook log's last read (see core.hooklog.TailResult)."""
 
     rotated: bool = False
@@ -152,8 +150,7 @@ class HookTail:
     lines: int | None = None  # lines the file held right after a rotation/reset (else None)
 
 
-@dataclass(slots=True)
-class SessionUpdate:
+class SessionUpdate(Struct):
     """What one :meth:`ProjectSession.refresh` produced. Plain data, safe to hand to the UI.
 
     The state picture only: a newer update says all an older one would (the app lets the newest
@@ -296,8 +293,7 @@ def attention(snap: Snapshot | None) -> tuple[bool, int]:
 # ---------------------------------------------------------------------------- session
 
 
-@dataclass(slots=True)
-class _StateTrack:
+class _StateTrack(Struct):
     source: StateSource
     reader: StateReader
     rel: str

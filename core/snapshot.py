@@ -3,9 +3,10 @@ finding, plus what changed since the previous observation. This is what the UI r
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
+
+from msgspec import Struct, field
 
 from .findings import Finding, sort_findings
 from .locations import PhaseLocations, location_rows
@@ -13,8 +14,7 @@ from .models import ActiveWorkflow, State, parse_state
 from .sources import ReadResult, StateReader
 
 
-@dataclass(slots=True)
-class Snapshot:
+class Snapshot(Struct):
     source: str  # file, relative to the project root
     project_id: str = ""
     read: ReadResult | None = None

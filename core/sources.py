@@ -12,11 +12,11 @@ import os
 import shlex
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 import msgspec
+from msgspec import Struct, field
 
 from .files.read import MAX_BYTES, ReadRefused, read_regular
 from .findings import Finding, Severity, make, rule
@@ -108,8 +108,7 @@ def project_id_problem(project_id: str) -> str | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
-class StateSource:
+class StateSource(Struct, frozen=True):
     """One state.json: the repository's, or one monorepo project's."""
 
     project_id: str  # "" for a single-project repository
@@ -117,8 +116,7 @@ class StateSource:
     name: str = ""
 
 
-@dataclass(slots=True)
-class Project:
+class Project(Struct):
     root: Path
     states: list[StateSource] = field(default_factory=list)
     monorepo: bool = False
@@ -290,8 +288,7 @@ def _bad_id(source: str, problem: str) -> Finding:
 ReadStatus = Literal["ok", "missing", "torn", "invalid", "unreadable", "too_large", "not_object"]
 
 
-@dataclass(frozen=True, slots=True)
-class FileStamp:
+class FileStamp(Struct, frozen=True):
     size: int
     mtime_ns: int
     inode: int
@@ -305,8 +302,7 @@ class FileStamp:
         return cls(st.st_size, st.st_mtime_ns, st.st_ino)
 
 
-@dataclass(frozen=True, slots=True)
-class ReadResult:
+class ReadResult(Struct, frozen=True):
     path: Path
     status: ReadStatus
     data: dict[str, Any] | None = None

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, cast
+
+from msgspec import Struct, field
 
 from .findings import Finding
 
@@ -38,8 +39,7 @@ Configure = Callable[[Iterable[Finding]], list[Finding]]
 Spans = list[tuple[str, str]]
 
 
-@dataclass(frozen=True, slots=True)
-class Loaded(Generic[T_co]):
+class Loaded(Struct, Generic[T_co], frozen=True):
     """What a system's :meth:`System.load` read: its data (None: nothing to show), every
     finding, and the status of its main file (``core.session.FileStatus``'s words: ok, missing,
     unreadable) at ``path``."""
@@ -79,8 +79,7 @@ class System(Protocol[T]):
         ...
 
 
-@dataclass(frozen=True, slots=True)
-class SystemKey(Generic[T]):
+class SystemKey(Struct, Generic[T], frozen=True):
     """A registered system: its ``name``, the ``"module:attribute"`` of its :class:`System`,
     and ``markers``: the files whose presence means the project uses it (paths on the
     ``Project``; a path may hold a glob component, ``plugins/*/.continue-here.md``)."""
@@ -88,7 +87,7 @@ class SystemKey(Generic[T]):
     name: str
     where: str
     markers: Callable[[Project], tuple[Path, ...]]
-    _loaded: list[System[T]] = field(default_factory=list, compare=False, repr=False)
+    _loaded: list[System[T]] = field(default_factory=list)  # the system, once imported
 
     def system(self) -> System[T]:
         """The system (its module imported on first use)."""
@@ -140,8 +139,7 @@ def _glob_start(path: Path) -> tuple[Path, str] | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
-class SystemView(Generic[T_co]):
+class SystemView(Struct, Generic[T_co], frozen=True):
     """One system in a ``SessionUpdate``: its data (None: none), its findings (the user's
     config applied) and ``rev``, the times data or findings changed this session (a screen
     re-renders when it moved)."""

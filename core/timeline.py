@@ -3,9 +3,10 @@ transition rules fired. Plain data for ``widgets.timeline_view`` (no textual her
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
+
+from msgspec import Struct, field
 
 from .diff import changed_paths as _changed_paths
 from .diff import summarize_paths
@@ -14,8 +15,7 @@ from .findings import Finding, is_transition, sort_findings
 NOISE_PATHS = frozenset({"state_version"})  # bumped by every write: left out of summaries
 
 
-@dataclass(slots=True)
-class TimelineEntry:
+class TimelineEntry(Struct):
     seq: int  # observation number within this session (unique: the row key)
     observed_at: datetime
     state_version: int | None

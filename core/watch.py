@@ -27,9 +27,10 @@ import os
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+
+from msgspec import Struct, field
 
 from .sources import FileStamp
 
@@ -46,8 +47,7 @@ BatchOrigin = Literal["initial", "events", "reconcile", "more"]
 _UNSEEN: Any = object()
 
 
-@dataclass(frozen=True, slots=True)
-class WatchBatch:
+class WatchBatch(Struct, frozen=True):
     """Paths that changed since the previous batch (targets, or directories on the way to one).
 
     ``origin`` says what noticed them first (``"initial"`` is the first batch, with no paths: the

@@ -57,6 +57,15 @@ def _starts(name: str, *prefixes: str) -> bool:
     return any(name == p or name.startswith(p + ".") for p in prefixes)
 
 
+def test_records_are_structs_not_dataclasses():
+    """A dataclass compiles its methods from source as its module is imported (~0.5 ms each on
+    Python 3.11, a msgspec Struct ~0.03 ms): the 26 records made before the dashboard's first
+    data cost ~18 ms of its start as dataclasses (docs/design.md, "Records")."""
+    for folder in ("core", "widgets", "tui"):
+        for path in (ROOT / folder).rglob("*.py"):
+            assert "dataclasses" not in _imports(path), f"{path.relative_to(ROOT)}: use a Struct"
+
+
 def test_core_never_imports_the_ui_layers():
     for path, names in _package_imports("core").items():
         bad = [n for n in names if _starts(n, "phasewatch.widgets", "phasewatch.tui")]
@@ -156,7 +165,7 @@ def held(*args):
     threading.Thread(target=lambda: (gate.wait(), read(*args)), daemon=True).start()
 app_module._read_in_background = held
 
-HEAVY = ("pydantic", "numpy", "msgspec", "phasewatch.core.session", "phasewatch.core.decide",
+HEAVY = ("pydantic", "numpy", "phasewatch.core.session", "phasewatch.core.decide",
          "phasewatch.core.decide.writer",
          "phasewatch.core.config", "phasewatch.core.snapshot", "phasewatch.core.hooklog")
 root = Path(sys.argv[1])

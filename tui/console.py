@@ -35,12 +35,12 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import replace
 from datetime import datetime
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from msgspec.structs import replace
 from phasewatch.core.confirm import DEFAULT_SECONDS, still_holds
 from phasewatch.core.notify import Event, Notifier
 from phasewatch.core.systems import TDD

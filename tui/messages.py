@@ -5,10 +5,10 @@ one module below all of them, so no screen imports the console or the app at run
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from msgspec import Struct
 from textual.message import Message
 
 if TYPE_CHECKING:
@@ -40,15 +40,14 @@ class HookLogGrew(Message):
         return isinstance(message, HookLogGrew)
 
 
-@dataclass(frozen=True, slots=True)
-class Decision:
+class Decision(Struct, frozen=True):
     """One request to the writer. ``seen`` identifies what the user looked at (the state file
     and its version, or the plan file and its digest): two requests on the same ``seen`` are
     the same look, and the second one after an applied write would be refused against our own
     write."""
 
     label: str  # the writer's action name ("review continue"), as journaled
-    call: Callable[[], decide.DecisionResult] = field(compare=False)
+    call: Callable[[], decide.DecisionResult]
     own_path: Path | None
     seen: tuple[str, object]
 

@@ -9,9 +9,9 @@ through ``rich.text.Text``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from msgspec import Struct
 from phasewatch.core.protocol import parse_iso
 from phasewatch.core.text import shorten
 from rich.style import Style
@@ -43,8 +43,7 @@ def _status(status: str, styles: Styles, default: str = "warning") -> Style:
     return styles[STATUS_ROLE.get(status, default)]
 
 
-@dataclass(frozen=True, slots=True)
-class PhaseTiming:
+class PhaseTiming(Struct, frozen=True):
     key: str
     minutes: float | None  # None: unknown
     status: str | None

@@ -15,9 +15,9 @@ Every string from a file reaches the screen as ``rich.text.Text`` (never parsed 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
+from msgspec import Struct, field
 from phasewatch.core.findings import Finding, Severity, sort_findings
 from phasewatch.core.plugins import PluginRecord, Registry, Status, fix_mojibake
 from phasewatch.core.text import shorten
@@ -50,8 +50,7 @@ COLUMN_KEYS = tuple(k for k, _ in COLUMNS)
 DIM = Style(dim=True)
 
 
-@dataclass(frozen=True, eq=False)
-class Palette:
+class Palette(Struct, frozen=True, eq=False):
     """The table's colours, from the app's theme (``_style.theme_styles``: dark and light)."""
 
     styles: dict[str, Style]
@@ -313,8 +312,7 @@ def detail_text(rec: PluginRecord | None, registry: Registry | None, pal: Palett
     return text
 
 
-@dataclass(slots=True)
-class UpdateStats:
+class UpdateStats(Struct):
     """What one :meth:`PluginTable.update_registry` changed."""
 
     added: list[str] = field(default_factory=list)

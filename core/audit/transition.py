@@ -9,8 +9,9 @@ say so and stay quiet when ``state_version`` shows a gap.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec import Struct
 
 from ..checks import Emitter
 from ..models import ActiveWorkflow, State
@@ -33,13 +34,12 @@ from .framework import marker_set_by_write
 OPEN_GATE = frozenset({"gate_presented", "reviewing", "redo_pending"})
 
 
-@dataclass(slots=True)
-class Pair:
+class Pair(Struct):
     prev: State
     prev_raw: dict[str, Any]
     cur: State
     cur_raw: dict[str, Any]
-    same: bool = field(init=False)  # both have an active workflow and it is the same one
+    same: bool = False  # (set from the two, never passed) both have an active workflow and it is the same one
 
     def __post_init__(self) -> None:
         pa, ca = self.prev.active_workflow, self.cur.active_workflow

@@ -38,8 +38,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, Literal
+
+from msgspec import Struct
 
 from ..protocol import STATUS_RANK
 from .codec import plain
@@ -48,8 +49,7 @@ from .summary import _identity, _obj, fingerprint
 Claim = dict[str, Any]
 
 
-@dataclass(frozen=True, slots=True)
-class Footprint:
+class Footprint(Struct, frozen=True):
     """What one applied decision left in its file: our bytes as renamed into place (or the
     content that held it when we last looked) and the decision's claim. ``core.confirm``
     watches the file with it (and imports nothing of the writer)."""

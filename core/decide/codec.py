@@ -3,9 +3,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
+
+from msgspec import Struct
 
 from ..text import clean, shorten
 
@@ -200,8 +201,7 @@ def parse_document(text: str) -> Any:
     return value
 
 
-@dataclass(frozen=True, slots=True)
-class Style:
+class Style(Struct, frozen=True):
     """How a JSON file is laid out: ``indent`` None = compact, ``lead``/``tail`` = whitespace
     before the document and after it (the owner writes no trailing newline)."""
 

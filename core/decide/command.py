@@ -17,9 +17,10 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TextIO
+
+from msgspec import Struct
 
 from ..files.read import ReadRefused, read_regular
 from ..sources import MAX_JSON_BYTES, discover, find_root, project_id_problem, read_json
@@ -37,8 +38,7 @@ from .writer import Options
 Kind = Literal["review", "escalation", "approve"]
 
 
-@dataclass(frozen=True, slots=True)
-class Command:
+class Command(Struct, frozen=True):
     """One ``phasewatch review|escalation|approve`` invocation."""
 
     kind: Kind
@@ -157,8 +157,7 @@ def emit(result: DecisionResult, as_json: bool, out: TextIO) -> int:
 # ----------------------------------------------------------------------------- repair
 
 
-@dataclass(frozen=True, slots=True)
-class RepairCommand:
+class RepairCommand(Struct, frozen=True):
     """One ``phasewatch repair`` invocation (docs/formats.md#repair)."""
 
     path: str | None = None

@@ -5,8 +5,9 @@ from __future__ import annotations
 import copy
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any, Unpack
+
+from msgspec import Struct
 
 from .. import protocol
 from ..archive import archived, js_truthy
@@ -95,8 +96,7 @@ def _reset_for_retry(record: dict[str, Any]) -> list[str]:
     return cleared
 
 
-@dataclass(frozen=True, slots=True)
-class _Pending:
+class _Pending(Struct, frozen=True):
     """The escalations an answer clears, as read from the document being changed."""
 
     doc: dict[str, Any]

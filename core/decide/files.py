@@ -9,9 +9,10 @@ import stat
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
+
+from msgspec import Struct
 
 from ..files.read import MAX_BYTES, read_fd, read_regular
 from ..files.write import Dir, WriteRefused, fsync_dir, may_write, open_dir
@@ -99,8 +100,7 @@ def _write_temp(directory: Dir, name: str, data: bytes, st: os.stat_result | Non
     return tmp
 
 
-@dataclass(slots=True)
-class _Replace:
+class _Replace(Struct):
     """How a replace went. ``ok``: the file holds our bytes. ``changed``: nothing written (the
     file moved before the rename). ``overwritten``: another writer replaced our bytes after the
     rename. ``withdrawn`` / ``lost``: another writer's write landed on the inode we replaced;

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from msgspec import Struct, field
 
 from ..confirm import Confirmation
 from .claims import Footprint
@@ -36,8 +37,7 @@ UNSETTLED_SECONDS = 2.0
 JOURNAL_NAME = "phasewatch-decisions.jsonl"
 
 
-@dataclass(slots=True)
-class DecisionResult:
+class DecisionResult(Struct):
     outcome: Outcome
     message: str
     version_before: int | None = None
@@ -47,7 +47,7 @@ class DecisionResult:
     action: str = ""
     target: str = ""
     #: What an applied write left in the file (for :func:`core.confirm.watch`); None otherwise.
-    footprint: Footprint | None = field(default=None, repr=False)
+    footprint: Footprint | None = None
     #: The confirm window's verdict, when the caller watched (``--confirm-seconds``).
     confirmation: Confirmation | None = None
 

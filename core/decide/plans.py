@@ -32,8 +32,9 @@ The API (names are stable; the dashboard builds on them):
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from msgspec import Struct
 
 from ..audit.framework import marker_set_by_write, v9a, v9b, v9c
 from ..diff import changed_paths, join_key
@@ -60,8 +61,7 @@ ORCHESTRATION = (
 _AW = "active_workflow"
 
 
-@dataclass(frozen=True, slots=True)
-class FieldChange:
+class FieldChange(Struct, frozen=True):
     """One field a plan changes: its value now, the value proposed, and why."""
 
     path: Path_
@@ -83,8 +83,7 @@ class FieldChange:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class Unknown:
+class Unknown(Struct, frozen=True):
     """A disagreement the plan leaves alone: where, and why its right value cannot be known."""
 
     path: Path_
@@ -98,8 +97,7 @@ class Unknown:
         return {"path": list(self.path), "label": self.label, "why": self.why}
 
 
-@dataclass(frozen=True, slots=True)
-class RepairPlan:
+class RepairPlan(Struct, frozen=True):
     """What a repair would write. ``base_version``: the disk's ``state_version`` the plan
     applies to; ``from_version``: (stale-write) the version the values are restored from;
     ``kept``: (stale-write) paths the newer write changed that stay as it wrote them."""
@@ -110,10 +108,10 @@ class RepairPlan:
     from_version: int | None = None
     kept: tuple[str, ...] = ()
     unknown: tuple[Unknown, ...] = ()
-    workflow: Any = field(default=None, compare=False)  # the active workflow's identity
+    workflow: Any = None  # the active workflow's identity
     #: the fingerprint of every orchestration field the plan was made from (:func:`reads`);
     #: the write is refused when the file's differ, whatever its state_version says
-    reads: str = field(default="", compare=False)
+    reads: str = ""
 
     @property
     def action(self) -> str:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any, Unpack
+
+from msgspec import Struct
 
 from .. import protocol
 from ..protocol import MAX_REDOS
@@ -37,8 +38,7 @@ def _history(aw: dict[str, Any], key: str) -> list[Any]:
     return hist
 
 
-@dataclass(frozen=True, slots=True)
-class _Gate:
+class _Gate(Struct, frozen=True):
     """The gate a review answer is about, as read from the document being changed."""
 
     doc: dict[str, Any]

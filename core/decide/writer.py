@@ -6,9 +6,10 @@ import contextlib
 import hashlib
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypedDict
+
+from msgspec import Struct, field
 
 from .. import protocol
 from ..files.lock import writer_lock
@@ -50,8 +51,7 @@ from .outcomes import (
 from .summary import _version_of, describe_summary, fingerprint, next_version, state_summary
 
 
-@dataclass(slots=True)
-class Change:
+class Change(Struct):
     """What a mutation did: its message, and the decision's claim (:mod:`.claims`): what a
     later version of the document must still hold for the decision to be in it."""
 
@@ -88,8 +88,7 @@ def _read_state(directory: Dir, path: Path) -> tuple[bytes, os.stat_result, dict
     )
 
 
-@dataclass(frozen=True, slots=True)
-class Request:
+class Request(Struct, frozen=True):
     """One state write: ``mutate(doc)`` changes the raw document in place (literal-keeping
     values) and returns a message or a :class:`Change`; it raises ``_Refusal`` to refuse.
     ``expect_version`` (or ``seen['state_version']``) must equal the version on disk;
@@ -191,8 +190,7 @@ def apply_update(path: str | os.PathLike[str], mutate: Mutation, **options: Any)
     )
 
 
-@dataclass(slots=True)
-class _Attempt:
+class _Attempt(Struct):
     """What one write learned on the way, for its journal line."""
 
     root: Path

@@ -22,9 +22,10 @@ for the order rule. No textual here.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct
 
 from ..protocol import HOOK_EVENTS, parse_iso
 from .columns import Col, Ops, ops_of
@@ -73,8 +74,7 @@ def codes_of(values: Iterable[Any]) -> tuple[list[Any], list[int]]:
     return list(index), list(map(index.__getitem__, values))
 
 
-@dataclass(slots=True, eq=False)
-class Batch:
+class Batch(Struct, eq=False):
     """Consecutive rows of the log (see the module docstring).
 
     ``extra`` holds the whole record of each row parsed one by one (and of every row of a batch

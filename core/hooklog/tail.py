@@ -16,8 +16,9 @@ import os
 import stat
 from collections import deque
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
+
+from msgspec import Struct, field
 
 from .batch import Batch, parse
 from .columns import PLAIN, Col, vector
@@ -43,8 +44,7 @@ def _parse_all(jobs: list[_Job], large: bool) -> list[Batch]:
     return [job if isinstance(job, Batch) else next(parsed) for job in jobs]
 
 
-@dataclass(frozen=True, slots=True)
-class TailResult:
+class TailResult(Struct, frozen=True):
     batches: list[Batch] = field(default_factory=list)  # the lines read, in file order
     rotated: bool = (
         False  # position re-found after a shrink/rewrite/replace: nothing lost or repeated

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from ..checks import Emitter
 from ..findings import Rule
@@ -16,8 +17,7 @@ SYSTEM_CHECK = (
 )
 
 
-@dataclass(slots=True)
-class Ctx:
+class Ctx(Struct):
     """One plugin under audit, with the labels its findings use."""
 
     rec: PluginRecord

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import calendar
 import re
-from dataclasses import dataclass
 from datetime import date
 from typing import Literal
+
+from msgspec import Struct
 
 from .markdown import strip_md
 
@@ -25,8 +26,7 @@ _MONTHS["sept"] = 9
 _MON = "|".join(sorted(_MONTHS, key=len, reverse=True))
 
 
-@dataclass(frozen=True, slots=True)
-class ParsedDate:
+class ParsedDate(Struct, frozen=True):
     raw: str
     value: date | None
     form: DateForm

@@ -9,7 +9,8 @@ The real NOTES.md files write their fields as bullets, ``- **Current Status:** ð
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+
+from msgspec import Struct, field
 
 from .dates import ParsedDate, parse_date
 from .markdown import BULLET, HEADING, ascii_words, numbered_lines
@@ -35,8 +36,7 @@ _TL_LABEL = re.compile(r"\(\s*([^)]*)\)\s*:?\s*$")
 _VERSION_LABEL = re.compile(r"v?\d+(?:\.\d+){1,3}(?:[-+.\w]*)")
 
 
-@dataclass(slots=True)
-class PluginTimelineEntry:
+class PluginTimelineEntry(Struct):
     """One Lifecycle Timeline item; ``problem`` says why it is not the system's format."""
 
     index: int
@@ -48,8 +48,7 @@ class PluginTimelineEntry:
     problem: str | None = None  # why it is not `- **YYYY-MM-DD (Stage N):** text`
 
 
-@dataclass(slots=True)
-class Entry:
+class Entry(Struct):
     """A plugin's full entry: a ``### Name`` section of PLUGINS.md or ``plugins/Name/NOTES.md``."""
 
     name: str

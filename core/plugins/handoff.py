@@ -9,8 +9,9 @@ handoffs say ``stage: ideation`` and ``status: creative_brief_complete``; its te
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec import Struct, field
 
 from ..checks import Emitter, run_checks
 from ..findings import Finding, Severity
@@ -34,8 +35,7 @@ REQUIRED_SECTIONS = (
 ESSENTIAL_SECTIONS = ("Current State", "Completed So Far", "Next Steps")
 
 
-@dataclass(slots=True)
-class ContinueHere:
+class ContinueHere(Struct):
     """``plugins/<Name>/.continue-here.md``: raw fields plus typed ones (None when invalid)."""
 
     source: str

@@ -5,9 +5,10 @@ docs/formats.md#stage-numbering).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import date
 from typing import Literal
+
+from msgspec import Struct, field
 
 from ..findings import Finding, Severity
 from .entry import Entry
@@ -35,8 +36,7 @@ def version_key(raw: str) -> str:
     return strip_md(raw).lower().lstrip("v").strip()
 
 
-@dataclass(slots=True)
-class ChecksumState:
+class ChecksumState(Struct):
     key: str  # creative_brief | parameter_spec | architecture | plan
     file: str  # relative path of the contract file
     state: Literal[
@@ -46,8 +46,7 @@ class ChecksumState:
     actual: str | None = None  # "sha256:<hex>" of the file on disk
 
 
-@dataclass(slots=True)
-class DriftCell:
+class DriftCell(Struct):
     """One disagreement between two places that should say the same thing."""
 
     column: str  # status | version | last_updated | stage | handoff
@@ -71,8 +70,7 @@ STAGE_NAMES: dict[str, dict[int, str]] = {
 }
 
 
-@dataclass(slots=True)
-class PluginRecord:
+class PluginRecord(Struct):
     name: str
     directory: str | None = None  # plugins/<dir> when it exists
     table: TableRow | None = None
@@ -151,8 +149,7 @@ class PluginRecord:
         return min((f.severity for f in self.findings), key=lambda s: s.rank, default=None)
 
 
-@dataclass(slots=True)
-class Registry:
+class Registry(Struct):
     layout: Literal["full-entries", "table-only", "none"]
     plugins: list[PluginRecord] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)

@@ -6,7 +6,8 @@ plugin (docs/formats.md#registry). The newer layout keeps only the table; each e
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+
+from msgspec import Struct, field
 
 from ..findings import Finding, Rule, make
 from ..text import shorten
@@ -19,8 +20,7 @@ from .status import Status, normalise_status
 _ALIGN = re.compile(r"^\s*:?-+:?\s*$")
 
 
-@dataclass(slots=True)
-class TableRow:
+class TableRow(Struct):
     """One registry table row: the plugin's name, its status, version and date as written."""
 
     name: str
@@ -31,8 +31,7 @@ class TableRow:
     cells: dict[str, str] = field(default_factory=dict)  # every column, by header text
 
 
-@dataclass(slots=True)
-class PluginsMd:
+class PluginsMd(Struct):
     """What PLUGINS.md holds: its table rows, its ``### Name`` entries, and reader findings."""
 
     rows: list[TableRow] = field(default_factory=list)

@@ -10,8 +10,9 @@ and spaces removed, whitespace collapsed, case kept), so ``🚧 Stage 1 (Foundat
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any, Literal
+
+from msgspec import Struct
 
 from .markdown import ascii_words, fix_mojibake
 
@@ -31,8 +32,7 @@ def system_words(raw: str) -> str:
     return " ".join(_SYSTEM_DROP.sub("", raw.replace("\t", " ")).split())
 
 
-@dataclass(frozen=True, slots=True)
-class Status:
+class Status(Struct, frozen=True):
     """A registry status, normalised: emoji (also as mojibake), bold, bullets, case removed."""
 
     raw: str

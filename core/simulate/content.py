@@ -4,13 +4,13 @@ escalation details, review summaries. Pure data and small formatting helpers."""
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from ..protocol import phase_prefix, primary_agent
 
 
-@dataclass(frozen=True, slots=True)
-class Topic:
+class Topic(Struct, frozen=True):
     description: str
     slug: str
     noun: str  # what the work is about, for summaries

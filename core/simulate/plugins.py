@@ -31,9 +31,10 @@ import random
 import re
 import threading
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
+
+from msgspec import Struct, field
 
 EMOJI = {"ideated": "💡", "stage": "🚧", "working": "✅", "installed": "📦"}
 CONTRACT_FILES = {
@@ -45,8 +46,7 @@ CONTRACT_FILES = {
 DEFAULT_START = date(2025, 11, 10)
 
 
-@dataclass(frozen=True, slots=True)
-class PluginFault:
+class PluginFault(Struct, frozen=True):
     name: str
     description: str
     rules: tuple[str, ...]  # the PLG-* rule ids it is meant to trip
@@ -98,8 +98,7 @@ PARAMS = ("gain", "drive", "mix", "tone", "attack", "decay", "pitch", "cutoff", 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 
 
-@dataclass(frozen=True, slots=True)
-class PluginStep:
+class PluginStep(Struct, frozen=True):
     """One agent's complete update, after its files are on disk."""
 
     seq: int
@@ -116,8 +115,7 @@ class PluginStep:
         return f"{self.seq:4d} {self.date} {self.plugin:<16} {self.name:<14} {self.status}{fault}"
 
 
-@dataclass(slots=True)
-class PluginRunSummary:
+class PluginRunSummary(Struct):
     status: str  # completed | stopped
     seed: int
     directory: str
@@ -125,8 +123,7 @@ class PluginRunSummary:
     faults: dict[str, tuple[str, int] | None] = field(default_factory=dict)  # name -> (plugin, seq)
 
 
-@dataclass(frozen=True, slots=True)
-class _Spec:
+class _Spec(Struct, frozen=True):
     """What one step of one plugin sets (None: leave as is)."""
 
     name: str
@@ -141,8 +138,7 @@ class _Spec:
     next_steps: tuple[str, ...] = ()
 
 
-@dataclass(slots=True)
-class _Plugin:
+class _Plugin(Struct):
     name: str
     complexity: float
     kind: str

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Generator
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+from msgspec import Struct, field
 
 from .files import write_text
 from .types import SimulationError, StepEvent
@@ -72,8 +73,7 @@ TASKS = (
 )
 
 
-@dataclass(slots=True)
-class Slice:
+class Slice(Struct):
     number: int
     name: str
     source: str

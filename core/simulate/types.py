@@ -4,9 +4,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct, field
 
 from .clock import Clock
 
@@ -20,8 +21,7 @@ class SimulationError(RuntimeError):
     """The simulation cannot start (bad configuration, directory in use)."""
 
 
-@dataclass(slots=True)
-class SimConfig:
+class SimConfig(Struct):
     directory: str | Path
     workflow: str = "feature"  # feature | fix | build | tdd
     faults: Sequence[str] = ()  # fault names, optionally "name@phase-key"
@@ -41,8 +41,7 @@ class SimConfig:
     decision_timeout: float | None = None  # give up waiting after this many seconds
 
 
-@dataclass(frozen=True, slots=True)
-class StepEvent:
+class StepEvent(Struct, frozen=True):
     seq: int
     name: str  # "init", "3c-prime", "work", "3e", "gate", "decide:continue", "fault:regress" ...
     ts: str
@@ -66,8 +65,7 @@ class StepEvent:
         )
 
 
-@dataclass(slots=True)
-class SimSummary:
+class SimSummary(Struct):
     status: str  # completed | cancelled | stopped | timeout
     workflow: str
     seed: int

@@ -35,8 +35,9 @@ from __future__ import annotations
 import codecs
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Literal
+
+from msgspec import Struct
 
 from .approval import approval_line
 
@@ -66,8 +67,7 @@ HOOK_TERMINAL_RE = re.compile(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class StopHookView:
+class StopHookView(Struct, frozen=True):
     """The hook's inputs and its verdict. Line numbers are 1-based ``\\n`` lines."""
 
     approved: bool  # its approval grep succeeds

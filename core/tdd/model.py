@@ -9,8 +9,9 @@ remaining; an unknown or missing status is remaining.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from datetime import datetime
+
+from msgspec import Struct, field
 
 from ..protocol import parse_iso
 from .hook import StopHookView
@@ -47,8 +48,7 @@ _NOT_STARTED = frozenset(
 )
 
 
-@dataclass(slots=True)
-class TestSpec:
+class TestSpec(Struct):
     """A ``#### Test N:`` inside a slice, and which of Given/When/Then it spells out."""
 
     number: int
@@ -59,8 +59,7 @@ class TestSpec:
     then: bool = False
 
 
-@dataclass(slots=True)
-class Slice:
+class Slice(Struct):
     number: int
     name: str
     level: int  # heading level: 2 = planner style, 3+ = template style
@@ -104,8 +103,7 @@ class Slice:
         return f"slice {self.number}"
 
 
-@dataclass(slots=True)
-class TddPlan:
+class TddPlan(Struct):
     task: str | None = None
     header_status_raw: str | None = None
     header_status: str | None = None  # normalised like a slice status; None when absent

@@ -14,8 +14,9 @@ import os
 import re
 import stat
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
+
+from msgspec import Struct, field
 
 from ..files.read import read_fd
 from ..findings import Finding, make
@@ -128,8 +129,7 @@ def _parse(raw: bytes, plan: TddPlan) -> None:
     plan.heading_style = "mixed" if len(styles) > 1 else (styles.pop() if styles else "none")
 
 
-@dataclass(slots=True)
-class _Walk:
+class _Walk(Struct):
     """Where the parser is: the header, a slice, a test inside it, its acceptance criteria."""
 
     plan: TddPlan

@@ -3,9 +3,9 @@ count (review gate waiting + pending escalations) and error findings."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import ClassVar
 
+from msgspec import Struct
 from phasewatch.core.findings import Severity
 from phasewatch.core.session import SessionUpdate, attention
 from phasewatch.widgets._style import plain
@@ -18,8 +18,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 
-@dataclass(frozen=True, slots=True)
-class ProjectLine:
+class ProjectLine(Struct, frozen=True):
     project_id: str
     name: str
     phase: str | None
