@@ -27,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -110,6 +111,38 @@ def writer(project: Path, seconds: float) -> None:
     )
 
 
+def press_keys(
+    pane: Pane,
+    screens: dict[str, re.Pattern[str]],
+    keys: int,
+    gap_s: float = GAP_S,
+    until: Callable[[str], bool] | None = None,
+) -> tuple[list[float], int]:
+    """Send ``2`` and ``1`` in turns, ``gap_s`` apart, ``keys`` of them; each key's latency runs
+    from just before ``tmux send-keys`` until the pane's first line shows that key's screen
+    (looked at every ``LOOK_S``). ``until``: called with the whole screen after each key that
+    was answered; True ends the keys early. The latencies and the keys never answered (2 s)."""
+    latencies, missed = [], 0
+    for k in range(keys):
+        key = "2" if k % 2 == 0 else "1"
+        sent = time.monotonic()
+        pane.keys(key)
+        seen = None
+        while time.monotonic() - sent < 2:
+            if screens[key].search(pane.screen(first_line_only=True)):
+                seen = time.monotonic() - sent
+                break
+            time.sleep(LOOK_S)
+        if seen is None:
+            missed += 1
+        else:
+            latencies.append(seen)
+            if until is not None and until(pane.screen()):
+                break
+        time.sleep(max(0.0, gap_s - (time.monotonic() - sent)))
+    return latencies, missed
+
+
 def measure(name: str, argv: list[str], project: Path) -> dict[str, Any]:
     """Start the program, wait for its first screen, run the storm, press the keys."""
     screens = SCREENS[name]
@@ -129,22 +162,7 @@ def measure(name: str, argv: list[str], project: Path) -> dict[str, Any]:
         time.sleep(2)
         cpu0, t0 = pane.cpu_seconds(), time.monotonic()
         rss0 = pane.memory().get("VmRSS", float("nan"))
-        latencies, missed = [], 0
-        for k in range(KEYS):
-            key = "2" if k % 2 == 0 else "1"
-            sent = time.monotonic()
-            pane.keys(key)
-            seen = None
-            while time.monotonic() - sent < 2:
-                if screens[key].search(pane.screen(first_line_only=True)):
-                    seen = time.monotonic() - sent
-                    break
-                time.sleep(LOOK_S)
-            if seen is None:
-                missed += 1
-            else:
-                latencies.append(seen)
-            time.sleep(max(0.0, GAP_S - (time.monotonic() - sent)))
+        latencies, missed = press_keys(pane, screens, KEYS)
         cpu = (pane.cpu_seconds() - cpu0) / (time.monotonic() - t0)
         rss = (rss0, pane.memory().get("VmRSS", float("nan")))
         out, _ = storm.communicate(timeout=storm_s + 30)
