@@ -59,6 +59,39 @@ def test_the_end_of_a_start_up_collects_its_garbage_then_freezes(freeze: bool) -
     assert survivor
 
 
+def test_what_was_imported_is_frozen_and_the_end_collects_only_what_came_after() -> None:
+    """freeze_imports (collector paused): what exists then leaves the collector's reach, so the
+    full collection at the end of the start-up does not scan it again; garbage made after it
+    is still freed."""
+    memory.pause_collector()
+    imported = [[object()] for _ in range(1000)]  # tracked: the modules' objects, say
+    memory.freeze_imports()
+    frozen = gc.get_freeze_count()
+    assert frozen >= len(imported)
+    cycle: list[object] = []
+    cycle.append(cycle)
+    del cycle
+    freed: list[int] = []
+
+    def note(phase: str, info: dict[str, int]) -> None:
+        if phase == "stop":
+            freed.append(info["collected"])
+
+    gc.callbacks.append(note)
+    try:
+        memory.end_startup(freeze=False)
+    finally:
+        gc.callbacks.remove(note)
+    assert sum(freed) >= 1 and gc.get_freeze_count() == frozen and gc.isenabled()
+
+
+def test_nothing_is_frozen_by_a_process_that_did_not_pause() -> None:
+    before = gc.get_freeze_count()  # (another test in this process may have frozen some)
+    kept = [[object()] for _ in range(100)]
+    memory.freeze_imports()
+    assert gc.get_freeze_count() == before and kept
+
+
 def test_no_collection_at_the_end_of_a_start_up_that_did_not_pause() -> None:
     runs: list[str] = []
     gc.callbacks.append(lambda phase, _info: runs.append(phase))

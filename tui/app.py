@@ -187,6 +187,7 @@ class PhasewatchApp(App[int]):
         self._freeze_startup = freeze_startup
         if freeze_startup:
             memory.pause_collector()
+            memory.freeze_imports()
         self._full_collected_at = 0.0  # (monotonic) the last full collection's end
         self._screen_built_at = 0.0  # (monotonic) the last data screen built (its first show)
         self._key_timer: Timer | None = None  # (see on_event)
