@@ -9,7 +9,7 @@ from phasewatch.tui.bindings import binding_states, refresh_bindings_if_changed
 from phasewatch.widgets.footer import KeyFooter
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import Button, Footer
+from textual.widgets import Button, DataTable, Footer
 from textual.widgets._footer import FooterKey
 
 
@@ -104,6 +104,64 @@ async def test_key_footer_rebuilds_only_when_its_keys_change() -> None:
         await pilot.pause()
         assert footer_key_states(app) == {"a": True, "x": True, "q": True, "ctrl+p": True}
         assert footer.rebuilds == built + 1
+
+
+async def test_key_footer_builds_its_keys_once_as_it_mounts(monkeypatch) -> None:
+    """Its first composition has the screen's keys: Textual's footer composes nothing until
+    the screen publishes its bindings, then composes again with them all."""
+    recomposed: list[KeyFooter] = []
+    recompose = KeyFooter.recompose
+
+    async def counted(self: KeyFooter) -> None:
+        recomposed.append(self)
+        await recompose(self)
+
+    monkeypatch.setattr(KeyFooter, "recompose", counted)
+    app = FooterApp()
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        await pilot.pause()
+        footer = app.query_one(KeyFooter)
+        assert footer_key_states(app) == {"q": True, "ctrl+p": True}
+        assert recomposed == [] and footer.rebuilds == 1
+
+
+class TableApp(Dynamic):
+    def compose(self) -> ComposeResult:
+        yield Button("one")
+        yield DataTable()
+        yield KeyFooter()
+
+
+async def test_focus_on_a_widget_whose_bindings_show_no_key_rebuilds_nothing() -> None:
+    app = TableApp()
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        footer = app.query_one(KeyFooter)
+        built = footer.rebuilds
+        await pilot.press("tab")  # to the table: its cursor keys, none shown
+        await pilot.pause()
+        await pilot.pause()
+        assert isinstance(app.focused, DataTable) and footer.rebuilds == built
+
+
+class ShownKeyButton(Button):
+    BINDINGS: ClassVar[list[BindingType]] = [("s", "app.bell", "Shown")]
+
+
+class ShownKeyApp(Dynamic):
+    def compose(self) -> ComposeResult:
+        yield ShownKeyButton("one")
+        yield KeyFooter()
+
+
+async def test_a_focused_widget_with_a_key_to_show_is_in_the_footer() -> None:
+    app = ShownKeyApp()
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        await pilot.pause()
+        assert isinstance(app.focused, ShownKeyButton)
+        assert "s" in footer_key_states(app)
 
 
 async def test_footer_keys_are_born_with_the_footers_compactness() -> None:

@@ -39,13 +39,19 @@ class KeyFooter(Footer):
         return (
             self.compact,
             self.show_command_palette,
-            tuple(
-                (b.key, b.key_display, b.description, b.action, b.group, b.show, enabled, tip)
+            tuple(  # the keys shown (Textual's footer shows no binding with show=False)
+                (b.key, b.key_display, b.description, b.action, b.group, enabled, tip)
                 for (_node, b, enabled, tip) in self.screen.active_bindings.values()
+                if b.show
             ),
         )
 
     def compose(self) -> ComposeResult:
+        if not self._bindings_ready and self.is_attached:
+            # Textual's footer composes nothing until its screen first publishes its bindings,
+            # then builds every key: the screen's bindings are known already (the focused
+            # widget's are added when it takes focus: a rebuild then, if they show a key).
+            self.set_reactive(Footer._bindings_ready, True)
         if self._bindings_ready:
             self._shown = self._keys()
             self.rebuilds += 1
