@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -15,6 +16,14 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 SIZE = ("120", "36")
 SOCKET = f"pwbench-{os.getpid()}"  # a tmux server of our own, kept up by one idle session
+
+
+def tmux_missing() -> bool:
+    """True, and says so, when tmux is not installed (these benches need a real terminal)."""
+    if shutil.which("tmux"):
+        return False
+    print("tmux is not installed: this bench measures in a real terminal (apt-get install tmux)")
+    return True
 
 
 def tmux(*args: str, **kwargs: Any) -> subprocess.CompletedProcess[str]:

@@ -42,7 +42,7 @@ sys.path.insert(0, str(ROOT))
 import _results  # noqa: E402  (bench/ is on sys.path as the script dir)
 from _project import DATA_MARKS  # noqa: E402  (the project's name and its matrix rows)
 from _results import stats  # noqa: E402
-from _tmux import Pane, tmux  # noqa: E402
+from _tmux import Pane, tmux, tmux_missing  # noqa: E402
 
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 1_000_000
 RUNS = int(sys.argv[2]) if len(sys.argv) > 2 else 3
@@ -212,10 +212,7 @@ def fmt(value: float | None, unit: str) -> str:
 
 
 def main() -> None:
-    if not shutil.which("tmux"):
-        print(
-            "tmux is not installed: this bench measures in a real terminal (apt-get install tmux)"
-        )
+    if tmux_missing():
         return
     root = Path(tempfile.gettempdir()) / f"phasewatch-e2e-{N}"
     t = time.perf_counter()

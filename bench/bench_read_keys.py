@@ -30,7 +30,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 import _results  # noqa: E402  (bench/ is on sys.path as the script dir)
 from _results import stats  # noqa: E402
-from _tmux import Pane, tmux  # noqa: E402
+from _tmux import Pane, tmux, tmux_missing  # noqa: E402
 from bench_e2e import make_log  # noqa: E402
 from bench_storm import MINIMAL_APP, SCREENS, press_keys  # noqa: E402
 
@@ -87,10 +87,7 @@ def idle_minimal(app: Path) -> dict[str, Any]:
 
 
 def main() -> None:
-    if not shutil.which("tmux"):
-        print(
-            "tmux is not installed: this bench measures in a real terminal (apt-get install tmux)"
-        )
+    if tmux_missing():
         return
     root = Path(tempfile.gettempdir()) / f"phasewatch-e2e-{LINES}"  # bench_e2e's, if it ran
     t = time.perf_counter()

@@ -37,7 +37,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 import _results  # noqa: E402  (bench/ is on sys.path as the script dir)
 from _results import stats  # noqa: E402
-from _tmux import Pane, tmux  # noqa: E402
+from _tmux import Pane, tmux, tmux_missing  # noqa: E402
 
 KEYS = int(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1].isdigit() else 60
 GAP_S = 0.3
@@ -179,10 +179,7 @@ def measure(name: str, argv: list[str], project: Path) -> dict[str, Any]:
 
 
 def main() -> None:
-    if not shutil.which("tmux"):
-        print(
-            "tmux is not installed: this bench measures in a real terminal (apt-get install tmux)"
-        )
+    if tmux_missing():
         return
     from _project import make_project
 

@@ -34,14 +34,11 @@ def test_a_collector_switched_off_by_someone_else_is_left_off() -> None:
     assert not gc.isenabled()
 
 
-@pytest.mark.parametrize("freeze", [True, False])
-def test_the_end_of_a_start_up_collects_its_garbage_then_freezes(freeze: bool) -> None:
-    """Cycles made while the collector was paused are freed at the end of the start-up, not
-    frozen with the objects that live on; the collector runs again."""
-    memory.pause_collector()
-    survivor = [object() for _ in range(10)]
+def _freed_by_the_end(freeze: bool) -> int:
+    """Make a cycle (garbage), end the start-up; the objects its collections freed."""
     cycle: list[object] = []
     cycle.append(cycle)
+    del cycle
     freed: list[int] = []
 
     def note(phase: str, info: dict[str, int]) -> None:
@@ -50,11 +47,19 @@ def test_the_end_of_a_start_up_collects_its_garbage_then_freezes(freeze: bool) -
 
     gc.callbacks.append(note)
     try:
-        del cycle
         memory.end_startup(freeze)
     finally:
         gc.callbacks.remove(note)
-    assert sum(freed) >= 1 and gc.isenabled()
+    return sum(freed)
+
+
+@pytest.mark.parametrize("freeze", [True, False])
+def test_the_end_of_a_start_up_collects_its_garbage_then_freezes(freeze: bool) -> None:
+    """Cycles made while the collector was paused are freed at the end of the start-up, not
+    frozen with the objects that live on; the collector runs again."""
+    memory.pause_collector()
+    survivor = [object() for _ in range(10)]
+    assert _freed_by_the_end(freeze) >= 1 and gc.isenabled()
     assert (gc.get_freeze_count() > 0) == freeze
     assert survivor
 
@@ -74,21 +79,8 @@ def test_what_was_imported_is_frozen_and_the_end_collects_only_what_came_after()
     assert _collectable(imported)
     memory.freeze_imports()
     assert not _collectable(imported)
-    cycle: list[object] = []
-    cycle.append(cycle)
-    del cycle
-    freed: list[int] = []
-
-    def note(phase: str, info: dict[str, int]) -> None:
-        if phase == "stop":
-            freed.append(info["collected"])
-
-    gc.callbacks.append(note)
-    try:
-        memory.end_startup(freeze=False)
-    finally:
-        gc.callbacks.remove(note)
-    assert sum(freed) >= 1 and not _collectable(imported) and gc.isenabled()
+    assert _freed_by_the_end(freeze=False) >= 1
+    assert not _collectable(imported) and gc.isenabled()
 
 
 def test_nothing_is_frozen_by_a_process_that_did_not_pause() -> None:
