@@ -10,6 +10,8 @@ import pytest
 
 @pytest.fixture(autouse=True)
 def _collector_restored():
+    gc.unfreeze()  # (whatever an earlier test in this worker left)
+    gc.enable()
     yield
     memory.resume_collector()
     gc.unfreeze()
@@ -73,7 +75,6 @@ def test_what_was_imported_is_frozen_and_the_end_collects_only_what_came_after()
     """freeze_imports (collector paused): what exists then leaves the collector's reach, so the
     full collection at the end of the start-up does not scan it again; garbage made after it
     is still freed."""
-    gc.enable()  # (as a process starts: whatever another test in this worker left)
     memory.pause_collector()
     imported = [object()]  # a module's object, say
     assert _collectable(imported)
