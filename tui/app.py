@@ -108,10 +108,12 @@ class PhasewatchApp(App[int]):
     ``freeze_startup`` (the command line sets it): the cyclic garbage collector is paused until
     the first data is painted (the command pauses it before it imports textual; see
     core/memory.py): its passes over the objects the start-up makes, a full one at about the
-    first frame, were 33-38 ms of the ~0.3 s to the data. Then one full collection, and the
-    objects made so far (modules, classes, the screens built) leave the collector's reach
-    (``gc.freeze``): a full collection scanned them all, ~60-80 ms, a few times a minute under a
-    write storm, each one a stall a key press could wait behind (19 ms after the freeze). The
+    first frame, were 33-38 ms of the ~0.3 s to the data. The modules imported by then are
+    frozen as the app is built (``memory.freeze_imports``), so the one full collection after the
+    data scans only what came after them; then the objects made so far (the screens built, the
+    session) leave the collector's reach too (``gc.freeze``): a full collection scanned them
+    all, ~60-80 ms, a few times a minute under a write storm, each one a stall a key press
+    could wait behind (19 ms after the freeze). The
     collector runs again then, or when the first read fails, the app ends, or after
     ``COLLECTOR_PAUSE_MAX_S`` whatever happens. The full collections are moved to just after a
     key's answer is painted (see :meth:`_collect_after_key`). Off by default: a process that
