@@ -60,14 +60,21 @@ class Pane:
     def keys(self, *keys: str, literal: bool = False) -> None:
         tmux("send-keys", "-t", self.name, *(["-l"] if literal else []), *keys)
 
-    def wait(self, text: str, timeout: float, every: float = 0.005) -> float | None:
-        """Seconds from start until ``text`` (a regular expression) is on screen (None: not
-        within ``timeout``). ``every``: seconds between looks (each look runs a tmux client: a
-        long wait looks less often, so the bench does not take the CPU the program needs)."""
-        pattern = re.compile(text, re.M)
+    def wait(
+        self,
+        text: str | re.Pattern[str],
+        timeout: float,
+        every: float = 0.005,
+        first_line_only: bool = False,
+    ) -> float | None:
+        """Seconds from start until ``text`` (a regular expression) is on screen, or on its
+        first line (None: not within ``timeout``). ``every``: seconds between looks (each look
+        runs a tmux client: a long wait looks less often, so the bench does not take the CPU the
+        program needs)."""
+        pattern = text if isinstance(text, re.Pattern) else re.compile(text, re.M)
         end = time.monotonic() + timeout
         while time.monotonic() < end:
-            if pattern.search(self.screen()):
+            if pattern.search(self.screen(first_line_only)):
                 return time.monotonic() - self.t0
             time.sleep(every)
         return None

@@ -32,7 +32,7 @@ import _results  # noqa: E402  (bench/ is on sys.path as the script dir)
 from _results import stats  # noqa: E402
 from _tmux import Pane, tmux, tmux_missing  # noqa: E402
 from bench_e2e import make_log  # noqa: E402
-from bench_storm import MINIMAL_APP, SCREENS, press_keys  # noqa: E402
+from bench_storm import MINIMAL_APP, SCREENS, first_screen, press_keys  # noqa: E402
 
 KEYS = int(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1].isdigit() else 60
 LINES = 1_000_000
@@ -40,16 +40,6 @@ GAP_S = 0.2
 MAX_STARTS = 20
 PHASEWATCH = str(Path(sys.executable).with_name("phasewatch"))
 WHOLE = re.compile(re.escape(f"({LINES:,} lines)."))
-
-
-def first_screen(pane: Pane, pattern: re.Pattern[str], timeout: float = 30) -> float:
-    """Seconds from the start until the pane's first line matches ``pattern``."""
-    end = time.monotonic() + timeout
-    while not pattern.search(pane.screen(first_line_only=True)):
-        if time.monotonic() > end:
-            raise SystemExit(f"{pane.name}: its first screen did not show within {timeout:.0f} s")
-        time.sleep(0.005)
-    return time.monotonic() - pane.t0
 
 
 def during_reads(project: Path) -> dict[str, Any]:
@@ -128,7 +118,8 @@ def print_table(summary: dict[str, Any]) -> None:
         return "    —" if v is None else f"{v * 1000:5.0f}"
 
     print(
-        f"{pw['n'] + pw['missed']} keys, {GAP_S * 1000:.0f} ms apart, over {pw['starts']} starts of "
+        f"{pw['n'] + pw['missed']} keys, {GAP_S * 1000:.0f} ms apart, over {pw['starts']} "
+        f"starts of "
         f"phasewatch on a {LINES:,}-line log, each until the whole log was read "
         f"(median {pw['read_s']['median']:.2f} s from start), in tmux 120x36"
     )

@@ -111,6 +111,14 @@ def writer(project: Path, seconds: float) -> None:
     )
 
 
+def first_screen(pane: Pane, pattern: re.Pattern[str], timeout: float = 30) -> float:
+    """Seconds from the start until the pane's first line matches ``pattern`` (exits if not)."""
+    shown = pane.wait(pattern, timeout, first_line_only=True)
+    if shown is None:
+        raise SystemExit(f"{pane.name}: its first screen did not show within {timeout:.0f} s")
+    return shown
+
+
 def press_keys(
     pane: Pane,
     screens: dict[str, re.Pattern[str]],
@@ -127,16 +135,11 @@ def press_keys(
         key = "2" if k % 2 == 0 else "1"
         sent = time.monotonic()
         pane.keys(key)
-        seen = None
-        while time.monotonic() - sent < 2:
-            if screens[key].search(pane.screen(first_line_only=True)):
-                seen = time.monotonic() - sent
-                break
-            time.sleep(LOOK_S)
+        seen = pane.wait(screens[key], 2, every=LOOK_S, first_line_only=True)
         if seen is None:
             missed += 1
         else:
-            latencies.append(seen)
+            latencies.append(seen - (sent - pane.t0))
             if until is not None and until(pane.screen()):
                 break
         time.sleep(max(0.0, gap_s - (time.monotonic() - sent)))
@@ -148,11 +151,7 @@ def measure(name: str, argv: list[str], project: Path) -> dict[str, Any]:
     screens = SCREENS[name]
     pane = Pane(name, argv)
     try:
-        end = time.monotonic() + 30
-        while not screens["1"].search(pane.screen(first_line_only=True)):
-            if time.monotonic() > end:
-                raise SystemExit(f"{name}: its first screen did not show within 30 s")
-            time.sleep(0.05)
+        first_screen(pane, screens["1"])
         storm_s = 2 + KEYS * (GAP_S + 0.2) + 2
         storm = subprocess.Popen(
             [sys.executable, __file__, "--writer", str(project), str(storm_s)],

@@ -40,6 +40,11 @@ def _ms(v: float | None) -> str:
     return "—" if v is None else f"{v:.0f} ms"
 
 
+def _ms_of(seconds: float | None) -> str:
+    """Seconds shown in ms (None: not measured, e.g. a p99 of under 20 keys)."""
+    return _ms(None if seconds is None else seconds * 1000)
+
+
 def _goal(value: float | None, limit: float, text: str) -> str:
     if value is None:
         return f"{text} (not measured)"
@@ -123,15 +128,13 @@ def read_keys_row(readkeys: dict[str, Any]) -> str:
     """Keys while the 1M-line log is read (bench_read_keys), beside the minimal app idle."""
     pw, base = readkeys["summary"]["phasewatch"], readkeys["summary"]["minimal"]
 
-    def ms(v: float | None) -> str:  # seconds (None under 20 keys for a p99)
-        return _ms(None if v is None else v * 1000)
-
     keys = pw["n"] + pw["missed"]
     return (
         f"| stress bound: key press → screen (switching screens, tmux) while the log is read "
         f"({keys} keys over {pw['starts']} starts, each until the whole log was read) | median "
-        f"{ms(pw['median'])}, p99 {ms(pw['p99'])}, max {ms(pw['max'])} (missed {pw['missed']}) "
-        f"| a minimal Textual app, idle, the same keys: {ms(base['median'])} / {ms(base['p99'])} "
+        f"{_ms_of(pw['median'])}, p99 {_ms_of(pw['p99'])}, max {_ms_of(pw['max'])} "
+        f"(missed {pw['missed']}) | a minimal Textual app, idle, the same keys: "
+        f"{_ms_of(base['median'])} / {_ms_of(base['p99'])} "
         f"| {_goal(pw['p99'] and pw['p99'] * 1000, 150, 'p99 ≤ 150 ms')} |"
     )
 
@@ -173,9 +176,6 @@ def table(
         pw, base = storm["summary"]["phasewatch"], storm["summary"]["minimal"]
         rates = pw.get("storm", {})
 
-        def ms(v: float | None) -> str:  # seconds (None under 20 keys for a p99)
-            return _ms(None if v is None else v * 1000)
-
         def rss(r: dict[str, Any]) -> str:  # (results from before the bench measured it: none)
             got = r.get("rss_mb")
             return f"; RSS {got[0]:.0f} -> {got[1]:.0f} MB" if got else ""
@@ -184,9 +184,10 @@ def table(
             f"| key press → screen (switching screens, tmux) during a storm of "
             f"{rates.get('state_writes_per_s', 0):.0f} state writes/s + "
             f"{rates.get('log_lines_per_s', 0):,.0f} log lines/s ({storm['keys']} keys) | median "
-            f"{ms(pw['median'])}, p99 {ms(pw['p99'])}; CPU {pw['cpu_share']:.0%} "
-            f"of a core{rss(pw)} | a minimal Textual app, same storm: {ms(base['median'])} / "
-            f"{ms(base['p99'])}{rss(base)} | {_goal(pw['p99'] and pw['p99'] * 1000, 150, 'p99 ≤ 150 ms')} |"
+            f"{_ms_of(pw['median'])}, p99 {_ms_of(pw['p99'])}; CPU {pw['cpu_share']:.0%} "
+            f"of a core{rss(pw)} | a minimal Textual app, same storm: {_ms_of(base['median'])} / "
+            f"{_ms_of(base['p99'])}{rss(base)} | "
+            f"{_goal(pw['p99'] and pw['p99'] * 1000, 150, 'p99 ≤ 150 ms')} |"
         )
     if latency is not None:
         got = latency["measured"].get("watch events", {}).get("paint_ms", {})

@@ -39,7 +39,7 @@ class Pair(Struct):
     prev_raw: dict[str, Any]
     cur: State
     cur_raw: dict[str, Any]
-    same: bool = False  # (set from the two, never passed) both have an active workflow and it is the same one
+    same: bool = False  # (set by __post_init__) both have an active workflow, the same one
 
     def __post_init__(self) -> None:
         pa, ca = self.prev.active_workflow, self.cur.active_workflow
