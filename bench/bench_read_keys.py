@@ -30,7 +30,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 import _results  # noqa: E402  (bench/ is on sys.path as the script dir)
 from _results import stats  # noqa: E402
-from _tmux import Pane, tmux, tmux_missing  # noqa: E402
+from _tmux import Pane, tmux, tmux_missing, warm_up  # noqa: E402
 from bench_e2e import make_log  # noqa: E402
 from bench_storm import MINIMAL_APP, SCREENS, first_screen, press_keys  # noqa: E402
 
@@ -90,8 +90,8 @@ def main() -> None:
     _results.cached_bytecode()  # as installed (one uncounted start of each program fills it)
     tmux("new-session", "-d", "-s", "keep", "sleep 100000", check=True)
     try:
-        Pane("warm-pw", [PHASEWATCH, str(root)]).close()
-        Pane("warm-min", [sys.executable, str(minimal)]).close()
+        warm_up("pw", [PHASEWATCH, str(root)])
+        warm_up("min", [sys.executable, str(minimal)])
         time.sleep(1)
         results = {"phasewatch": during_reads(root), "minimal": idle_minimal(minimal)}
     finally:

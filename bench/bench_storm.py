@@ -37,7 +37,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 import _results  # noqa: E402  (bench/ is on sys.path as the script dir)
 from _results import stats  # noqa: E402
-from _tmux import Pane, tmux, tmux_missing  # noqa: E402
+from _tmux import Pane, tmux, tmux_missing, warm_up  # noqa: E402
 
 KEYS = int(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1].isdigit() else 60
 GAP_S = 0.3
@@ -196,7 +196,7 @@ def main() -> None:
                 if name == "phasewatch"
                 else [sys.executable, str(minimal)]
             )
-            Pane(f"warm-{name}", argv).close()  # fills the bytecode cache
+            warm_up(name, argv)
             time.sleep(1)
             results[name] = measure(name, argv, project)
             shutil.rmtree(project, ignore_errors=True)
