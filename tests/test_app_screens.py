@@ -559,6 +559,22 @@ async def test_a_large_hook_log_loads_in_parts_into_a_screen_not_shown(
         assert "400 of 400 records" in screen_text(app)
 
 
+async def test_a_screen_shown_before_its_data_gives_the_focus_to_it(tmp_path: Path) -> None:
+    """The hook screen opened before the log has a line shows its empty message (the view is
+    hidden, and Textual blurs what it hides); once lines arrive the view has the focus again,
+    so its keys work without a click."""
+    write_state(tmp_path / ".isdlc" / "state.json", F.feature_state())
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await show(pilot, app, "2", "hooks")
+        await wait_until(pilot, lambda: not screen.body.display)
+        log = HookLog(tmp_path / ".isdlc" / "hook-activity.log")
+        log.append(TS.format(0, 1), "gate-blocker", "allow", None, None, "first")
+        await wait_until(pilot, lambda: screen.body.display, timeout=10)
+        await pilot.pause()
+        assert screen.focused is screen.log_view
+
+
 async def test_a_rewrite_while_the_log_is_read_in_parts_is_not_misread(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

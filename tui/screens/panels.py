@@ -72,6 +72,13 @@ class PanelScreen(UpdateScreen):
             empty.update(Content(message))
         empty.display = message is not None
         self.main_widget.display = message is None
+        auto = self.app.AUTO_FOCUS if self.AUTO_FOCUS is None else self.AUTO_FOCUS
+        if message is None and self.focused is None and auto:
+            # hidden while empty, the widget lost the focus (Textual blurs what it hides)
+            for widget in self.query(auto):
+                if widget.focusable:
+                    self.set_focus(widget)
+                    break
 
     def set_title(self, title: str) -> None:
         self.query_one("#panel").border_title = plain_content(title)  # cleaned, never markup
