@@ -326,6 +326,7 @@ class ProjectSession:
         hook_part_seconds: float = HOOK_PART_SECONDS,
         env: dict[str, str] | None = None,
         config: Config | None = None,
+        ui_idle: threading.Event | None = None,
     ) -> None:
         self._path = path
         self._env = env
@@ -366,6 +367,11 @@ class ProjectSession:
         )
         self._hook_existed = False
         self._release = False  # the heap pages a refresh freed go back at its end
+        #: Cleared by the UI while it answers a key: a large log's read then ends its refresh
+        #: at the next poll (the parts hold the GIL; a key's answer goes first).
+        self.ui_idle = ui_idle or threading.Event()
+        if ui_idle is None:
+            self.ui_idle.set()
         self.timeline: deque[Observation] = deque(maxlen=timeline_cap)
         self._timeline_total = 0
         self._versions: dict[str, int] = {}  # project -> seq of its newest timeline entry
@@ -721,7 +727,12 @@ class ProjectSession:
             res = self.tailer.poll()
             self._store_hooks(res, now)
             deadline = time.monotonic() + self._hook_part_seconds
-            while res.pending and not res.error and time.monotonic() < deadline:
+            while (
+                res.pending
+                and not res.error
+                and time.monotonic() < deadline
+                and self.ui_idle.is_set()
+            ):
                 more = self.tailer.poll()  # a large log: as much as the part's time allows
                 self._store_hooks(more, now)
                 res = res.then(more)

@@ -575,6 +575,30 @@ async def test_a_screen_shown_before_its_data_gives_the_focus_to_it(tmp_path: Pa
         assert screen.focused is screen.log_view
 
 
+async def test_a_key_holds_a_large_logs_read_until_its_answer_is_painted(tmp_path: Path) -> None:
+    """A key's answer goes first: from the key until its screen is painted the session is told
+    the UI is busy (its read of a large log stops at the next poll and the next refresh
+    waits); then the read goes on to the end."""
+    (tmp_path / ".isdlc").mkdir()
+    log = HookLog(tmp_path / ".isdlc" / "hook-activity.log", max_bytes=10**9)
+    for i in range(400):
+        log.append(TS.format(i // 60, i % 60), "gate-blocker", "allow", None, None, f"r{i}")
+    app = make_app(tmp_path, session_options={"hook_read_bytes": 2048, "hook_part_seconds": 0})
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.session is not None)
+        idle = app.session.ui_idle
+        seen: list[tuple[str, str | None]] = []
+        clear, set_ = idle.clear, idle.set
+        idle.clear = lambda: (seen.append(("clear", None)), clear())[-1]  # type: ignore[method-assign]
+        idle.set = lambda: (seen.append(("set", app.screen.name)), set_())[-1]  # type: ignore[method-assign]
+        await pilot.press("2")
+        await wait_until(pilot, idle.is_set)
+        assert seen[0] == ("clear", None) and seen[-1] == ("set", "hooks")
+        assert app.screen.is_mounted
+        await wait_until(pilot, lambda: not app.last_update.hook_pending, timeout=30)
+        assert app.last_update.hook_total == 400
+
+
 async def test_a_rewrite_while_the_log_is_read_in_parts_is_not_misread(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

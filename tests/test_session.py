@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -369,6 +370,21 @@ def test_a_large_hook_log_shows_at_once_and_is_counted_in_parts(repo: Path) -> N
     assert u.hook_stats["total"] == 301 and u.hook_findings
     block = next(f for f in u.hook_findings if f.rule_id == "HOOK-BLOCK")
     assert block.path == "line 251" and "6 block(s)" in block.message  # blocks at 0, 50 .. 250
+
+
+def test_a_key_being_answered_ends_a_part_at_its_next_poll(repo: Path) -> None:
+    """While the UI answers a key (``ui_idle`` clear) a refresh of a large log reads one poll,
+    however long its part may run; idle again, it reads on until the part's time is up."""
+    log = _big_log(repo)
+    idle = threading.Event()
+    s = ProjectSession(repo, clock=Tick(), hook_read_bytes=2048, hook_part_seconds=60, ui_idle=idle)
+    s.refresh()
+    s.refresh({log.path})  # the index
+    u = s.refresh({log.path})
+    assert u.hook_pending and 0 < u.hook_progress[0] <= 2048  # one poll: the UI is busy
+    idle.set()
+    u = s.refresh({log.path})
+    assert not u.hook_pending and u.hooks.filled == 300  # the rest, in one part
 
 
 def test_a_large_append_is_read_forward_in_parts(repo: Path) -> None:

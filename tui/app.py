@@ -72,6 +72,9 @@ KEY_ANSWERED_S = 0.12
 FIRST_READ_WAIT_S = 0.15
 #: The reads after the first wait this long at most for the first data to be painted.
 FIRST_PAINT_WAIT_S = 0.5
+#: A key's answer goes before a large log's read: the read stops at its next part and waits
+#: until the answer is painted, this long at most.
+KEY_HOLD_MAX_S = 0.3
 FIRST_SHOW_S = 0.5  # a data screen's first show (0.1-0.2 s under a storm), with a margin
 FULL_COLLECTION_GAP_S = 1.0  # at most one full collection after keys per this many seconds
 #: The collector paused for the start-up (``freeze_startup``) runs again after this long at most.
@@ -193,6 +196,10 @@ class PhasewatchApp(App[int]):
         self._full_collected_at = 0.0  # (monotonic) the last full collection's end
         self._screen_built_at = 0.0  # (monotonic) the last data screen built (its first show)
         self._key_timer: Timer | None = None  # (see on_event)
+        #: Clear while a key is answered (see _hold_reads): the reads and the warm-up wait.
+        self._ui_idle = threading.Event()
+        self._ui_idle.set()
+        self._held_at = 0.0  # (monotonic) the key the reads wait for
         self._notes: list[str] = []
         #: Textual's CSS generation (``_css_update_count``) the stylesheet last ran at; see
         #: :meth:`refresh_css`; the stylesheet's own at first (see below).
@@ -207,7 +214,7 @@ class PhasewatchApp(App[int]):
         self._css_styled_at = self._css_update_count
         self.data_screen("overview")
         memory.share_arenas()  # before the reader threads start: see core/memory.py
-        self._session_options = session_options or {}
+        self._session_options = {"ui_idle": self._ui_idle, **(session_options or {})}
         #: The first read, started as the app mounts (:meth:`_start_first_read`).
         self._first_read: Future[FirstRead] = Future()
         self._read_started = False
@@ -331,11 +338,13 @@ class PhasewatchApp(App[int]):
             # the rest of a large log, in parts; and the repair offers the first read left
             while update.hook_pending or update.offers is None:
                 again = [session.project.hook_log] if update.hook_pending else []
+                await self._after_keys()
                 update = await asyncio.to_thread(session.refresh, again)
                 self._post(update)
             return
         if first.hook_pending:  # a large log: its newest lines now, not after the watch set-up
             hook_log = session.project.hook_log
+            await self._after_keys()
             self._post(await asyncio.to_thread(session.refresh, [hook_log]))
         from phasewatch.core.watch import Watcher
 
@@ -348,6 +357,7 @@ class PhasewatchApp(App[int]):
             if gap > 0 and not batch.own and "more" not in batch.origins:
                 await asyncio.sleep(gap)  # a storm: let the changes gather (keys come first)
             changed = None if batch.initial else batch.paths
+            await self._after_keys()
             update = await asyncio.to_thread(session.refresh, changed, own=batch.own)
             if update.targets_changed:
                 watcher.set_targets(update.watch_files, update.watch_dirs)
@@ -408,7 +418,7 @@ class PhasewatchApp(App[int]):
             self.first_data_seconds = time.perf_counter() - self._t0
             self._open_where_the_data_is(update)
             later = [DATA_SCREENS[name].where for name in screens_to_warm(update)]
-            self.call_after_refresh(_after_first_data, self._freeze_startup, later)
+            self.call_after_refresh(_after_first_data, self._freeze_startup, later, self._ui_idle)
             self.call_after_refresh(self._first_painted.set)
 
     def _open_where_the_data_is(self, update: SessionUpdate) -> None:
@@ -489,10 +499,33 @@ class PhasewatchApp(App[int]):
     # ------------------------------------------------------------------ the collector
 
     async def on_event(self, event: events.Event) -> None:
-        # (a key the focused widget leaves comes back up to the app: one timer at a time)
-        if isinstance(event, events.Key) and self._freeze_startup and not self._key_timer:
-            self._key_timer = self.set_timer(KEY_ANSWERED_S, self._after_key, name="collect")
+        if isinstance(event, events.Key):
+            self._hold_reads()
+            # (a key the focused widget leaves comes back up to the app: one timer at a time)
+            if self._freeze_startup and not self._key_timer:
+                self._key_timer = self.set_timer(KEY_ANSWERED_S, self._after_key, name="collect")
         await super().on_event(event)
+
+    def _hold_reads(self) -> None:
+        """A key's answer goes first: a large log's read stops at its next part (its parts hold
+        the GIL) and the next refresh waits until the answer is painted (two refreshes after
+        the key), KEY_HOLD_MAX_S at most."""
+        self._held_at = held = time.monotonic()
+        self._ui_idle.clear()
+        self.call_after_refresh(self._answer_painted, held, 1)
+
+    def _answer_painted(self, held: float, more: int) -> None:
+        if held != self._held_at:
+            return  # a later key holds them
+        if more and time.monotonic() - held < KEY_HOLD_MAX_S:
+            self.call_after_refresh(self._answer_painted, held, more - 1)
+            return
+        self._ui_idle.set()
+
+    async def _after_keys(self) -> None:
+        """Until the last key's answer is painted (KEY_HOLD_MAX_S at most)."""
+        if not self._ui_idle.is_set():
+            await asyncio.to_thread(self._ui_idle.wait, KEY_HOLD_MAX_S)
 
     def _note_collection(self, phase: str, info: dict[str, int]) -> None:
         if phase == "stop" and info["generation"] == 2:
@@ -653,18 +686,25 @@ def _read_in_background(
     threading.Thread(target=run, name="phasewatch-first-read", daemon=True).start()
 
 
-def _after_first_data(freeze: bool, screens: Iterable[str] = ()) -> None:
+def _after_first_data(
+    freeze: bool, screens: Iterable[str] = (), ui_idle: threading.Event | None = None
+) -> None:
     """Once the first data is on screen, in a daemon thread: import the modules of the data
     ``screens`` a key may show next ("module:Class"; the first press of ``2`` waited 30 ms
     for the hook screen's, ~150 ms under a write storm), then end the start-up's pause of the
     collector, with ``freeze`` moving the objects made so far out of its reach (see
     :class:`PhasewatchApp`), and give the heap pages the start-up freed back to the system
-    (~2 MB of an idle app's ~62). The writer is not imported here: a dashboard that only
+    (~2 MB of an idle app's ~62). Each import, and the collection, waits while a key is
+    answered (``ui_idle`` clear; see :meth:`PhasewatchApp._hold_reads`). The writer is not imported here: a dashboard that only
     watches never needs it (2.3 MB), and the first decision imports it in its own worker."""
 
     def run() -> None:
         for where in screens:
+            if ui_idle is not None:
+                ui_idle.wait(KEY_HOLD_MAX_S)
             load(where)
+        if ui_idle is not None:
+            ui_idle.wait(KEY_HOLD_MAX_S)
         memory.end_startup(freeze)
         memory.release_memory()
 
