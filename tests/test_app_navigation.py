@@ -231,7 +231,7 @@ async def test_a_project_without_isdlc_opens_where_its_data_is(
 
 
 async def test_the_footer_keeps_help_and_quit_first_on_every_screen(waiting_project: Path) -> None:
-    from textual.widgets._footer import FooterKey
+    from phasewatch.widgets.footer import KeyFooter
 
     app = PhasewatchApp(waiting_project, clock=frozen_clock, watch=False)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -239,7 +239,7 @@ async def test_the_footer_keeps_help_and_quit_first_on_every_screen(waiting_proj
         for key, name in SOURCES.items():
             await press(pilot, key, name)
             await pilot.pause()
-            keys = [k.key for k in app.screen.query(FooterKey)]
+            keys = [k.key for k in app.screen.query_one(KeyFooter).items]
             assert keys[:2] == ["question_mark", "q"], (name, keys)
 
 
@@ -344,13 +344,10 @@ async def test_a_screen_is_restyled_whole_on_resume_only_once_it_has_been_away(
 
 
 def visible_footer_keys(app: PhasewatchApp) -> dict[str, object]:
-    """The footer's keys the user can see: key -> FooterKey, left of the palette's key."""
-    from textual.widgets._footer import FooterKey
+    """The footer's keys the user can see whole: key -> its item, left of the palette's key."""
+    from phasewatch.widgets.footer import KeyFooter
 
-    keys = list(app.screen.query(FooterKey))
-    palette = next((k for k in keys if k.key == "ctrl+p"), None)
-    right = palette.region.x if palette is not None else app.size.width
-    return {k.key: k for k in keys if k.region.right <= right and k.region.width > 0}
+    return {item.key: item for item in app.screen.query_one(KeyFooter).in_sight()}
 
 
 async def test_at_80x24_the_gate_and_waiting_keys_are_in_the_footer_and_work(

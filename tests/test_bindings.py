@@ -1,5 +1,5 @@
-"""phasewatch.tui.bindings: the footer is refreshed only when a binding's availability changes (each
-refresh recomposes every footer key: it was most of the cost of an update)."""
+"""phasewatch.tui.bindings: the footer is refreshed only when a binding's availability changes;
+phasewatch.widgets.footer: the one-widget footer (its keys, their order, width, mouse, theme)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from phasewatch.widgets.footer import KeyFooter
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Button, DataTable, Footer
-from textual.widgets._footer import FooterKey
 
 
 class Dynamic(App[None]):
@@ -76,7 +75,7 @@ class FooterApp(Dynamic):
 
 
 def footer_key_states(app: App[None]) -> dict[str, bool]:
-    return {key.key: not key.disabled for key in app.query(FooterKey)}
+    return {item.key: item.enabled for item in app.query_one(KeyFooter).items}
 
 
 async def test_key_footer_rebuilds_only_when_its_keys_change() -> None:
@@ -106,24 +105,16 @@ async def test_key_footer_rebuilds_only_when_its_keys_change() -> None:
         assert footer.rebuilds == built + 1
 
 
-async def test_key_footer_builds_its_keys_once_as_it_mounts(monkeypatch) -> None:
-    """Its first composition has the screen's keys: Textual's footer composes nothing until
-    the screen publishes its bindings, then composes again with them all."""
-    recomposed: list[KeyFooter] = []
-    recompose = KeyFooter.recompose
-
-    async def counted(self: KeyFooter) -> None:
-        recomposed.append(self)
-        await recompose(self)
-
-    monkeypatch.setattr(KeyFooter, "recompose", counted)
+async def test_key_footer_draws_its_keys_in_its_first_frame_as_one_widget() -> None:
+    """No widget per key: the footer draws the screen's keys itself, from its first frame,
+    in Textual's look (`` key `` then ``description ``, the palette's key at the right)."""
     app = FooterApp()
-    async with app.run_test() as pilot:
-        await pilot.pause()
-        await pilot.pause()
+    async with app.run_test(size=(60, 10)) as pilot:
         footer = app.query_one(KeyFooter)
-        assert footer_key_states(app) == {"q": True, "ctrl+p": True}
-        assert recomposed == [] and footer.rebuilds == 1
+        await pilot.pause()
+        assert not footer.children and footer.rebuilds == 1
+        line = footer.render_line(0).text
+        assert line.startswith(" q Quit ") and line.endswith("▏^p palette ") and len(line) == 60
 
 
 class TableApp(Dynamic):
@@ -164,38 +155,79 @@ async def test_a_focused_widget_with_a_key_to_show_is_in_the_footer() -> None:
         assert "s" in footer_key_states(app)
 
 
-async def test_footer_keys_are_born_with_the_footers_compactness() -> None:
-    """No key's class changes as the footer mounts it (Textual's keys start compact and take the
-    footer's value as they mount: two restyles each); the classes are Textual's: compact only
-    where the footer is, and the palette's key compact always."""
-    from textual.dom import DOMNode
+class ManyKeys(App[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("b", "bell", "Bell"),
+        Binding("z", "nothing", "Disabled"),
+        Binding("q", "quit", "Quit"),
+        Binding("question_mark", "bell", "Help"),  # (the same action as b: shown once)
+        *[Binding(str(n), "bell", f"Key {n}") for n in range(3)],
+        Binding("y", "other", "Esc\x1b[31m here"),
+    ]
 
-    changes: list[str] = []
-    update = DOMNode.update_node_styles
+    def __init__(self) -> None:
+        super().__init__()
+        self.bells = 0
 
-    def counted(node: DOMNode, animate: bool = True) -> None:
-        if isinstance(node, FooterKey):
-            changes.append(node.key)
-        update(node, animate)
+    def compose(self) -> ComposeResult:
+        yield KeyFooter()
 
-    for compact in (False, True):
-        app = FooterApp()
-        async with app.run_test() as pilot:
-            footer = app.query_one(KeyFooter)
-            footer.compact = compact
-            await pilot.pause()
-            built = footer.rebuilds
-            DOMNode.update_node_styles = counted  # type: ignore[method-assign]
-            try:
-                app.waiting = True  # two keys more: the footer builds its keys again
-                refresh_bindings_if_changed(app, app.BINDINGS)
-                await pilot.pause()
-                await pilot.pause()
-            finally:
-                DOMNode.update_node_styles = update  # type: ignore[method-assign]
-            assert footer.rebuilds == built + 1 and changes == []
-            keys = list(app.query(FooterKey))
-            assert len(keys) == 4
-            for key in keys:
-                palette = key.has_class("-command-palette")
-                assert key.has_class("-compact") == (compact or palette), key.key
+    def bell(self) -> None:
+        self.bells += 1
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return None if action == "nothing" else True
+
+
+async def test_key_footer_orders_cuts_and_cleans_its_keys() -> None:
+    """``?`` and ``q`` first; one key per action; what does not fit is cut at the right, left
+    of the palette's key; a description is cleaned of escapes like every string shown."""
+    app = ManyKeys()
+    async with app.run_test(size=(40, 5)) as pilot:
+        await pilot.pause()
+        footer = app.query_one(KeyFooter)
+        keys = [item.key for item in footer.items]
+        assert keys[:2] == ["q", "b"]  # "?" is bound to b's action after b: b shows
+        assert keys[-1] == "ctrl+p" and "question_mark" not in keys
+        line = footer.render_line(0).text
+        assert len(line) == 40 and line.endswith("▏^p palette ")
+        visible = [item.key for item in footer.in_sight()]
+        assert visible[0] == "q" and visible[-1] == "ctrl+p" and len(visible) < len(keys)
+        assert all("\x1b" not in item.description for item in footer.items)
+
+
+async def test_a_click_on_a_key_presses_it_and_a_disabled_one_rings() -> None:
+    app = ManyKeys()
+    async with app.run_test(size=(120, 5)) as pilot:
+        await pilot.pause()
+        footer = app.query_one(KeyFooter)
+        index = [item.key for item in footer.items].index("b")
+        x, _width = footer.spans[index]
+        assert await pilot.click(KeyFooter, offset=(x + 1, 0))
+        await pilot.pause()
+        assert app.bells == 1
+        disabled = [item.key for item in footer.items].index("z")
+        assert not footer.items[disabled].enabled
+        rang: list[int] = []
+        app.bell = lambda: rang.append(1)  # type: ignore[method-assign]
+        assert await pilot.click(KeyFooter, offset=(footer.spans[disabled][0] + 1, 0))
+        await pilot.pause()
+        assert rang == [1] and app.bells == 1
+
+
+async def test_the_key_under_the_mouse_is_highlighted_and_themes_restyle_the_keys() -> None:
+    app = ManyKeys()
+    async with app.run_test(size=(120, 5)) as pilot:
+        await pilot.pause()
+        footer = app.query_one(KeyFooter)
+        x, _ = footer.spans[1]
+        before = footer.render_line(0)
+        await pilot.hover(KeyFooter, offset=(x + 1, 0))
+        await pilot.pause()
+        assert footer.hovered == 1
+        hovered = footer.render_line(0)
+        assert hovered.text == before.text and list(hovered) != list(before)
+        await pilot.hover(KeyFooter, offset=(footer.spans[-1][0] - 1, 0))  # past the keys
+        app.theme = "textual-light" if app.theme != "textual-light" else "textual-dark"
+        await pilot.pause()
+        assert [s.style for s in footer.render_line(0)] != [s.style for s in before]
