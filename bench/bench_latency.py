@@ -57,7 +57,8 @@ MEASURED: dict[str, Any] = {}  # what report() found, saved as JSON at the end
 GAP_S = (0.10, 0.15)
 SIZE = (120, 36)
 POLL_DASHBOARD_S = 2.0
-TARGETS = {"median_ms": 50.0, "p99_ms": 150.0}
+#: The goal (issue 14's, kept by the README's table): median <= 50 ms, p99 <= 100 ms.
+TARGETS = {"median_ms": 50.0, "p99_ms": 100.0}
 HARD_TIMEOUT_S = 150  # whole benchmark; faulthandler kills the process (and says where) past it
 
 
@@ -253,7 +254,7 @@ async def run_mode(label: str, n: int, *, force_polling: bool, with_baseline: bo
         with tempfile.TemporaryDirectory(prefix="pw-latency-") as tmp:
             state_path = make_project(Path(tmp))
             start_version = json.loads(state_path.read_bytes())["state_version"]
-            app = PhasewatchApp(tmp)
+            app = PhasewatchApp(tmp, freeze_startup=True)  # as the command line makes it
             async with app.run_test(size=SIZE) as pilot:
                 deadline = now() + 15
                 while app.updates_applied < 1 and now() < deadline:
