@@ -1,10 +1,12 @@
 """Refresh the footer only when a binding's availability actually changed.
 
-``refresh_bindings()`` makes Textual's Footer recompose every key it shows, and each new key is
-styled from scratch: measured at ~25 ms of CSS work per call at 120 columns, which was most of the
-cost of an update when it ran after every file write. Nodes whose ``check_action`` depends on live
-data call :func:`refresh_bindings_if_changed` instead: it evaluates ``check_action`` for the
-node's own bindings (cheap) and refreshes only when one of the answers differs from last time.
+``refresh_bindings()`` made Textual's Footer recompose every key it shows, each new key styled
+from scratch (~25 ms of CSS work per call at 120 columns: most of the cost of an update when it
+ran after every file write). The footer is one widget now (``widgets/footer.py``), but a refresh
+still has the screen gather every node's bindings and ask each ``check_action``. Nodes whose
+``check_action`` depends on live data call :func:`refresh_bindings_if_changed` instead: it
+evaluates ``check_action`` for the node's own bindings (cheap) and refreshes only when one of the
+answers differs from last time.
 """
 
 from __future__ import annotations
