@@ -40,7 +40,8 @@ PALETTE_BAR = "▏"
 
 
 class FooterItem(Struct, frozen=True):
-    """One key as drawn: where it starts and how wide it is (the palette's at the right)."""
+    """One key the footer shows, from its binding (``palette``: the command palette's key,
+    drawn at the right)."""
 
     key: str
     key_display: str
