@@ -7,6 +7,8 @@ from typing import ClassVar
 
 from phasewatch.tui.bindings import binding_states, refresh_bindings_if_changed
 from phasewatch.widgets.footer import KeyFooter
+from rich.color import Color
+from rich.style import Style
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Button, DataTable, Footer
@@ -155,6 +157,19 @@ async def test_a_focused_widget_with_a_key_to_show_is_in_the_footer() -> None:
         assert "s" in footer_key_states(app)
 
 
+def contrast(style: Style) -> float:
+    """WCAG contrast ratio of a style's text against its background."""
+
+    def luminance(colour: Color) -> float:
+        r, g, b = (c / 255 for c in colour.get_truecolor())
+        lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in (r, g, b)]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+    assert style.color is not None and style.bgcolor is not None
+    a, b = sorted((luminance(style.color), luminance(style.bgcolor)), reverse=True)
+    return (a + 0.05) / (b + 0.05)
+
+
 class ManyKeys(App[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("b", "bell", "Bell"),
@@ -227,7 +242,22 @@ async def test_the_key_under_the_mouse_is_highlighted_and_themes_restyle_the_key
         assert footer.hovered == 1
         hovered = footer.render_line(0)
         assert hovered.text == before.text and list(hovered) != list(before)
+        item = footer.items[1]
+        themed: dict[str, list[Style | None]] = {}
+        for theme in ("textual-dark", "textual-light"):  # a highlight, and as readable
+            app.theme = theme
+            await pilot.pause()
+            footer.hovered = None
+            plain = [seg for seg in footer.render_line(0) if seg.text.strip()]
+            footer.hovered = 1
+            line = list(footer.render_line(0))
+            marked = [seg for seg in line if seg.style.bgcolor != line[0].style.bgcolor]
+            assert "".join(seg.text for seg in marked) == f" {item.key_display} {item.description} "
+            for seg in marked:  # keeps most of its contrast (white on white kept 1/5 of it)
+                was = next(p for p in plain if p.text == seg.text)
+                assert contrast(seg.style) >= 0.6 * contrast(was.style), (theme, seg.text)
+            themed[theme] = [seg.style for seg in plain]
+        assert themed["textual-dark"] != themed["textual-light"]  # the theme's colours
         await pilot.hover(KeyFooter, offset=(footer.spans[-1][0] - 1, 0))  # past the keys
-        app.theme = "textual-light" if app.theme != "textual-light" else "textual-dark"
         await pilot.pause()
-        assert [s.style for s in footer.render_line(0)] != [s.style for s in before]
+        assert footer.hovered is None

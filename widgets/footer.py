@@ -79,10 +79,7 @@ class KeyFooter(Widget, can_focus=False):
             color: $footer-description-foreground;
             background: $footer-description-background;
         }
-        & > .footer-key--hover {
-            color: $footer-key-foreground;
-            background: $block-hover-background;
-        }
+        & > .footer-key--hover { background: $block-hover-background; }
         & > .footer-key--bar { color: $foreground 20%; }
     }
     """
@@ -171,10 +168,13 @@ class KeyFooter(Widget, can_focus=False):
         key_style = self.get_component_rich_style("footer-key--key", partial=True)
         desc_style = self.get_component_rich_style("footer-key--description", partial=True)
         item_style = base + self.get_component_rich_style("footer-key--item", partial=True)
-        hover_style = self.get_component_rich_style("footer-key--hover", partial=True)
-        # (a colour with alpha, blended over the footer's background as a border's is)
-        bar_colour = self.background_colors[1] + self.get_component_styles("footer-key--bar").color
-        bar_style = Style(color=bar_colour.rich_color)
+        # (colours with alpha, blended over the footer's background as Textual blends them)
+        background = self.background_colors[1]
+        hover = background + self.get_component_styles("footer-key--hover").background
+        hover_style = Style(bgcolor=hover.rich_color)
+        bar_style = Style(
+            color=(background + self.get_component_styles("footer-key--bar").color).rich_color
+        )
         dim = Style(dim=True)
 
         def parts(index: int, item: FooterItem) -> list[Segment]:
