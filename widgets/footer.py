@@ -165,32 +165,37 @@ class KeyFooter(Widget, can_focus=False):
         base = self.rich_style
         if y != 0 or width <= 0:
             return Strip.blank(width, base)
-        key_style = self.get_component_rich_style("footer-key--key", partial=True)
-        desc_style = self.get_component_rich_style("footer-key--description", partial=True)
-        item_style = base + self.get_component_rich_style("footer-key--item", partial=True)
-        # (colours with alpha, blended over the footer's background as Textual blends them)
+        # (whole styles, as Textual's keys take them: colours with alpha blended over the
+        # footer's background; a partial style would make them opaque)
+        names = ("footer-key--item", "footer-key--key", "footer-key--description")
+        plain = [self.get_component_rich_style(name) for name in names]
+        # the hovered key: each part's own background (transparent in Textual's themes) over
+        # the hover colour, itself blended over the footer's
         background = self.background_colors[1]
         hover = background + self.get_component_styles("footer-key--hover").background
-        hover_style = Style(bgcolor=hover.rich_color)
+        hovered = [
+            style + Style(bgcolor=(hover + self.get_component_styles(name).background).rich_color)
+            for style, name in zip(plain, names, strict=True)
+        ]
         bar_style = Style(
             color=(background + self.get_component_styles("footer-key--bar").color).rich_color
         )
         dim = Style(dim=True)
 
         def parts(index: int, item: FooterItem) -> list[Segment]:
-            style = item_style + (hover_style if index == self.hovered else Style())
+            item_style, key_style, desc_style = hovered if index == self.hovered else plain
             if not item.enabled:
-                style += dim
+                item_style += dim
             if item.palette:  # compact, after a bar: "▏^p palette "
                 return [
-                    Segment(PALETTE_BAR, style + bar_style),
-                    Segment(item.key_display, style + key_style),
-                    Segment(f" {item.description}", style + desc_style),
-                    Segment(" ", Style(bgcolor=style.bgcolor)),  # (its padding)
+                    Segment(PALETTE_BAR, item_style + bar_style),
+                    Segment(item.key_display, item_style + key_style),
+                    Segment(f" {item.description}", item_style + desc_style),
+                    Segment(" ", Style(bgcolor=item_style.bgcolor)),  # (its padding)
                 ]
             return [
-                Segment(f" {item.key_display} ", style + key_style),
-                Segment(f"{item.description} ", style + desc_style),
+                Segment(f" {item.key_display} ", item_style + key_style),
+                Segment(f"{item.description} ", item_style + desc_style),
             ]
 
         keys = [parts(i, item) for i, item in enumerate(self.items) if not item.palette]
