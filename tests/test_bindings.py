@@ -261,3 +261,27 @@ async def test_the_key_under_the_mouse_is_highlighted_and_themes_restyle_the_key
         await pilot.hover(KeyFooter, offset=(footer.spans[-1][0] - 1, 0))  # past the keys
         await pilot.pause()
         assert footer.hovered is None
+
+
+async def test_the_footer_fits_every_width() -> None:
+    """At every width: one line exactly that wide, the palette's key whole at the right when it
+    fits, keys only left of it, and a click anywhere lands on the key drawn there."""
+    app = ManyKeys()
+    async with app.run_test(size=(130, 5)) as pilot:
+        footer = app.query_one(KeyFooter)
+        for width in (*range(1, 40), 60, 80, 100, 130):
+            await pilot.resize_terminal(width, 5)
+            await pilot.pause()
+            line = footer.render_line(0)
+            assert line.cell_length == footer.size.width == width
+            palette_x, palette_width = footer.spans[-1]
+            if width >= len("▏^p palette "):
+                assert line.text.endswith("▏^p palette ") and footer.in_sight()[-1].palette
+            assert palette_x + palette_width == width
+            for index, (x, drawn) in enumerate(footer.spans[:-1]):
+                if drawn:
+                    assert x + drawn <= palette_x
+                    assert footer.item_at(x) == index
+                    assert line.text[x:].startswith(f" {footer.items[index].key_display}"[:drawn])
+            whole = [item.key for item in footer.in_sight() if not item.palette]
+            assert whole == [item.key for item in footer.items][: len(whole)]  # a prefix

@@ -213,9 +213,9 @@ class KeyFooter(Widget, can_focus=False):
             line.extend(segments)
             x += strip.cell_length
         left = Strip(line).crop_extend(0, room, Style(bgcolor=base.bgcolor))
-        if palette:
-            spans.append((room, right.cell_length))
-            whole.append(room > 0)
+        if palette:  # (cut at the right when it alone is wider than the footer)
+            spans.append((room, min(right.cell_length, width - room)))
+            whole.append(right.cell_length <= width)
         self.spans = tuple(spans)
         self._whole = tuple(whole)
         return Strip.join([left, right]).crop(0, width).simplify()
