@@ -695,8 +695,9 @@ def _after_first_data(
     collector, with ``freeze`` moving the objects made so far out of its reach (see
     :class:`PhasewatchApp`), and give the heap pages the start-up freed back to the system
     (~2 MB of an idle app's ~62). Each import, and the collection, waits while a key is
-    answered (``ui_idle`` clear; see :meth:`PhasewatchApp._hold_reads`). The writer is not imported here: a dashboard that only
-    watches never needs it (2.3 MB), and the first decision imports it in its own worker."""
+    answered (``ui_idle`` clear; see :meth:`PhasewatchApp._hold_reads`). The writer is not
+    imported here: a dashboard that only watches never needs it (2.3 MB), and the first decision
+    imports it in its own worker."""
 
     def run() -> None:
         for where in screens:
