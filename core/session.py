@@ -369,9 +369,10 @@ class ProjectSession:
         self._release = False  # the heap pages a refresh freed go back at its end
         #: Cleared by the UI while it answers a key: a large log's read then ends its refresh
         #: at the next poll (the parts hold the GIL; a key's answer goes first).
-        self.ui_idle = ui_idle or threading.Event()
         if ui_idle is None:
-            self.ui_idle.set()
+            ui_idle = threading.Event()
+            ui_idle.set()
+        self.ui_idle = ui_idle
         self.timeline: deque[Observation] = deque(maxlen=timeline_cap)
         self._timeline_total = 0
         self._versions: dict[str, int] = {}  # project -> seq of its newest timeline entry

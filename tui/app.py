@@ -686,9 +686,7 @@ def _read_in_background(
     threading.Thread(target=run, name="phasewatch-first-read", daemon=True).start()
 
 
-def _after_first_data(
-    freeze: bool, screens: Iterable[str] = (), ui_idle: threading.Event | None = None
-) -> None:
+def _after_first_data(freeze: bool, screens: Iterable[str], ui_idle: threading.Event) -> None:
     """Once the first data is on screen, in a daemon thread: import the modules of the data
     ``screens`` a key may show next ("module:Class"; the first press of ``2`` waited 30 ms
     for the hook screen's, ~150 ms under a write storm), then end the start-up's pause of the
@@ -701,11 +699,9 @@ def _after_first_data(
 
     def run() -> None:
         for where in screens:
-            if ui_idle is not None:
-                ui_idle.wait(KEY_HOLD_MAX_S)
-            load(where)
-        if ui_idle is not None:
             ui_idle.wait(KEY_HOLD_MAX_S)
+            load(where)
+        ui_idle.wait(KEY_HOLD_MAX_S)
         memory.end_startup(freeze)
         memory.release_memory()
 

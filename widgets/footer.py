@@ -242,7 +242,6 @@ class KeyFooter(Widget, can_focus=False):
     def watch_hovered(self, index: int | None) -> None:
         item = self.items[index] if index is not None and index < len(self.items) else None
         self.tooltip = item.tooltip if item is not None and item.tooltip else None
-        self.refresh()
 
     def on_mouse_down(self, event: events.MouseDown) -> None:
         index = self.item_at(event.x)
