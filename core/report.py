@@ -9,7 +9,7 @@ from msgspec import Struct, field
 
 from .findings import Finding, Severity, sort_findings, summarize
 from .snapshot import Snapshot, evaluate
-from .sources import Project, discover, read_finding, read_json
+from .sources import Project, ReadResult, discover, read_finding, read_json
 from .systems import registered
 
 if TYPE_CHECKING:
@@ -29,6 +29,9 @@ class Report(Struct):
     #: Each registered system's summary (``System.summary``: the TDD plan's counts, one object
     #: per plugin...) by name, in registry order; None: the system is not used here.
     parts: dict[str, object] = field(default_factory=dict)
+    #: ``check --against``: ``{"source", "state_version"}`` of the earlier copy the state was
+    #: judged as a write over; None without it.
+    against: dict[str, Any] | None = None
 
     @property
     def summary(self) -> dict[str, int]:
@@ -52,6 +55,7 @@ class Report(Struct):
             "projects": [_snapshot_json(s) for s in self.snapshots],
             "findings": [f.to_json() for f in self.findings],
             **{key.name: self.parts.get(key.name) for key in registered()},
+            **({"against": self.against} if self.against is not None else {}),
             "summary": self.summary,
         }
 
@@ -76,18 +80,36 @@ def _snapshot_json(snap: Snapshot) -> dict[str, Any]:
 
 
 def audit_project(
-    path: str | os.PathLike[str] | None = None, *, retries: int = 10, config: Config | None = None
+    path: str | os.PathLike[str] | None = None,
+    *,
+    retries: int = 10,
+    config: Config | None = None,
+    against: ReadResult | None = None,
 ) -> Report:
     """Discover the project at ``path`` and audit every file once. Never raises on bad files.
-    ``config``: the user's, applied once to every finding (a rule that is off is gone)."""
+    ``config``: the user's, applied once to every finding (a rule that is off is gone).
+    ``against``: an earlier copy of the (first) state, parsed: the state is also judged as a
+    write over it, with the transition rules (``check --against``)."""
     project = discover(path)
     report = Report(project=project)
     findings: list[Finding] = list(project.findings)
-    for source in project.states:
+    for n, source in enumerate(project.states):
         rel = project.rel(source.path)
         result = read_json(source.path, retries=retries, delay=0.05)
         extra = [] if result.ok else [read_finding(result, rel)]
-        snap = evaluate(result.data, rel, project_id=source.project_id, read=result, extra=extra)
+        before = None
+        if against is not None and n == 0 and against.data is not None:
+            before = evaluate(against.data, rel, read=against)
+            report.against = {"source": str(against.path), "state_version": before.version}
+        snap = evaluate(
+            result.data,
+            rel,
+            before,
+            project_id=source.project_id,
+            read=result,
+            extra=extra,
+            fresh=result.ok,
+        )
         report.snapshots.append(snap)
         findings += snap.findings
     findings += _hook_log(project, report)

@@ -158,6 +158,12 @@ def _print_head(console: Printer, report: Report) -> None:
         if snap.read_status != "ok":
             line.append(f"  ({snap.read_status})", style="red")
         console.print(line)
+    if report.against is not None:
+        line = Line("  judged as a write over ", "dim")
+        line.append_text(plain(report.against["source"]))
+        if report.against["state_version"] is not None:
+            line.append(f"  v{report.against['state_version']}")
+        console.print(line)
     if report.hook_records:
         console.print(Line(f"  .isdlc/hook-activity.log  {plural(report.hook_records, 'record')}"))
     for key in registered():  # each system's line (its module is imported only if it is used)

@@ -110,6 +110,13 @@ def _check_parser() -> argparse.ArgumentParser:
         "--verbose", "-v", action="store_true", help="with --rules: where each rule comes from"
     )
     p.add_argument("--quiet", "-q", action="store_true", help="only the summary line")
+    p.add_argument(
+        "--against",
+        metavar="FILE",
+        default=None,
+        help="an earlier copy of state.json (a file, a pipe such as <(git show "
+        "HEAD:.isdlc/state.json), or - for stdin): also judge the state as a write over it",
+    )
     return p
 
 
@@ -208,9 +215,18 @@ def cmd_check(argv: list[str]) -> int:
         config = _check_config(args.config)
         if config is None:
             return 2
+    against = None
+    if args.against is not None:
+        against = _read_against(args.against)
+        if isinstance(against, str):
+            if args.json:
+                print(dumps({"schema": 1, "error": against}))
+            else:
+                print(against, file=sys.stderr)
+            return 2
     from phasewatch.core.report import audit_project
 
-    report = audit_project(args.path, config=config)
+    report = audit_project(args.path, config=config, against=against)
     if not report.project.systems:
         msg = (
             f"phasewatch check: no workflow files under {clean(str(report.project.root))} "
@@ -236,6 +252,22 @@ def cmd_check(argv: list[str]) -> int:
 
         print_report(report, quiet=args.quiet, strict=args.strict)
     return report.exit_code(args.strict)
+
+
+def _read_against(name: str):
+    """``check --against``'s copy, parsed as the state is (a ReadResult), or the error message."""
+    from phasewatch.core.files.read import ReadRefused, read_given
+    from phasewatch.core.sources import MAX_JSON_BYTES, parse_document
+
+    where = "standard input" if name == "-" else clean(name)
+    try:
+        raw = read_given(name, cap=MAX_JSON_BYTES)
+    except ReadRefused as exc:
+        return f"phasewatch check: --against {where}: {exc.reason}"
+    result = parse_document(Path(name), raw)
+    if not result.ok:
+        return f"phasewatch check: --against {where}: not a state to compare with ({result.error})"
+    return result
 
 
 def print_rules(as_json: bool, markdown: bool, *, references: bool = False) -> int:

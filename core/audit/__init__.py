@@ -61,7 +61,7 @@ def audit_transition(
     ``exact``: the two documents as the framework reads them, where cleaning changed them."""
     em = Emitter(str(source))
     pair = Pair(_state(prev), _raw(prev_raw), _state(cur), _raw(cur_raw))
-    if pair.same or pair.prev.active_workflow is None or pair.cur.active_workflow is None:
+    if pair.ended() is None:  # V7/V8 on every write but one that archived or suspended it
         disk, incoming = (
             e if e is not None else r for e, r in zip(exact, (prev_raw, cur_raw), strict=True)
         )

@@ -24,6 +24,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from ..protocol import parse_iso
+
 # ----------------------------------------------------------------------------- JavaScript values
 
 _JS_NUMBER = re.compile(
@@ -296,11 +298,6 @@ def v8(disk: Any, incoming: Any) -> tuple[str, str, str] | None:
     if is_number(new_i) and is_number(old_i) and new_i < old_i and not rolled_back:
         note = stale if marker == "rollback" else ""
         return ("active_workflow.current_phase_index", f"index {new_i} < {old_i}", note)
-    review = prop(new_aw, "supervised_review")
-    redo = truthy(review) and (
-        prop(review, "status") == "redo_pending"
-        or (is_number(prop(review, "redo_count")) and prop(review, "redo_count") > 0)
-    )
     maps = (
         (
             "active_workflow.phase_status",
@@ -322,12 +319,13 @@ def v8(disk: Any, incoming: Any) -> tuple[str, str, str] | None:
             rn, ro = _ordinal(new_v), _ordinal(old_v)
             if rn is None or ro is None or rn >= ro:
                 continue
-            if redo and new_v == "in_progress" and old_v == "completed":
+            redo = new_v == "in_progress" and old_v == "completed" and _redo(new_aw)
+            if redo and redo_set_by_write(disk, incoming, key):
                 continue
             if marker in ("retry", "rollback") and fresh:
                 continue
             path = f"{base}.{key}" if base != "phases" else f"phases.{key}.status"
-            return (path, f"{key}: {old_v} -> {new_v}", era or stale)
+            return (path, f"{key}: {old_v} -> {new_v}", _STALE_REDO if redo else era or stale)
     return None
 
 
@@ -341,16 +339,67 @@ _STALE_MARKER = (
     "excuses every later regression, not just the one it caused; the V8 before March 2026 "
     "blocks it."
 )
+_STALE_REDO = (
+    "Both eras' V8 let it through because the copy carries a supervised redo "
+    "(supervised_review redo_pending or redo_count > 0), but that redo is not this write's: "
+    "the disk's review gate had moved past it, so this is a copy taken during the redo."
+)
 _DETAIL_ONLY_OLD = (
     "The V8 before March 2026 blocks it; today's (state-logic.cjs) guards phase_status only."
 )
 
 
 def marker_set_by_write(disk: Any, incoming: Any) -> bool:
-    """The write itself sets (or changes) ``active_workflow.recovery_action``.
+    """The write itself sets ``active_workflow.recovery_action``: it differs from the disk's and
+    is not older than it.
 
     The framework never removes the marker (workflow-retry.cjs, workflow-rollback.cjs), and V8
-    excuses every regression while it is there; phasewatch excuses only the write that sets it."""
-    new = prop(prop(incoming, "active_workflow"), "recovery_action")
-    old = prop(prop(disk, "active_workflow"), "recovery_action")
-    return truthy(new) and new != old
+    excuses every regression while it is there; phasewatch excuses only the write that sets it.
+    A sub-agent's copy taken before the latest retry or rollback carries an older marker (an
+    earlier ``timestamp``, or a lower ``rollback_count``): written back, it sets nothing
+    (docs/framework-facts.md#recovery-markers)."""
+    new_aw, old_aw = prop(incoming, "active_workflow"), prop(disk, "active_workflow")
+    new, old = prop(new_aw, "recovery_action"), prop(old_aw, "recovery_action")
+    if not truthy(new) or new == old:
+        return False
+    if not truthy(old):
+        return True
+    t_new, t_old = parse_iso(prop(new, "timestamp")), parse_iso(prop(old, "timestamp"))
+    if t_new is not None and t_old is not None and t_new < t_old:
+        return False
+    c_new, c_old = prop(new_aw, "rollback_count"), prop(old_aw, "rollback_count")
+    return not (is_number(c_new) and is_number(c_old) and c_new < c_old)
+
+
+def _redo(aw: Any) -> bool:
+    """The framework's V8 redo test: ``supervised_review`` is ``redo_pending`` or has a
+    ``redo_count`` above 0."""
+    review = prop(aw, "supervised_review")
+    count = prop(review, "redo_count")
+    return truthy(review) and (
+        prop(review, "status") == "redo_pending" or (is_number(count) and count > 0)
+    )
+
+
+def redo_set_by_write(disk: Any, incoming: Any, key: Any) -> bool:
+    """The write is a supervised redo of phase ``key`` that the disk has not finished yet.
+
+    The redo (isdlc.md 3e-review, docs/formats.md#supervised-review-gate) starts at the gate of
+    ``key`` (``gate_presented`` or ``reviewing``, ``redo_count`` n-1) and writes ``redo_pending``
+    with ``redo_count`` n; the phase then runs again and the gate comes back with the same
+    count. A copy taken during redo n and written back after it carries ``redo_pending`` n over
+    a disk whose gate for ``key`` has moved past it (re-presented, decided, or another phase's):
+    it sets nothing."""
+    new_aw = prop(incoming, "active_workflow")
+    review = prop(new_aw, "supervised_review")
+    if not _redo(new_aw) or not strict_equal(prop(review, "phase"), key):
+        return False
+    count = prop(review, "redo_count")
+    on_disk = prop(prop(disk, "active_workflow"), "supervised_review")
+    if not truthy(on_disk) or not strict_equal(prop(on_disk, "phase"), key):
+        return False
+    n, m = count if is_number(count) else 0, prop(on_disk, "redo_count")
+    m = m if is_number(m) else 0
+    if prop(on_disk, "status") == "redo_pending":
+        return bool(m <= n)
+    return prop(on_disk, "status") in ("gate_presented", "reviewing") and bool(m < n)

@@ -29,7 +29,7 @@ from ._util import (
     same_identity,
     same_key,
 )
-from .framework import marker_set_by_write
+from .framework import marker_set_by_write, redo_set_by_write
 
 OPEN_GATE = frozenset({"gate_presented", "reviewing", "redo_pending"})
 
@@ -58,6 +58,22 @@ class Pair(Struct):
     def caw(self) -> ActiveWorkflow:
         assert self.cur.active_workflow is not None
         return self.cur.active_workflow
+
+    def ended(self) -> str | None:
+        """How this write legitimately ended the previous workflow: ``"archived"`` (an entry
+        of the new ``workflow_history`` is it) or ``"suspended"`` (``suspended_workflow`` is
+        it, as ``workflow-init.cjs --interrupt`` writes); None otherwise."""
+        pa = self.prev.active_workflow
+        if pa is None or self.same:
+            return None
+        pid = identity(pa)
+        if same_identity(identity(raw_dict(self.cur_raw, "suspended_workflow")), pid) is True:
+            return "suspended"
+        if not pid:  # nothing to match on: accept any appended entry
+            grew = len(self.cur.workflow_history) > len(self.prev.workflow_history)
+            return "archived" if grew else None
+        hist = self.cur.workflow_history
+        return "archived" if any(same_identity(identity(h), pid) is True for h in hist) else None
 
     @property
     def coalesced(self) -> bool:
@@ -142,17 +158,14 @@ def check_workflow(em: Emitter, p: Pair) -> None:
     if p.same:
         return
     pid = identity(pa)
-    archived = any(same_identity(identity(h), pid) is True for h in p.cur.workflow_history)
-    if not pid:  # nothing to match on: accept any appended entry
-        archived = len(p.cur.workflow_history) > len(p.prev.workflow_history)
-    suspended = same_identity(identity(raw_dict(p.cur_raw, "suspended_workflow")), pid) is True
-    if archived or suspended:
+    ended = p.ended()
+    if ended is not None:
         if ca is not None:
             em.add(
                 R.TR_WORKFLOW_STARTED,
                 "active_workflow",
                 f"Workflow {describe_workflow(identity(ca))} ({q(ca.type)}) started after "
-                f"{describe_workflow(pid)} was {'suspended' if suspended else 'archived'}.",
+                f"{describe_workflow(pid)} was {ended}.",
                 expected=None,
                 actual=describe_workflow(identity(ca)),
             )
@@ -231,7 +244,7 @@ def _excuse(p: Pair, key: str, old: str, new: str) -> str | None:
         and new == "in_progress"
         and rv is not None
         and same_key(rv.phase, key)
-        and (rv.status == "redo_pending" or (isinstance(rv.redo_count, int) and rv.redo_count > 0))
+        and redo_set_by_write(p.prev_raw, p.cur_raw, rv.phase)
     ):
         return "redo"
     return None

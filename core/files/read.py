@@ -151,3 +151,46 @@ def read_regular(
         if attempt + 1 < attempts:
             time.sleep(RETRY_DELAY * (attempt + 1))
     raise ReadRefused("it changed while being read (its owner is writing it)", "changed")
+
+
+def read_given(path: str, *, cap: int = MAX_BYTES) -> bytes:
+    """The bytes of a file the user named on the command line to be read once: a regular file
+    (:func:`read_regular`), a pipe such as ``<(git show HEAD:.isdlc/state.json)``, or ``-`` for
+    standard input. Unlike a project file, a pipe is read (blocking: the user asked for it),
+    capped at ``cap``; a device, socket or directory is refused."""
+    if path == "-":
+        return _read_stream(os.dup(0), cap)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise ReadRefused("no such file", "missing") from None
+    except OSError as exc:
+        raise ReadRefused(exc.strerror or "cannot be opened", "unreadable") from None
+    mode = os.fstat(fd).st_mode
+    if stat.S_ISREG(mode):
+        os.close(fd)
+        return read_regular(Path(path), cap=cap)[0]
+    if not stat.S_ISFIFO(mode):
+        os.close(fd)
+        raise ReadRefused("not a regular file or a pipe: not read", "not_regular")
+    os.set_blocking(fd, True)
+    return _read_stream(fd, cap)
+
+
+def _read_stream(fd: int, cap: int) -> bytes:
+    """Read ``fd`` to its end (and close it); refused past ``cap`` bytes."""
+    parts: list[bytes] = []
+    size = 0
+    try:
+        while chunk := os.read(fd, 1 << 16):
+            size += len(chunk)
+            if size > cap:
+                raise ReadRefused(f"larger than {cap // (1024 * 1024)} MiB: not read", "too_large")
+            parts.append(chunk)
+    except ReadRefused:
+        raise
+    except OSError as exc:
+        raise ReadRefused(exc.strerror or "cannot be read", "unreadable") from None
+    finally:
+        os.close(fd)
+    return b"".join(parts)
