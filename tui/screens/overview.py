@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from phasewatch.core.findings import Severity
 from phasewatch.core.systems import PLUGINS, TDD
 from phasewatch.core.text import clean, shorten
-from phasewatch.widgets.findings_list import FindingsList, Item, events, standing
+from phasewatch.widgets.findings_list import FindingsList, Item, by_severity, events, standing
 from phasewatch.widgets.header import OverviewHeader
 from phasewatch.widgets.location_matrix import LocationMatrix
 from phasewatch.widgets.pipeline import Pipeline
@@ -120,16 +120,14 @@ class OverviewScreen(UpdateScreen):
         self.query_one("#matrix", LocationMatrix).show(snap.rows if snap is not None else [])
         findings = update.findings_for(pid)  # the config is applied by the session
         recent = update.events_for(pid)
-        items: list[Item] = (
-            standing(findings)
-            + events((e.seq, e.state_version, e.finding) for e in reversed(recent))[
-                :MAX_EVENTS_SHOWN
-            ]
-        )
+        recent_items = events((e.seq, e.state_version, e.finding) for e in reversed(recent))
+        items = by_severity(standing(findings) + recent_items[:MAX_EVENTS_SHOWN])
         flist = self.query_one("#findings", FindingsList)
         added = flist.show(items, emphasise_new=not first)
+        # the standing findings and what the newest write itself did (its transition findings)
+        newest = update.versions.get(snap.project_id) if snap is not None else None
         counts = {str(s): 0 for s in Severity}
-        for f in findings:
+        for f in [*findings, *(e.finding for e in recent if e.seq == newest)]:
             counts[str(f.severity)] += 1
         right = self.query_one("#right-pane")
         right.border_title = (
