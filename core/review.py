@@ -350,7 +350,7 @@ class RepairOfferer:
         if stale:
             before, rules = stale
             plan = plan_stale_write(before, now)
-            if plan is not None:
+            if plan is not None and plan.stale:  # (not: the file only moved on since)
                 return RepairOffer(plan, rules, snap.source, snap.project_id)
         if sync:
             plan = plan_locations(now)

@@ -45,27 +45,33 @@ def test_stale_write_plan_restores_what_went_back_and_keeps_the_rest() -> None:
     for c in plan.changes:
         assert c.proposed == decide.plans.get(before, c.path)
         assert c.current == decide.plans.get(after, c.path)
-    assert plan.kept == ("phases.05-test-strategy.artifacts[0]",)
+    assert plan.kept == ("phases.05-test-strategy.artifacts",)  # the sub-agent's own work
     assert json.loads(json.dumps(plan.to_json()))["changes"][0]["path"]
 
 
+def test_nothing_to_repair_only_where_nothing_the_framework_reads_differs() -> None:
+    before = state(2)
+    after = copy.deepcopy(before)
+    after["state_version"] += 1
+    after["project"]["ratio"] = 0.7  # a field no step of the framework reads
+    assert decide.plan_stale_write(before, after) is None
+
+
 @pytest.mark.parametrize(
-    "change",
+    ("change", "field", "says"),
     [
-        "same",  # nothing regressed
-        "other-workflow",
-        "rollback",  # the write records a rollback: a legitimate regression
-        "phases-changed",
-        "forward",
+        ("other-workflow", "active_workflow", "not the one seen"),
+        ("rollback", "active_workflow", "not a stale write"),  # a legitimate rollback
+        ("phases-changed", "active_workflow.phases", "phase list changed"),
+        ("forward", "active_workflow", "not a stale write"),
     ],
 )
-def test_no_stale_write_plan(change: str) -> None:
+def test_no_safe_repair_names_the_field_and_why(change: str, field: str, says: str) -> None:
+    """Where something the framework reads differs but nothing can safely be put back, the
+    plan changes nothing and says why (the command exits 2), never "nothing to repair"."""
     before = state(2)
     after = stale(before, state(0))
-    if change == "same":
-        after = copy.deepcopy(before)
-        after["state_version"] += 1
-    elif change == "other-workflow":
+    if change == "other-workflow":
         after["active_workflow"]["slug"] = "another"
     elif change == "rollback":
         after["active_workflow"]["recovery_action"] = {"type": "rollback", "phase": PHASES[0]}
@@ -73,23 +79,101 @@ def test_no_stale_write_plan(change: str) -> None:
         after["active_workflow"]["phases"] = PHASES[:3]
     else:
         after = state(3, version=8)
-    assert decide.plan_stale_write(before, after) is None
+    plan = decide.plan_stale_write(before, after)
+    assert plan is not None and not plan.changes
+    assert plan.unknown[0].label == field and says in plan.unknown[0].why
+    assert "no safe repair" in plan.describe()[0]
 
 
-def test_supervised_redo_is_not_a_stale_write() -> None:
+def test_a_supervised_redo_from_the_gate_is_not_a_stale_write() -> None:
     before = state(2)
+    before["active_workflow"]["supervised_review"] = {
+        "phase": PHASES[1], "status": "gate_presented", "redo_count": 0
+    }  # fmt: skip
     after = copy.deepcopy(before)
     after["state_version"] += 1
-    after["active_workflow"]["supervised_review"] = {"phase": PHASES[1], "status": "redo_pending"}
+    review = after["active_workflow"]["supervised_review"]
+    review.update(status="redo_pending", redo_count=1)
     after["active_workflow"]["phase_status"][PHASES[1]] = "in_progress"
     after["phases"][PHASES[1]]["status"] = "in_progress"
-    assert decide.plan_stale_write(before, after) is None
+    plan = decide.plan_stale_write(before, after)
+    assert plan is not None and not plan.changes and "not a stale write" in plan.unknown[0].why
 
 
-@pytest.mark.parametrize("bad", [None, [], "x", {"active_workflow": 3}, {}])
+def test_a_copy_taken_during_a_redo_is_put_back_once_the_gate_came_back() -> None:
+    during = state(2)
+    during["active_workflow"]["supervised_review"] = {
+        "phase": PHASES[1], "status": "redo_pending", "redo_count": 1
+    }  # fmt: skip
+    during["active_workflow"]["phase_status"][PHASES[1]] = "in_progress"
+    during["phases"][PHASES[1]]["status"] = "in_progress"
+    gate_again = state(2, version=9)
+    gate_again["active_workflow"]["supervised_review"] = {
+        "phase": PHASES[1], "status": "gate_presented", "redo_count": 1
+    }  # fmt: skip
+    after = copy.deepcopy(during)
+    after["state_version"] = 10
+    plan = decide.plan_stale_write(gate_again, after)
+    assert plan is not None
+    changed = {c.label: c.proposed for c in plan.changes}
+    assert changed["active_workflow.supervised_review.status"] == "gate_presented"
+    assert changed[f"phases.{PHASES[1]}.status"] == "completed"
+
+
+def test_what_the_stale_write_deleted_is_put_back_and_what_it_added_is_kept() -> None:
+    before = state(2, version=9)
+    before["active_workflow"]["review_history"] = [
+        {"phase": PHASES[0], "action": "continue", "timestamp": "2026-11-01T10:05:00.000Z"}
+    ]
+    before["phases"][PHASES[1]]["constitutional_validation"] = {"status": "compliant"}
+    after = stale(before, state(1))
+    del after["phases"][PHASES[1]]["constitutional_validation"]  # the copy predates it
+    after["active_workflow"]["review_history"] = []
+    after["skill_usage_log"] = [{"timestamp": "2026-11-01T11:00:00.000Z", "skill_id": "X"}]
+    plan = decide.plan_stale_write(before, after)
+    assert plan is not None and not plan.unknown
+    changed = {c.label: c for c in plan.changes}
+    assert changed[f"phases.{PHASES[1]}.constitutional_validation"].proposed == {
+        "status": "compliant"
+    }
+    assert (
+        changed["active_workflow.review_history"].proposed
+        == (before["active_workflow"]["review_history"])
+    )
+    assert "skill_usage_log" in plan.kept  # the sub-agent's own log entry
+
+
+def test_an_answered_escalation_brought_back_is_removed_a_new_one_kept() -> None:
+    old = {"type": "gate_blocked", "phase": PHASES[1], "timestamp": "2026-11-01T09:00:00.000Z"}
+    new = {"type": "gate_blocked", "phase": PHASES[2], "timestamp": "2026-11-02T09:00:00.000Z"}
+    before = state(2, version=9)
+    before["active_workflow"]["recovery_action"] = {
+        "type": "retry", "phase": PHASES[1], "timestamp": "2026-11-01T10:00:00.000Z"
+    }  # fmt: skip
+    after = stale(before, state(1))
+    del after["active_workflow"]["recovery_action"]
+    after["pending_escalations"] = [old, new]
+    plan = decide.plan_stale_write(before, after)
+    assert plan is not None and not plan.unknown
+    changed = {c.label: c for c in plan.changes}
+    assert changed["pending_escalations"].proposed == [new]
+    assert (
+        changed["active_workflow.recovery_action"].proposed
+        == (before["active_workflow"]["recovery_action"])
+    )
+
+
+@pytest.mark.parametrize("bad", [None, [], "x"])
 def test_bad_input_plans_nothing(bad: Any) -> None:
     assert decide.plan_stale_write(state(1), bad) is None
     assert decide.plan_stale_write(bad, state(1)) is None
+    assert decide.plan_locations(bad) is None
+
+
+@pytest.mark.parametrize("bad", [{"active_workflow": 3}, {}])
+def test_a_state_with_no_workflow_is_not_put_back_field_by_field(bad: Any) -> None:
+    plan = decide.plan_stale_write(state(1), bad)
+    assert plan is not None and not plan.changes and plan.unknown
     assert decide.plan_locations(bad) is None
 
 
@@ -199,22 +283,40 @@ def test_apply_location_repair_silences_v9() -> None:
     assert decide.plan_locations(now) is None
 
 
-@pytest.mark.parametrize("move", ["version", "field"])
-def test_apply_refuses_when_the_file_moved(move: str) -> None:
+@pytest.mark.parametrize("move", ["planned", "read"])
+def test_apply_refuses_when_a_field_it_planned_or_read_moved(move: str) -> None:
     before = state(2)
     after = stale(before, state(0))
     plan = decide.plan_stale_write(before, after)
     assert plan is not None
     disk = copy.deepcopy(after)
-    if move == "version":
-        disk["state_version"] += 1
-    else:
+    if move == "planned":
         disk["active_workflow"]["current_phase_index"] = 1
+    else:  # not planned (unchanged by the stale write), but read: the review gate
+        disk["active_workflow"]["supervised_review"] = {"phase": PHASES[0], "status": "reviewing"}
     path = project(disk)
     text = path.read_bytes()
     result = decide.apply_repair(path, plan, settle=0)
     assert result.outcome == decide.CONFLICT
     assert path.read_bytes() == text
+
+
+def test_a_write_beside_that_touched_nothing_planned_or_read_does_not_refuse() -> None:
+    """A live workflow's hooks write every second: a later version whose planned and read
+    fields are those of the plan is repaired, not refused as a conflict."""
+    before = state(2)
+    after = stale(before, state(0))
+    plan = decide.plan_stale_write(before, after)
+    assert plan is not None
+    disk = copy.deepcopy(after)
+    disk["state_version"] += 3
+    disk["project"]["ratio"] = 0.9  # a hook's own field
+    path = project(disk)
+    result = decide.apply_repair(path, plan, settle=0)
+    assert result.outcome == decide.APPLIED, result.message
+    now = json.loads(path.read_text())
+    assert orchestration(now) == orchestration(before)
+    assert now["state_version"] == disk["state_version"] + 1 and now["project"]["ratio"] == 0.9
 
 
 def test_claim_held_by_progress_and_reverted_by_a_stale_copy() -> None:
@@ -365,7 +467,7 @@ def test_the_top_level_mirror_written_to_a_stale_or_foreign_phase(seen: Any) -> 
         plan = decide.plan_stale_write(before, after)
         assert plan is not None
         assert [(c.label, c.proposed) for c in plan.changes] == [
-            ("current_phase", None if seen == "absent" else seen)
+            ("current_phase", decide.plans.ABSENT if seen == "absent" else seen)
         ]
 
 
@@ -374,20 +476,23 @@ def test_the_mirror_moved_forward_is_not_a_stale_write() -> None:
     after = copy.deepcopy(before)
     after["state_version"] += 1
     after["current_phase"] = PHASES[3]
-    assert decide.plan_stale_write(before, after) is None
+    plan = decide.plan_stale_write(before, after)
+    assert plan is not None and not plan.changes
+    assert "not a stale write" in plan.unknown[0].why
 
 
-def test_fields_moved_forward_by_the_same_write_are_named_not_touched() -> None:
+def test_a_v8_field_the_stale_write_moved_forward_refuses_the_whole_repair() -> None:
+    """Putting the index back would lower it (V8 blocks that in both eras); a partial repair
+    would leave the framework acting on a mix, so nothing is written and the field is named."""
     before = state(1)
     after = copy.deepcopy(before)
     after["state_version"] += 1
     after["current_phase"] = PHASES[0]  # back
     after["active_workflow"]["current_phase_index"] = 2  # forward
     plan = decide.plan_stale_write(before, after)
-    assert plan is not None
-    assert [c.label for c in plan.changes] == ["current_phase"]
+    assert plan is not None and not plan.changes
     assert [u.label for u in plan.unknown] == ["active_workflow.current_phase_index"]
-    assert "cannot be known" in plan.unknown[0].why
+    assert "V8 blocks" in plan.unknown[0].why
 
 
 # ----------------------------------------------------------------------------- any input
@@ -423,7 +528,7 @@ def test_planning_never_raises(a: dict[str, Any], b: dict[str, Any], junk: Any) 
         plan = decide.plan_stale_write(before, after)
         if plan is not None:
             json.dumps(plan.to_json())
-            assert plan.changes and plan.describe()
+            assert (plan.changes or plan.unknown) and plan.describe()
     for doc in (a, b, junk):
         plan = decide.plan_locations(doc)
         if plan is not None:

@@ -224,8 +224,18 @@ def run_repair(
     except _Usage as exc:
         return emit(DecisionResult(INVALID, str(exc), action=label), command.json, out)
     if plan is None:
-        what = "no stale write against that copy" if command.against else "the locations agree"
+        what = (
+            "nothing the framework reads differs from that copy"
+            if command.against
+            else "the locations agree"
+        )
         return _print_plan(None, f"nothing to repair: {what}", command, out)
+    if not plan.changes:  # no safe repair: which fields, and why (exit 2)
+        fields = ", ".join(u.label for u in plan.unknown) or "nothing"
+        result = DecisionResult(
+            INVALID, f"no safe repair ({fields}): nothing written", action=plan.action
+        )
+        return _report(result, plan, command, out)
     if command.dry_run:
         return _print_plan(plan, "dry run: nothing written", command, out)
     if not command.yes:
@@ -250,16 +260,25 @@ def run_repair(
     result = apply_repair(state, plan, who=command.who, via="cli")
     confirm(state, result, command.confirm_seconds, who=command.who, via="cli")
     if command.json:
-        doc_out = result.to_json()
-        doc_out["plan"] = plan.to_json()
-        out.write(json_safe(json.dumps(doc_out, ensure_ascii=False, indent=2)) + "\n")
-        return result.exit_code
+        return _report(result, plan, command, out)
     return emit(result, False, out)
 
 
 def _preview(plan: RepairPlan, out: TextIO) -> None:
     for line in plan.describe():  # (cleaned there)
         out.write(line + "\n")
+
+
+def _report(result: DecisionResult, plan: RepairPlan, command: RepairCommand, out: TextIO) -> int:
+    """A result with the plan it came from: in ``--json`` the document's ``plan``, else the
+    preview above the result's line."""
+    if command.json:
+        doc = result.to_json()
+        doc["plan"] = plan.to_json()
+        out.write(json_safe(json.dumps(doc, ensure_ascii=False, indent=2)) + "\n")
+        return result.exit_code
+    _preview(plan, out)
+    return emit(result, False, out)
 
 
 def _print_plan(plan: RepairPlan | None, message: str, command: RepairCommand, out: TextIO) -> int:

@@ -61,6 +61,16 @@ ORCHESTRATION = (
 _AW = "active_workflow"
 
 
+class _Absent:
+    """A key the document does not hold (a change's ``current`` or ``proposed``)."""
+
+    def __repr__(self) -> str:
+        return "(absent)"
+
+
+ABSENT: Any = _Absent()
+
+
 class FieldChange(Struct, frozen=True):
     """One field a plan changes: its value now, the value proposed, and why."""
 
@@ -74,13 +84,26 @@ class FieldChange(Struct, frozen=True):
         return label(self.path)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        """``current``/``proposed`` as JSON; a key that is (or is to be) absent is ``null``
+        with ``current_absent``/``proposed_absent`` true."""
+        out = {
             "path": list(self.path),
             "label": self.label,
-            "current": plain(self.current),
-            "proposed": plain(self.proposed),
+            "current": None if self.current is ABSENT else plain(self.current),
+            "proposed": None if self.proposed is ABSENT else plain(self.proposed),
             "reason": self.reason,
         }
+        for name, value in (("current", self.current), ("proposed", self.proposed)):
+            if value is ABSENT:
+                out[f"{name}_absent"] = True
+        return out
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> FieldChange:
+        """The change :meth:`to_json` wrote (a journal line's plan)."""
+        current = ABSENT if data.get("current_absent") else data.get("current")
+        proposed = ABSENT if data.get("proposed_absent") else data.get("proposed")
+        return cls(tuple(data["path"]), current, proposed, str(data.get("reason", "")))
 
 
 class Unknown(Struct, frozen=True):
@@ -112,6 +135,9 @@ class RepairPlan(Struct, frozen=True):
     #: the fingerprint of every orchestration field the plan was made from (:func:`reads`);
     #: the write is refused when the file's differ, whatever its state_version says
     reads: str = ""
+    #: (stale-write) False when nothing says the file is a stale write of the copy seen (it
+    #: only moved on): the command says so and exits 2, the dashboard offers nothing
+    stale: bool = True
 
     @property
     def action(self) -> str:
@@ -136,10 +162,15 @@ class RepairPlan(Struct, frozen=True):
     def _describe(self) -> list[str]:
         lines = []
         source = f" from state_version {self.from_version}" if self.from_version is not None else ""
-        lines.append(
-            f"{self.action}: {len(self.changes)} field(s) to write over state_version "
-            f"{self.base_version}{source}"
-        )
+        if self.changes:
+            lines.append(
+                f"{self.action}: {len(self.changes)} field(s) to write over state_version "
+                f"{self.base_version}{source}"
+            )
+        else:
+            lines.append(
+                f"{self.action}: no safe repair of state_version {self.base_version}{source}"
+            )
         for c in self.changes:
             lines.append(f"  {c.label}: {_show(c.current)} -> {_show(c.proposed)}  ({c.reason})")
         if self.kept:
@@ -163,7 +194,7 @@ def label(path: Path_) -> str:
 def _show(value: Any) -> str:
     from ..diff import format_value
 
-    return format_value(plain(value))
+    return "(absent)" if value is ABSENT else format_value(plain(value))
 
 
 # ----------------------------------------------------------------------------- reading
@@ -242,121 +273,305 @@ def _redo_excused(doc: Mapping[str, Any], path: Path_, old: Any, new: Any) -> bo
 
 # ----------------------------------------------------------------------------- stale write
 
+#: Top-level keys whose every value the framework's next step reads (phase-advance.cjs, the
+#: gate checks on ``phases[k]``, the delegation guards, the review gate, the escalations): a
+#: stale write's change to any of them is put back (docs/formats.md#repair).
+ORCHESTRATION_KEYS = (
+    "active_workflow",
+    "phases",
+    "current_phase",
+    "active_agent",
+    "pending_escalations",
+    "suspended_workflow",
+)
+#: Lists the framework only appends to: the entries the stale write dropped are put back, the
+#: ones it added (the sub-agent's own work) kept, in order.
+APPEND_ONLY: frozenset[Path_] = frozenset(
+    {
+        ("skill_usage_log",),
+        ("history",),
+        ("workflow_history",),
+        (_AW, "review_history"),
+        (_AW, "sub_agent_log"),
+    }
+)
+#: Lists whose entries the framework removes when they are answered: an entry of the write
+#: that the copy seen does not hold is an old one brought back, unless it is newer.
+QUEUES: frozenset[Path_] = frozenset({("pending_escalations",)})
+#: The fields the framework's V8 guards: putting one back lowers it (both eras block that).
+_V8_MAPS = ((_AW, "phase_status"), ("phases",))
+_STAMP_KEYS = ("timestamp", "_at", "started", "completed")
+
+
+def _guarded(path: Path_) -> bool:
+    if path == (_AW, "current_phase_index"):
+        return True
+    return (len(path) == 3 and path[:2] == _V8_MAPS[0]) or (
+        len(path) == 3 and path[0] == "phases" and path[2] == "status"
+    )
+
+
+def _stamps(value: Any, key: str = "") -> Iterator[str]:
+    """Every timestamp-like string in ``value`` (under a key that names a time)."""
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            yield from _stamps(v, str(k))
+    elif isinstance(value, list):
+        for v in value:
+            yield from _stamps(v, key)
+    elif isinstance(value, str) and any(s in key for s in _STAMP_KEYS):
+        yield value
+
+
+def _newest(doc: Any) -> str:
+    from ..protocol import parse_iso
+
+    best = ""
+    best_t = None
+    for text in _stamps(doc):
+        t = parse_iso(text)
+        if t is not None and (best_t is None or t > best_t):
+            best, best_t = text, t
+    return best
+
+
+def _newer_than(value: Any, stamp: str) -> bool:
+    """``value`` holds a time later than ``stamp``: written after the copy seen (new work)."""
+    from ..protocol import parse_iso
+
+    limit = parse_iso(stamp)
+    if limit is None:
+        return False
+    return any((t := parse_iso(x)) is not None and t > limit for x in _stamps(value))
+
+
+def _key(value: Any) -> str:
+    import json
+
+    return json.dumps(plain(value), sort_keys=True, default=str)
+
+
+def stale_signs(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
+    """Why ``after`` is a stale write over ``before`` (a sub-agent's old copy written back), in
+    plain words; empty when nothing says so (the same state, or one that only moved on)."""
+    from ..audit.framework import v7, v8
+
+    signs: list[str] = []
+    if v7(before, after) is not None:
+        signs.append("state_version went down")
+    regression = v8(before, after)
+    if regression is not None:
+        signs.append(f"{regression[0]} went backwards ({regression[1]})")
+    phases = _phases(after)
+    pointers: tuple[Path_, ...] = ((_AW, "current_phase"), ("current_phase",))
+    marker = _obj(_obj(after.get(_AW)).get("recovery_action")).get("type")
+    rolled_back = marker == "rollback" and marker_set_by_write(before, after)
+    for path in pointers:
+        po, pn = _position(phases, get(before, path)), _position(phases, get(after, path))
+        if po is None and path == ("current_phase",):  # no mirror seen: the pointer's place
+            po = _position(phases, get(before, pointers[0]))
+        if po is not None and pn is not None and pn < po and not rolled_back:
+            signs.append(f"{label(path)} moved back")
+    mirror = get(after, ("current_phase",))
+    if (
+        isinstance(mirror, str)
+        and phases
+        and mirror not in phases
+        and get(before, ("current_phase",)) != mirror
+    ):
+        signs.append("current_phase written to a phase this workflow does not run")
+    if marker_set_by_write(after, before):
+        signs.append("the recovery marker is older than the one seen")
+    for key in ORCHESTRATION_KEYS:
+        old, new = get(before, (key,)), get(after, (key,))
+        if isinstance(old, Mapping) and isinstance(new, Mapping):
+            gone = [k for k in old if k not in new]
+            if gone:
+                signs.append(f"{key}: {', '.join(map(str, gone[:3]))} deleted")
+    for log in APPEND_ONLY:
+        old, new = get(before, log), get(after, log)
+        if isinstance(old, list) and isinstance(new, list):
+            have = {_key(x) for x in new}
+            if any(_key(x) not in have for x in old):
+                signs.append(f"{label(log)}: entries dropped")
+    return signs
+
+
+def _differs(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
+    """The top-level keys the framework reads that differ between the two documents."""
+    return [k for k in ORCHESTRATION_KEYS if plain(get(before, (k,))) != plain(get(after, (k,)))]
+
+
+class _Restore:
+    """Walks the copy seen (``before``) against the file (``after``) and collects what a
+    repair of a stale write sets: everything the framework reads put back, the write's own
+    additions kept, and what cannot go back (a V8-guarded field the write moved forward)."""
+
+    def __init__(self, before: Mapping[str, Any], after: Mapping[str, Any]) -> None:
+        self.changes: list[FieldChange] = []
+        self.unsafe: list[Unknown] = []
+        self.kept: list[str] = []
+        self.newest = _newest(before)
+
+    def walk(self, b: Any, a: Any, path: Path_) -> None:
+        if b is _MISSING and a is _MISSING:
+            return
+        if b is not _MISSING and a is not _MISSING and plain(b) == plain(a):
+            return
+        if b is _MISSING and isinstance(a, list):
+            b = []  # a list the copy seen did not hold: what of it is new
+        if isinstance(b, list) and isinstance(a, list):
+            # lists accumulate (logs, artifacts, guidance): the entries the copy seen held go
+            # back, the write's own are kept; a queue (escalations, answered and removed)
+            # keeps only entries written after the copy seen
+            queue = path in QUEUES
+            seen = {_key(x) for x in b}
+            added = [
+                x for x in a if _key(x) not in seen and (not queue or _newer_than(x, self.newest))
+            ]
+            merged = list(b) + added
+            if plain(merged) != plain(a):
+                why = "entries the stale write dropped are put back"
+                if queue:
+                    why = "entries answered since the copy seen stay answered"
+                self._set(path, a, merged, why)
+            if added:
+                self.kept.append(label(path))
+            return
+        if isinstance(b, Mapping) and isinstance(a, Mapping):
+            for k in list(b) + [k for k in a if k not in b]:
+                self.walk(b.get(k, _MISSING), a.get(k, _MISSING), (*path, str(k)))
+            return
+        if b is _MISSING:
+            if self.newest and _newer_than(a, self.newest):
+                self.kept.append(label(path))  # written after the copy seen: the sub-agent's
+                return
+            self._set(path, a, ABSENT, "not in the state seen: the stale copy brought it back")
+            return
+        if a is _MISSING:
+            self._set(path, ABSENT, b, "deleted by the stale write")
+            return
+        if _guarded(path):
+            rb = _index(b) if path[-1] == "current_phase_index" else _rank(b)
+            ra = _index(a) if path[-1] == "current_phase_index" else _rank(a)
+            if rb is not None and ra is not None and ra > rb:
+                self.unsafe.append(
+                    Unknown(
+                        path,
+                        f"the write moved it forward from {_show(b)} to {_show(a)} (a copy from "
+                        "before a rollback or retry?); putting it back would lower it, which the "
+                        "framework's V8 blocks",
+                    )
+                )
+                return
+        self._set(path, a, b, f"moved back from {_show(b)} to {_show(a)}")
+
+    def _set(self, path: Path_, current: Any, proposed: Any, reason: str) -> None:
+        self.changes.append(FieldChange(path, current, proposed, reason))
+
 
 def plan_stale_write(before: Mapping[str, Any], after: Mapping[str, Any]) -> RepairPlan | None:
-    """The repair of a write that regressed the orchestration fields: ``before`` is a version
-    phasewatch saw, ``after`` the file now. None when nothing regressed, when the workflow is
-    not the same one (started, ended or replaced: not a stale write of it), when its phase list
-    changed, or when the write itself records a retry or rollback (a legitimate regression)."""
+    """The repair of a stale write: ``before`` is the copy seen (the controller's last state
+    phasewatch saw, or ``--against``), ``after`` the file now.
+
+    * None: nothing the framework reads differs between the two ("nothing to repair").
+    * A plan with changes: ``after`` is a stale write of the same workflow; every field the
+      framework reads (:data:`ORCHESTRATION_KEYS`) goes back to the copy seen: what the write
+      moved back, deleted or emptied, and what it brought back that the state seen no longer
+      held; what the write added after the copy seen (newer timestamps, new log entries) and
+      every other top-level field are kept (``kept`` names them).
+    * A plan without changes, ``unknown`` saying why (the command exits 2): the workflow was
+      replaced, its phase list changed, the write moved a V8-guarded field forward (putting it
+      back would lower it), or nothing says the write is stale (the state only moved on)."""
     if not isinstance(before, Mapping) or not isinstance(after, Mapping):
         return None
+    differs = _differs(before, after)
+    if not differs:
+        return None
+    base = _version_of(after.get("state_version"))
+    seen = _version_of(before.get("state_version"))
     identity = _identity(after)
-    if identity is None or plain(identity) != plain(_identity(before)):
-        return None
-    phases = _phases(after)
-    if not phases or phases != _phases(before):
-        return None
-    if marker_set_by_write(before, after):
-        return None
-    changes: list[FieldChange] = []
-    pointers: tuple[Path_, ...] = ((_AW, "current_phase"), ("current_phase",))
-    path: Path_
-    aw_pointer, mirror = pointers
-    old, new = get(before, aw_pointer), get(after, aw_pointer)
-    po, pn = _position(phases, old), _position(phases, new)
-    if po is not None and pn is not None and pn < po:
-        changes.append(FieldChange(aw_pointer, new, old, f"moved back from {old} to {new}"))
-    # the top-level mirror: written away from the value seen, to a phase behind the one seen
-    # (or, when none was set, behind the workflow's pointer) or to one the workflow does not run
-    old, new = get(before, mirror), get(after, mirror)
-    seen = _position(phases, old)
-    seen = _position(phases, get(before, aw_pointer)) if seen is None else seen
-    pn = _position(phases, new)
-    if (
-        new != old
-        and isinstance(new, str)
-        and new
-        and seen is not None
-        and (pn is None or pn < seen)
-    ):
-        old = None if old is _MISSING else old
-        reason = f"moved back from {old} to {new}"
-        pointer = next(
-            (c.proposed for c in changes if c.path == aw_pointer), get(after, aw_pointer)
+
+    def refused(path: Path_, why: str, stale: bool = True) -> RepairPlan:
+        return RepairPlan(
+            STALE_WRITE,
+            (),
+            base_version=base,
+            from_version=seen,
+            unknown=(Unknown(path, why),),
+            workflow=plain(identity),
+            reads=reads(after),
+            stale=stale,
         )
-        if old == get(before, aw_pointer) and isinstance(pointer, str) and pointer != old:
-            old, reason = pointer, f"{reason}; the mirror of active_workflow.current_phase"
-        changes.append(FieldChange(mirror, new, old, reason))
-    path = (_AW, "current_phase_index")
-    old_i, new_i = _index(get(before, path)), _index(get(after, path))
-    if old_i is not None and new_i is not None and new_i < old_i:
-        changes.append(FieldChange(path, new_i, old_i, f"moved back from {old_i} to {new_i}"))
-    for path in _status_paths(after):
-        old, new = get(before, path), get(after, path)
-        ro, rn = _rank(old), _rank(new)
-        if ro is None or rn is None or rn >= ro or _redo_excused(after, path, old, new):
-            continue
-        changes.append(FieldChange(path, new, old, f"went back from {old} to {new}"))
-    if not changes:
-        return None
-    restored = any(
-        c.path == aw_pointer or (c.path == mirror and c.proposed == get(before, mirror))
-        for c in changes
-    )
-    agent_old, agent_new = get(before, ("active_agent",)), get(after, ("active_agent",))
-    if restored and isinstance(agent_old, str) and agent_old and agent_new != agent_old:
-        changes.append(
-            FieldChange(
-                ("active_agent",),
-                None if agent_new is _MISSING else agent_new,
-                agent_old,
-                "the agent of the restored phase",
-            )
+
+    if plain(identity) != plain(_identity(before)):
+        return refused(
+            (_AW,),
+            f"the workflow is not the one seen ({_describe(before)} at state_version {seen}, "
+            f"now {_describe(after)}): a whole workflow cannot be put back field by field. "
+            "Compare the two with `phasewatch check --against`, then restore the copy by hand "
+            "if it is the right one",
         )
-    planned = {c.label for c in changes}
-    forward = _moved_forward(before, after, phases)
-    kept = tuple(
+    if _phases(before) != _phases(after):
+        return refused(
+            (_AW, "phases"),
+            "the workflow's phase list changed; which list is right cannot be known",
+        )
+    if not stale_signs(before, after):
+        moved = changed_paths(
+            plain({k: get(before, (k,)) for k in differs}),
+            plain({k: get(after, (k,)) for k in differs}),
+        )
+        more = f" (+{len(moved) - 5} more)" if len(moved) > 5 else ""
+        return refused(
+            (differs[0],),
+            f"{', '.join(moved[:5])}{more} moved on from the copy seen and nothing went back: "
+            "a later state of the workflow, not a stale write of that copy; nothing to put back",
+            stale=False,
+        )
+    walk = _Restore(before, after)
+    for key in ORCHESTRATION_KEYS:
+        walk.walk(get(before, (key,)), get(after, (key,)), (key,))
+    for key in before:
+        if key not in after:  # a deleted top-level key, whatever it held
+            walk.walk(before[key], _MISSING, (str(key),))
+    planned = {c.label for c in walk.changes}
+    kept = list(dict.fromkeys(walk.kept))
+    kept += [
         p
-        for p in changed_paths(plain(before), plain(after))
+        for p in changed_paths(
+            plain({k: v for k, v in before.items() if k not in ORCHESTRATION_KEYS}),
+            plain({k: v for k, v in after.items() if k not in ORCHESTRATION_KEYS}),
+        )
         if p not in planned and p != "state_version"
-    )
+    ]
+    if walk.unsafe:
+        return RepairPlan(
+            STALE_WRITE,
+            (),
+            base_version=base,
+            from_version=seen,
+            unknown=tuple(walk.unsafe),
+            workflow=plain(identity),
+            reads=reads(after),
+        )
     return RepairPlan(
         STALE_WRITE,
-        tuple(changes),
-        base_version=_version_of(after.get("state_version")),
-        from_version=_version_of(before.get("state_version")),
-        kept=kept,
-        unknown=forward,
+        tuple(walk.changes),
+        base_version=base,
+        from_version=seen,
+        kept=tuple(kept),
         workflow=plain(identity),
         reads=reads(after),
     )
 
 
-def _moved_forward(
-    before: Mapping[str, Any], after: Mapping[str, Any], phases: list[Any]
-) -> tuple[Unknown, ...]:
-    """Orchestration fields the same write moved forward: a legitimate step, or a stale copy
-    from before a rollback or retry; which one cannot be known, so they stay as written."""
-    why = (
-        "moved forward from {} to {} by the same write: a step of the workflow, or a copy from "
-        "before a rollback or retry; which one cannot be known, so it stays"
-    )
-    out = []
-    path: Path_ = (_AW, "current_phase")
-    old, new = get(before, path), get(after, path)
-    po, pn = _position(phases, old), _position(phases, new)
-    if po is not None and pn is not None and pn > po:
-        out.append(Unknown(path, why.format(old, new)))
-    path = (_AW, "current_phase_index")
-    old_i, new_i = _index(get(before, path)), _index(get(after, path))
-    if old_i is not None and new_i is not None and new_i > old_i:
-        out.append(Unknown(path, why.format(old_i, new_i)))
-    for path in _status_paths(after):
-        old, new = get(before, path), get(after, path)
-        ro, rn = _rank(old), _rank(new)
-        if ro is not None and rn is not None and rn > ro:
-            out.append(Unknown(path, why.format(old, new)))
-    return tuple(out)
+def _describe(doc: Mapping[str, Any]) -> str:
+    aw = _obj(doc.get(_AW))
+    if not aw:
+        return "no active workflow"
+    name = aw.get("slug") or aw.get("artifact_folder") or aw.get("id") or "?"
+    return f"{aw.get('type') or '?'} {name}"
 
 
 # ----------------------------------------------------------------------------- locations

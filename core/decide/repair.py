@@ -4,9 +4,10 @@ The plans (what to write, and why) are :mod:`.plans`'s, reading only; nothing he
 itself:
 
 * :func:`apply_repair` ``(path, plan, ...)``: the write, through :mod:`.writer`:
-  compare-and-swap on ``state_version`` (``base_version``) and on every field the plan reads
-  (each change's ``current``, the workflow's identity, and :func:`.plans.reads`: every location,
-  the gate and the recovery marker, so an edit that kept the version is caught); only the
+  compare-and-swap on every field the plan changes (each change's ``current``) and reads (the
+  workflow's identity, and :func:`.plans.reads`: every location, the gate and the recovery
+  marker), not on ``state_version``: beside a live workflow whose hooks write every second, a
+  write that touched none of those does not refuse the repair; only the
   planned values are replaced (the codec keeps every other byte); ``state_version`` = disk + 1;
   journalled with the plan; its claim (:func:`.claims.holds`, ``repair``) lets the confirm
   watch tell ``held`` from ``reverted``;
@@ -49,6 +50,7 @@ from .outcomes import (
 )
 from .plans import (
     _MISSING,
+    ABSENT,
     LOCATION,
     STALE_WRITE,
     FieldChange,
@@ -72,7 +74,7 @@ def repair_claim(plan: RepairPlan) -> Claim:
             "kind": plan.kind,
             "workflow": plan.workflow,
             "changes": [
-                {"path": list(c.path), "current": c.current, "proposed": c.proposed}
+                {k: v for k, v in c.to_json().items() if k not in ("label", "reason")}
                 for c in plan.changes
             ],
         }
@@ -100,7 +102,10 @@ def _mutation(plan: RepairPlan, restore: bool = False) -> Any:
         for c in plan.changes:
             expect = c.proposed if restore else c.current
             now = get(doc, c.path)
-            if (now is _MISSING and expect is not None) or (
+            if expect is ABSENT:
+                if now is not _MISSING:
+                    moved.append(c.label)
+            elif (now is _MISSING and expect is not None) or (
                 now is not _MISSING and plain(now) != plain(expect)
             ):
                 moved.append(c.label)
@@ -129,7 +134,10 @@ def _set(doc: dict[str, Any], path: Path_, value: Any) -> None:
         node = node.setdefault(key, {}) if key not in node else node[key]
     if not isinstance(node, dict):
         raise _Refusal(INVALID, f"{label(path)}: not an object on the way; not touched")
-    node[path[-1]] = value
+    if value is ABSENT:
+        node.pop(path[-1], None)
+    else:
+        node[path[-1]] = value
 
 
 def apply_repair(
@@ -158,12 +166,11 @@ def apply_repair(
             journal=journal,
             settle=settle,
         )
-    return apply_update(
+    return apply_update(  # compare-and-swap on what the plan planned and read, not the version
         path,
         _mutation(plan),
         action=plan.action,
         params={"plan": plan.to_json()},
-        expect_version=plan.base_version,
         who=who,
         via=via,
         journal=journal,
@@ -246,10 +253,7 @@ def _plan_of(entry: Mapping[str, Any]) -> RepairPlan:
     kind = data.get("kind")
     return RepairPlan(
         kind if kind in (STALE_WRITE, LOCATION) else STALE_WRITE,
-        tuple(
-            FieldChange(tuple(c["path"]), c["current"], c["proposed"], str(c.get("reason", "")))
-            for c in data.get("changes") or ()
-        ),
+        tuple(FieldChange.from_json(c) for c in data.get("changes") or ()),
         base_version=_version_of(entry.get("version_after")),
         workflow=claim.get("workflow"),
     )
