@@ -571,3 +571,45 @@ def test_apply_refuses_when_any_field_the_plan_read_moved_even_at_the_same_versi
     result = decide.apply_repair(path, plan, settle=0)
     assert result.outcome == decide.CONFLICT and "changed since the plan" in result.message
     assert path.read_bytes() == text
+
+
+def test_a_pointer_run_ahead_of_an_unfinished_phase_is_put_back_not_followed() -> None:
+    """The index and the statuses say phase 1 is in progress; the pointer ran ahead. Raising
+    the index to the pointer would skip the unfinished phase: the pointer goes back instead,
+    and a mirror that was right stays."""
+    doc = state(1)
+    doc["active_workflow"]["current_phase"] = PHASES[2]
+    plan = decide.plan_locations(doc)
+    assert plan is not None and not plan.unknown
+    assert [(c.label, c.proposed) for c in plan.changes] == [
+        ("active_workflow.current_phase", PHASES[1])
+    ]
+    doc["current_phase"] = PHASES[2]  # the mirror followed the pointer: both go back
+    plan = decide.plan_locations(doc)
+    assert plan is not None
+    assert {(c.label, c.proposed) for c in plan.changes} == {
+        ("active_workflow.current_phase", PHASES[1]),
+        ("current_phase", PHASES[1]),
+    }
+
+
+def test_the_state_just_after_a_phase_completed_is_left_as_it_is() -> None:
+    """Phase 1 completed, index one past, pointer still on it (before the next start): only
+    a wrong mirror is set, to the pointer."""
+    doc = state(2)
+    doc["active_workflow"]["current_phase"] = PHASES[1]
+    doc["active_workflow"]["phase_status"][PHASES[2]] = "pending"
+    doc["phases"][PHASES[2]]["status"] = "pending"
+    doc["current_phase"] = PHASES[3]
+    plan = decide.plan_locations(doc)
+    assert plan is not None and not plan.unknown
+    assert [(c.label, c.proposed) for c in plan.changes] == [("current_phase", PHASES[1])]
+
+
+def test_an_index_past_the_unfinished_phase_is_named_never_lowered() -> None:
+    doc = state(1)
+    doc["active_workflow"]["current_phase_index"] = 3
+    plan = decide.plan_locations(doc)
+    assert plan is not None and not plan.changes
+    assert plan.unknown[0].label == "active_workflow.current_phase_index"
+    assert "V8 blocks" in plan.unknown[0].why

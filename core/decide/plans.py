@@ -580,33 +580,25 @@ def _describe(doc: Mapping[str, Any]) -> str:
 def plan_locations(state: Mapping[str, Any]) -> RepairPlan | None:
     """The repair of the location disagreements the framework's V9-A/B/C warn about. None when
     the framework would not warn; a plan with no changes (only ``unknown``) when it would but
-    no right value can be known."""
+    no right value can be known.
+
+    Where the pointer, the index and the top-level mirror disagree, the phase statuses decide
+    (:func:`_by_status`: the first phase both status maps do not call done): the one that
+    names that phase is right and the others are set to it, never the other way round. Only
+    raising the index is safe (V8 blocks lowering it), so an index past that phase is named,
+    not touched; a mirror that already names it is left as it is."""
     if not isinstance(state, Mapping) or not isinstance(state.get(_AW), Mapping):
         return None
     doc = plain(state)
     changes: list[FieldChange] = []
     unknown: list[Unknown] = []
-    aw = doc[_AW]
     phases = _phases(doc)
-    current = aw.get("current_phase")
-    pos = _position(phases, current)
-    if v9c(doc):
-        _index_fix(doc, phases, pos, changes, unknown)
-        moved = [c.proposed for c in changes if c.path == (_AW, "current_phase")]
-        current = moved[0] if moved else current  # a fixed pointer, for V9-B below
-    if v9b(doc) or any(c.path == (_AW, "current_phase") for c in changes):
-        top = doc.get("current_phase")
-        if isinstance(current, str) and current and top != current:
-            changes.append(
-                FieldChange(
-                    ("current_phase",),
-                    top,
-                    current,
-                    "the mirror of active_workflow.current_phase, which every hook reads (V9-B)",
-                )
-            )
+    truth = _by_status(doc, phases)
+    if v9c(doc) or v9b(doc):
+        _pointers_fix(doc, phases, truth, changes, unknown)
+    current = phases[truth] if truth is not None else _obj(doc[_AW]).get("current_phase")
     for key in v9a(doc):
-        _status_fix(doc, phases, str(key), changes, unknown)
+        _status_fix(doc, phases, str(key), current, changes, unknown)
     if not changes and not unknown:
         return None
     return RepairPlan(
@@ -619,6 +611,109 @@ def plan_locations(state: Mapping[str, Any]) -> RepairPlan | None:
     )
 
 
+_DONE = ("completed", "skipped")
+
+
+def _by_status(doc: Mapping[str, Any], phases: list[Any]) -> int | None:
+    """The position of the phase the statuses say the workflow is at, or None when they do
+    not say (or every phase is done).
+
+    Strictly it is the first phase that ``phase_status`` and ``phases[k].status`` do not both
+    call done; loosely, the first that neither calls done. The two differ only where the maps
+    disagree (V9-A), and then any place between them fits the statuses: the pointer's, the
+    index's or the mirror's, in that order, if one lies there."""
+
+    def first(both: bool) -> int | None:
+        for i, key in enumerate(phases):
+            if not isinstance(key, str):
+                return None
+            summary, detail = _summary(doc, key) in _DONE, _detail(doc, key)
+            record = summary if detail is None else detail in _DONE  # no record: the summary
+            if not ((summary and record) if both else (summary or record)):
+                return i
+        return None
+
+    strict, loose = first(both=True), first(both=False)
+    if strict is None or strict == loose:
+        return strict
+    top = len(phases) - 1 if loose is None else loose
+    aw = _obj(doc.get(_AW))
+    for place in (
+        _position(phases, aw.get("current_phase")),
+        _index(aw.get("current_phase_index")),
+        _position(phases, doc.get("current_phase")),
+    ):
+        if place is not None and strict <= place <= top:
+            return place
+    return None
+
+
+def _pointers_fix(
+    doc: Mapping[str, Any],
+    phases: list[Any],
+    truth: int | None,
+    changes: list[FieldChange],
+    unknown: list[Unknown],
+) -> None:
+    """V9-B/V9-C: the pointer, the top-level mirror and the index disagree. The pointer is
+    right where the statuses put it (``truth``, the first phase not done) or on the phase just
+    completed before it (the state between STEP 3e and the next start, index one past it);
+    then the mirror follows it. Otherwise the pointer and the mirror are set to ``truth``. The
+    index is raised to the pointer's place where it is behind, named where it is past."""
+    aw = _obj(doc.get(_AW))
+    pointer, top = aw.get("current_phase"), doc.get("current_phase")
+    index = aw.get("current_phase_index")
+    pos, idx = _position(phases, pointer), _index(index)
+    if truth is None and pos is None:
+        unknown.append(
+            Unknown(
+                (_AW, "current_phase"),
+                f"current_phase is {pointer!r}, the top-level copy {top!r}, the index "
+                f"{index!r}, and the phase statuses do not say which is right",
+            )
+        )
+        return
+    if pos is not None and (truth is None or pos in (truth, truth - 1)):
+        target, why = pos, "the phase statuses agree with active_workflow.current_phase"
+    else:
+        assert truth is not None
+        target = truth
+        why = f"{phases[truth]} is the first phase the status maps do not call completed"
+        changes.append(
+            FieldChange((_AW, "current_phase"), pointer, phases[truth], f"{why}; hooks read it")
+        )
+    right = phases[target]
+    if top is not None and top != "" and top != right:
+        changes.append(
+            FieldChange(
+                ("current_phase",), top, right, f"{why}; the mirror of it that hooks read (V9-B)"
+            )
+        )
+    if idx is None or idx in (target, target + 1):
+        return
+    if idx < target:
+        changes.append(
+            FieldChange(
+                (_AW, "current_phase_index"),
+                index,
+                target,
+                f"the position of {right}; phase-advance advances from the index (V9-C)",
+            )
+        )
+    else:
+        unknown.append(
+            Unknown(
+                (_AW, "current_phase_index"),
+                f"current_phase_index {idx} is past {right} (the next phase-advance would skip "
+                "it); lowering the index is what V8 blocks",
+            )
+        )
+
+
+def _done(doc: Mapping[str, Any], key: str) -> bool:
+    return _summary(doc, key) in _DONE
+
+
 def _summary(doc: Mapping[str, Any], key: str) -> Any:
     return _obj(_obj(doc.get(_AW)).get("phase_status")).get(key)
 
@@ -627,70 +722,21 @@ def _detail(doc: Mapping[str, Any], key: str) -> Any:
     return _obj(_obj(doc.get("phases")).get(key)).get("status")
 
 
-def _index_fix(
-    doc: Mapping[str, Any],
-    phases: list[Any],
-    pos: int | None,
-    changes: list[FieldChange],
-    unknown: list[Unknown],
-) -> None:
-    """V9-C: ``phases[current_phase_index]`` is not the current phase (nor one past it)."""
-    aw = _obj(doc.get(_AW))
-    index = aw.get("current_phase_index")
-    path = (_AW, "current_phase_index")
-    at = phases[index] if isinstance(index, int) and 0 <= index < len(phases) else None
-    if pos is not None and isinstance(index, int) and index < pos:
-        changes.append(
-            FieldChange(
-                path,
-                index,
-                pos,
-                f"the position of active_workflow.current_phase ({phases[pos]}); phase-advance "
-                "advances from the index (V9-C)",
-            )
-        )
-        return
-    if (
-        isinstance(at, str)
-        and _summary(doc, at) == "in_progress"
-        and _detail(doc, at) in ("in_progress", None)
-        and pos is not None
-        and _summary(doc, phases[pos]) == "completed"
-    ):
-        changes.append(
-            FieldChange(
-                (_AW, "current_phase"),
-                aw.get("current_phase"),
-                at,
-                f"{phases[pos]} is completed and {at}, where the index points, is in progress: "
-                "the pointer was left behind (V9-C)",
-            )
-        )
-        return
-    unknown.append(
-        Unknown(
-            path,
-            f"current_phase_index {index} points at {at} but current_phase is "
-            f"{aw.get('current_phase')}; lowering the index is what V8 blocks, and the "
-            "statuses do not say which one is right",
-        )
-    )
-
-
 def _status_fix(
     doc: Mapping[str, Any],
     phases: list[Any],
     key: str,
+    current: Any,
     changes: list[FieldChange],
     unknown: list[Unknown],
 ) -> None:
     """V9-A: ``phases[key].status`` and ``phase_status[key]`` differ. The lower is raised to
-    the higher where the workflow's position says which is right: a phase before the current
-    one is completed; the current phase's activation (pending/in_progress) was half-written.
-    Nothing is ever lowered (V8 blocks that)."""
+    the higher where the workflow's position (``current``, as the statuses decide it) says
+    which is right: a phase before the current one is completed; the current phase's
+    activation (pending/in_progress) was half-written. Nothing is ever lowered (V8 blocks
+    that)."""
     detail, summary = _detail(doc, key), _summary(doc, key)
     where = ("phases", key, "status")
-    current = _obj(doc.get(_AW)).get("current_phase")
     pos, cur = _position(phases, key), _position(phases, current)
     rd, rs = _rank(detail), _rank(summary)
     target: str | None = None
