@@ -128,13 +128,35 @@ def test_a_plan_of_only_unknowns_is_refused(tmp_path: Path, capsys) -> None:
     assert code == 2 and path.read_bytes() == text
 
 
-def test_the_file_moved_between_plan_and_write(tmp_path: Path) -> None:
+def test_the_file_moved_between_plan_and_write_is_planned_and_asked_again(
+    tmp_path: Path,
+) -> None:
     path = write(tmp_path, drifted())
+    asked = []
 
-    def ask(_question: str) -> bool:  # someone moves the workflow while the human reads
+    def ask(question: str) -> bool:  # someone moves the workflow while the human reads
+        asked.append(question)
+        if len(asked) == 1:
+            doc = json.loads(path.read_text())
+            doc["state_version"] += 1
+            doc["current_phase"] = PHASES[0]
+            path.write_text(stringify(doc))
+        return True
+
+    out = io.StringIO()
+    assert run_repair(RepairCommand(path=str(tmp_path)), out, ask=ask) == 0
+    assert "planned again" in out.getvalue() and len(asked) == 2
+    assert json.loads(path.read_text())["current_phase"] == PHASES[2]
+
+
+def test_a_file_that_keeps_moving_is_given_up_after_the_replans(tmp_path: Path) -> None:
+    path = write(tmp_path, drifted())
+    moves = iter(range(100))
+
+    def ask(_question: str) -> bool:  # a planned field moves before every write
         doc = json.loads(path.read_text())
         doc["state_version"] += 1
-        doc["active_workflow"]["current_phase_index"] += 1
+        doc["current_phase"] = PHASES[next(moves) % 2]
         path.write_text(stringify(doc))
         return True
 

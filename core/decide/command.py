@@ -28,7 +28,7 @@ from ..text import clean, json_safe
 from .approval import decide_approval
 from .escalation import decide_escalation
 from .journal import confirm
-from .outcomes import INVALID, DecisionResult
+from .outcomes import CONFLICT, INVALID, DecisionResult
 from .plans import RepairPlan, plan_locations, plan_stale_write
 from .repair import apply_repair, undo_repair
 from .review import decide_review
@@ -201,6 +201,11 @@ def _ask(question: str) -> bool:
         return False
 
 
+#: How many times a repair is planned again when the file's planned or read fields changed
+#: between the plan and the write (a live workflow beside it), before it is given up.
+REPLANS = 5
+
+
 def run_repair(
     command: RepairCommand,
     out: TextIO | None = None,
@@ -208,7 +213,9 @@ def run_repair(
 ) -> int:
     """Plan, preview, confirm, apply (or undo) one repair; the exit code. ``ask``: the
     confirmation question when not ``--yes`` (default: on a terminal, ``input``; elsewhere
-    refused)."""
+    refused). A write refused because a field the plan changes or reads moved in the meantime
+    is planned again from the file as it is now, shown again (and, without ``--yes``, asked
+    again), up to :data:`REPLANS` times."""
     out = out or sys.stdout
     label = "repair undo" if command.undo else "repair"
     try:
@@ -216,13 +223,50 @@ def run_repair(
         if command.undo:
             result = undo_repair(state, who=command.who, via="cli")
             return emit(result, command.json, out)
-        doc = _read_raw(state)
-        if command.against is not None:
-            plan = plan_stale_write(_read_raw(Path(command.against)), doc)
-        else:
-            plan = plan_locations(doc)
+        seen = _read_raw(Path(command.against)) if command.against is not None else None
     except _Usage as exc:
         return emit(DecisionResult(INVALID, str(exc), action=label), command.json, out)
+    if ask is None and not command.yes and _on_terminal():
+        ask = _ask
+    shown: RepairPlan | None = None
+    for attempt in range(REPLANS + 1):
+        try:
+            doc = _read_raw(state)
+        except _Usage as exc:
+            return emit(DecisionResult(INVALID, str(exc), action=label), command.json, out)
+        plan = plan_stale_write(seen, doc) if seen is not None else plan_locations(doc)
+        if plan is None or not plan.changes or command.dry_run:
+            return _unapplied(plan, command, out)
+        if attempt and not command.json:
+            out.write("The file changed since the plan was made; planned again:\n")
+        if not command.yes:
+            if ask is None:
+                why = "not on a terminal: pass --yes to apply (--dry-run shows the plan); " \
+                    "nothing written"  # fmt: skip
+                return emit(DecisionResult(INVALID, why, action=plan.action), command.json, out)
+            if shown is None or shown.changes != plan.changes:
+                _preview(plan, sys.stderr if command.json else out)
+                question = f"Write these {len(plan.changes)} field(s) into {clean(state.name)}? "
+                if not ask(question + "[y/N] "):
+                    result = DecisionResult(
+                        INVALID, "not confirmed; nothing written", action=plan.action
+                    )
+                    return emit(result, command.json, out)
+        elif not command.json and (shown is None or shown.changes != plan.changes):
+            _preview(plan, out)
+        shown = plan
+        result = apply_repair(state, plan, who=command.who, via="cli")
+        if result.outcome != CONFLICT or "in flight" in result.message:
+            break
+    confirm(state, result, command.confirm_seconds, who=command.who, via="cli")
+    if command.json and shown is not None:
+        return _report(result, shown, command, out)
+    return emit(result, command.json, out)
+
+
+def _unapplied(plan: RepairPlan | None, command: RepairCommand, out: TextIO) -> int:
+    """No write: nothing to repair (exit 0), no safe repair (exit 2, the fields named), or a
+    dry run (exit 0)."""
     if plan is None:
         what = (
             "nothing the framework reads differs from that copy"
@@ -230,38 +274,13 @@ def run_repair(
             else "the locations agree"
         )
         return _print_plan(None, f"nothing to repair: {what}", command, out)
-    if not plan.changes:  # no safe repair: which fields, and why (exit 2)
+    if not plan.changes:
         fields = ", ".join(u.label for u in plan.unknown) or "nothing"
         result = DecisionResult(
             INVALID, f"no safe repair ({fields}): nothing written", action=plan.action
         )
         return _report(result, plan, command, out)
-    if command.dry_run:
-        return _print_plan(plan, "dry run: nothing written", command, out)
-    if not command.yes:
-        if ask is None and _on_terminal():
-            ask = _ask
-        if ask is None:
-            why = (
-                "not on a terminal: pass --yes to apply (--dry-run shows the plan); nothing written"
-            )
-            return emit(DecisionResult(INVALID, why, action=plan.action), command.json, out)
-        if plan.changes:
-            _preview(plan, sys.stderr if command.json else out)
-            if not ask(
-                f"Write these {len(plan.changes)} field(s) into {clean(state.name)}? [y/N] "
-            ):
-                result = DecisionResult(
-                    INVALID, "not confirmed; nothing written", action=plan.action
-                )
-                return emit(result, command.json, out)
-    elif not command.json:
-        _preview(plan, out)
-    result = apply_repair(state, plan, who=command.who, via="cli")
-    confirm(state, result, command.confirm_seconds, who=command.who, via="cli")
-    if command.json:
-        return _report(result, plan, command, out)
-    return emit(result, False, out)
+    return _print_plan(plan, "dry run: nothing written", command, out)
 
 
 def _preview(plan: RepairPlan, out: TextIO) -> None:
