@@ -338,3 +338,36 @@ async def test_a_w_right_after_the_preview_appears_does_nothing(tmp_path: Path) 
         await pilot.pause(0.1)
         assert isinstance(app.screen, RepairDialog)
         assert (tmp_path / STATE).read_bytes() == before and not app.review.results
+
+
+async def test_a_repair_refused_because_the_file_moved_is_planned_and_shown_again(
+    tmp_path: Path,
+) -> None:
+    """Between the preview and W a hook moved a planned field: nothing is written, the repair
+    is planned again from the file as it is and its preview opens again; only a second W
+    writes it."""
+    write_state(tmp_path / STATE, state(2, 7))
+    app = make_app(tmp_path)
+    toasts, _bells = record_calls(app)
+    async with app.run_test(size=SIZE) as pilot:
+        bad = await stale_write_seen(app, pilot, tmp_path)
+        await pilot.press("x")
+        await wait_until(pilot, lambda: isinstance(app.screen, RepairDialog))
+        moved = copy.deepcopy(bad)
+        moved["state_version"] += 1
+        moved["active_agent"] = "someone-else"  # a field the plan changes
+        write_state(tmp_path / STATE, moved)
+        await pilot.press("W")
+        await wait_until(pilot, lambda: bool(app.review.results))
+        assert app.review.results[-1].outcome == "refused-conflict"
+        assert json.loads((tmp_path / STATE).read_bytes()) == moved  # nothing written
+        assert any(str(t.get("title")).endswith(": planned again") for t in toasts)
+        await reread(app, pilot)
+        await wait_until(pilot, lambda: isinstance(app.screen, RepairDialog))
+        preview = app.screen.preview().plain  # type: ignore[attr-defined]
+        assert '"someone-else"' in preview  # the new plan, from the file as it is
+        await pilot.press("W")
+        await wait_until(pilot, lambda: len(app.review.results) == 2)
+        assert app.review.results[-1].ok, app.review.results[-1].message
+        doc = json.loads((tmp_path / STATE).read_bytes())
+        assert orchestration(doc) == orchestration(state(2))

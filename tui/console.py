@@ -175,6 +175,9 @@ class ReviewConsole:
         #: it wrote, the plan.
         self.undoable: tuple[Path, int | None, Any] | None = None
         self._plans: dict[tuple[str, object], Any] = {}  # seen -> the repair plan submitted
+        #: a repair was refused because a field it planned or read moved: the next update's
+        #: plan is shown again (never written without a new W)
+        self._replan = False
 
     @property
     def read_only(self) -> bool:
@@ -217,6 +220,9 @@ class ReviewConsole:
         view = review.gate_view(snap)
         self.attention = review.attention_items(snap, update.system(TDD).data)
         self.offer = update.offer(project_id)  # planned in the session's thread
+        if self._replan and self.offer is not None and self.offer.plan.changes:
+            self._replan = False  # a repair refused because the file moved: the new plan
+            self.open_repair()
         if self.undoable is not None and snap is not None:
             version = snap.version
             written = self.undoable[1]
@@ -562,6 +568,20 @@ class ReviewConsole:
         if decision.label == "repair undo" and self.undoable is not None:
             self.undoable = None  # refused (someone wrote after it): the dashboard stops offering
             refresh_bindings_if_changed(self.app, CONSOLE_BINDINGS)
+        elif (
+            decision.label.startswith("repair ")
+            and result.outcome == _decide().CONFLICT
+            and "in flight" not in result.message
+        ):
+            self._replan = True  # the file moved: plan again from it and show the new plan
+            self.app.notify(
+                "The file changed since the plan was made: nothing was written. The repair "
+                "is planned again from the file as it is now and shown again.",
+                title=clean(f"{decision.shown}: planned again"),
+                markup=False,
+                timeout=8,
+            )
+            return
         self.app.notify(
             clean(result.message),
             title=clean(f"{decision.shown}: {result.outcome}"),
