@@ -16,10 +16,11 @@ The figures (issue 40, items 2 and 4), each a count of misses whose goal is 0:
 - ``allowed_quiet`` (b): a legit controller step of the walks (generated corpus: a persisted walk
   write, allowed by both eras): no error of the transition audit;
 - ``differs_flagged`` (c): a case whose next step differs from S_k's: an error or a warning (of
-  its writes, or one the damaged state has that S_k has not);
+  its writes, or one the damaged state has that S_k has not: rule, place or message);
 - ``repair_says_nothing``: ``phasewatch repair`` (against S_k, the copy seen) says "nothing to
   repair" (exit 0) on a case whose next step differs;
-- ``repair_toward_damage``: an applied repair changes a field the damage left as S_k had it;
+- ``repair_toward_damage``: an applied repair changes a field the damage left as S_k had it
+  (and that the location plan would leave alone on S_k);
 - ``offer_undamaged``: ``plan_locations`` offers a repair on a walk state with no V9 warning;
 - ``stale_plan_legit``: ``plan_stale_write`` plans a repair of a legit controller step.
 """
@@ -173,8 +174,9 @@ def _loud(found: Iterable[Finding], severities: tuple[Severity, ...] = LOUD) -> 
 
 
 def _new(found: list[Finding], before: list[Finding]) -> list[Finding]:
-    seen = {(f.rule_id, f.path) for f in before}
-    return [f for f in found if (f.rule_id, f.path) not in seen]
+    """The findings of ``found`` that ``before`` has not (the same rule, place and message)."""
+    seen = {(f.rule_id, f.path, f.message) for f in before}
+    return [f for f in found if (f.rule_id, f.path, f.message) not in seen]
 
 
 @dataclass
@@ -184,11 +186,22 @@ class Figure:
     name: str
     cases: int = 0
     misses: list[str] = field(default_factory=list)
+    by_kind: Counter[str] = field(default_factory=Counter)  # "<kind> miss" / "<kind> cases"
 
-    def check(self, ok: bool, where: str) -> None:
+    def check(self, ok: bool, where: str, kind: str | None = None) -> None:
         self.cases += 1
+        if kind is not None:
+            self.by_kind[f"{kind} cases"] += 1
         if not ok:
             self.misses.append(where)
+            if kind is not None:
+                self.by_kind[f"{kind} miss"] += 1
+
+    def breakdown(self) -> str:
+        kinds = sorted({k.rsplit(" ", 1)[0] for k in self.by_kind})
+        return ", ".join(
+            f"{k} {self.by_kind[f'{k} miss']}/{self.by_kind[f'{k} cases']}" for k in kinds
+        )
 
     def __str__(self) -> str:
         return f"{self.name}: {len(self.misses)} of {self.cases} (goal 0)"
@@ -209,6 +222,7 @@ def figure_blocked_error(judgements: Iterable[Judged]) -> Figure:
                 fig.check(
                     any(f.severity is Severity.ERROR for f in found),
                     _where(j.case, f"write {n + 1}: {reason}: {_loud(found)}"),
+                    j.case["name"],
                 )
     return fig
 
@@ -219,7 +233,7 @@ def figure_differs_flagged(judgements: Iterable[Judged]) -> Figure:
     for j in judgements:
         if j.case["differs"]:
             loud = [x for found in j.writes for x in _loud(found)] + _loud(_new(j.state, j.good))
-            fig.check(bool(loud), _where(j.case, str(j.case["next"])[:300]))
+            fig.check(bool(loud), _where(j.case, str(j.case["next"])[:300]), j.case["name"])
     return fig
 
 
@@ -286,25 +300,29 @@ def figure_repair_says_nothing(results: Iterable[Repaired]) -> Figure:
     for r in results:
         if r.case["differs"]:
             nothing = r.code == 0 and r.answer.get("outcome") == "nothing-to-repair"
-            fig.check(not nothing, _where(r.case, r.answer.get("message", "")))
+            fig.check(not nothing, _where(r.case, r.answer.get("message", "")), r.case["name"])
     return fig
 
 
 def figure_repair_toward_damage(results: Iterable[Repaired]) -> Figure:
-    """An applied repair changes a field the damage had left as S_k had it (toward the
-    damaged values: a correct mirror overwritten, the index raised to a drifted pointer)."""
+    """An applied repair changes a field the damage had left as S_k had it, and that the
+    location plan leaves alone on S_k itself (toward the damaged values: a correct mirror
+    overwritten, the index raised to a drifted pointer)."""
     fig = Figure("repair_toward_damage")
     for r in results:
         if r.repaired is None:
             continue
         good = r.case["good"]
+        on_good = plan_locations(good)
+        standing = {tuple(c.path) for c in on_good.changes} if on_good is not None else set()
         wrong = [
             ".".join(c["path"])
             for c in r.answer["plan"]["changes"]
             if get(good, tuple(c["path"])) == get(r.damaged, tuple(c["path"]))
             and c["proposed"] != get(good, tuple(c["path"]))
+            and tuple(c["path"]) not in standing
         ]
-        fig.check(not wrong, _where(r.case, f"changed {wrong}"))
+        fig.check(not wrong, _where(r.case, f"changed {wrong}"), r.case["name"])
     return fig
 
 
@@ -367,7 +385,7 @@ def main(argv: list[str]) -> int:
         figure_stale_plan_legit(),
     ]
     for fig in figs:
-        print(f"  {fig}")
+        print(f"  {fig}" + (f" [{fig.breakdown()}]" if fig.by_kind else ""))
     for fig in figs:
         for miss in fig.misses[:8]:
             print(f"  MISS {fig.name} {miss}")
