@@ -384,6 +384,11 @@ def main(argv: list[str]) -> int:
         figure_offer_undamaged(),
         figure_stale_plan_legit(),
     ]
+    outcomes = Counter(f"{r.case['name']}: {r.answer.get('outcome')}" for r in repaired())
+    print("phasewatch repair (--against S_k; a drift: the location plan):")
+    for outcome, n in sorted(outcomes.items()):
+        print(f"  {n:4} {outcome}")
+    print("figures:")
     for fig in figs:
         print(f"  {fig}" + (f" [{fig.breakdown()}]" if fig.by_kind else ""))
     for fig in figs:
