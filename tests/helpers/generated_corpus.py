@@ -179,13 +179,7 @@ def judged_part(part: int) -> tuple[Judged, ...]:
         transition: list[Finding] = []
         prev = rec["prev"]
         if prev is not None and isinstance(records[prev]["state"], dict):
-            base = snaps.get(prev) or observe(records[prev]["state"])
-            if base.raw != snap.raw or (
-                base.read and snap.read and base.read.exact != snap.read.exact
-            ):
-                # the same bytes as ``snap``, read once: judged again over ``base``
-                after = evaluate(snap.raw, SOURCE, base, read=snap.read)
-                transition = _transition_only(after.findings, snap.findings)
+            transition = write_findings(snaps.get(prev) or observe(records[prev]["state"]), snap)
         snaps[rec["i"]] = snap
         out.append(Judged(rec, list(snap.findings), transition))
     return tuple(out)
@@ -201,6 +195,18 @@ def unjudged() -> tuple[Judged, ...]:
     depend on the record alone), in no time."""
     _, records = load()
     return tuple(Judged(rec, [], []) for rec in records)
+
+
+def write_findings(base: Snapshot, snap: Snapshot) -> list[Finding]:
+    """The findings ``snap``'s state gets only because it was written over ``base``'s (the
+    transition audit's); none when the two are the same document."""
+    if base.raw == snap.raw and not (
+        base.read and snap.read and base.read.exact != snap.read.exact
+    ):
+        return []
+    # the same bytes as ``snap``, read once: judged again over ``base``
+    after = evaluate(snap.raw, SOURCE, base, read=snap.read)
+    return _transition_only(after.findings, snap.findings)
 
 
 def _transition_only(both: list[Finding], alone: list[Finding]) -> list[Finding]:

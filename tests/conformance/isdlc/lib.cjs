@@ -99,4 +99,84 @@ function reviewThenResume(write, common, key, now) {
     });
 }
 
-module.exports = { parseArgs, validatorWarnings, runAntigravity, answerGate, reviewThenResume };
+/** A seeded random number generator (mulberry32): `rand()` in [0, 1), the same run each seed. */
+function seeded(seed) {
+    let state = Number(seed) >>> 0;
+    return () => {
+        state = (state + 0x6D2B79F5) >>> 0;
+        let t = state;
+        t = Math.imul(t ^ (t >>> 15), t | 1);
+        t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+        return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+}
+
+/** `fn()` with console.error and console.log silenced (the framework's hooks print). */
+function quiet(fn) {
+    const saved = [console.error, console.log];
+    console.error = () => {};
+    console.log = () => {};
+    try { return fn(); } finally { [console.error, console.log] = saved; }
+}
+
+class Exit extends Error {}
+
+/**
+ * One of src/antigravity's CLIs run in this process with `dir` as its project (its module
+ * loaded afresh, process.exit and console.log caught): its first JSON answer. Hundreds of runs
+ * in a few seconds instead of a node start each.
+ */
+function runCliInProcess(framework, script, dir) {
+    const file = path.join(framework, 'src/antigravity', script);
+    const printed = [];
+    const saved = [console.log, console.error, process.exit, process.env.CLAUDE_PROJECT_DIR];
+    console.log = (s) => printed.push(String(s));
+    console.error = () => {};
+    process.exit = (code) => { throw new Exit(String(code)); };
+    process.env.CLAUDE_PROJECT_DIR = dir;
+    try {
+        delete require.cache[require.resolve(file)];
+        require(file);
+    } catch (e) {
+        if (!(e instanceof Exit)) throw e;
+    } finally {
+        [console.log, console.error, process.exit] = saved;
+        // (an unset variable stays unset: assigning undefined would set it to "undefined")
+        if (saved[3] === undefined) delete process.env.CLAUDE_PROJECT_DIR;
+        else process.env.CLAUDE_PROJECT_DIR = saved[3];
+    }
+    try {
+        return JSON.parse(printed[0]);
+    } catch (e) {
+        return { result: 'UNPARSEABLE', printed };
+    }
+}
+
+/** The warnings as short names: V9-A:<key>, V9-B, V9-C, V1 / V2 / V3. */
+function warningNames(stderr) {
+    return validatorWarnings(stderr).map((w) => (w.rule === 'V9-A' ? `V9-A:${w.key}` : w.rule));
+}
+
+/** A write validator's check() on writing `content` over `prev` (text) at `file`:
+ *  {d: allow|block, w: [warning names], r: the block's first line}. */
+function writeCheck(mod, file, prev, content) {
+    fs.writeFileSync(file, prev);
+    const r = quiet(() => mod.check({ input: { tool_name: 'Write', tool_input: { file_path: file, content } } }));
+    const out = { d: r.decision, w: warningNames(r.stderr) };
+    if (r.stopReason) out.r = r.stopReason.split('\n')[0];
+    return out;
+}
+
+/** The delegation guards on a Task delegating to `phase` (the phase-sequence guard's
+ *  "OUT-OF-ORDER PHASE DELEGATION", the phase-loop controller's "without progress tracking"):
+ *  {sequence, loop}, each allow or block. */
+function delegationGuards(framework, state, phase) {
+    const input = { tool_name: 'Task', tool_input: { prompt: `Phase ${phase}`, description: '' } };
+    const one = (file) => quiet(() => require(path.join(framework, 'src/claude/hooks', file)).check({ input, state })).decision;
+    return { sequence: one('phase-sequence-guard.cjs'), loop: one('phase-loop-controller.cjs') };
+}
+
+module.exports = {
+    parseArgs, validatorWarnings, runAntigravity, answerGate, reviewThenResume,
+    quiet, runCliInProcess, warningNames, writeCheck, delegationGuards, seeded,
+};

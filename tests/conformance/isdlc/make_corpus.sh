@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # `make corpus`: regenerate tests/conformance/isdlc/generated.jsonl.gz by running the real iSDLC
-# framework's own code (walks.cjs), then print phasewatch's agreement figures on it.
+# framework's own code (walks.cjs), then stale.jsonl.gz (stale.cjs: the walks forked into stale
+# writes and location drift), and print phasewatch's figures on both. CORPUS_STALE_ONLY=1 keeps
+# the committed walks and remakes only the stale corpus.
 #
 # Needs node and a git directory of vihang-hub/isdlc-framework (ISDLC_REPO; the search tool's
 # fetch brings one). The two commits are exported to scratch work trees; the two dependencies
@@ -28,9 +30,19 @@ git --git-dir="$repo" archive "$v9c" | tar -x -C "$scratch/v9c"
 npm install --prefix "$scratch/deps" --no-save --no-audit --no-fund --silent js-yaml@4 fs-extra@11 >/dev/null
 ln -s "$scratch/deps/node_modules" "$scratch/head/node_modules"  # the installer is ES modules
 
-NODE_PATH="$scratch/deps/node_modules" node "$here/walks.cjs" \
+status=0
+if [ -z "${CORPUS_STALE_ONLY:-}" ]; then
+  NODE_PATH="$scratch/deps/node_modules" node "$here/walks.cjs" \
+    --framework "$scratch/head" --framework-commit "$head" \
+    --validator "$scratch/v9c" --validator-commit "$v9c" \
+    --walks "$walks" --seed "$seed" --out "$here/generated.jsonl.gz"
+  # each state stored as its change from the one before (about a third of the size), then the figures
+  # (a miss of the agreement figures fails make corpus, after the stale corpus is made too)
+  "$python" -m tests.helpers.generated_corpus --compact "$here/generated.jsonl.gz" || status=$?
+fi
+NODE_PATH="$scratch/deps/node_modules" node "$here/stale.cjs" \
   --framework "$scratch/head" --framework-commit "$head" \
   --validator "$scratch/v9c" --validator-commit "$v9c" \
-  --walks "$walks" --seed "$seed" --out "$here/generated.jsonl.gz"
-# each state stored as its change from the one before (about a third of the size), then the figures
-"$python" -m tests.helpers.generated_corpus --compact "$here/generated.jsonl.gz"
+  --seed "${CORPUS_STALE_SEED:-11}" --in "$here/generated.jsonl.gz" --out "$here/stale.jsonl.gz"
+"$python" -m tests.helpers.stale_corpus --compact "$here/stale.jsonl.gz"
+exit $status

@@ -27,61 +27,18 @@
 const fs = require('fs');
 const path = require('path');
 
-const { parseArgs, validatorWarnings } = require('./lib.cjs');
+const {
+    parseArgs, quiet, runCliInProcess, writeCheck, delegationGuards, warningNames,
+} = require('./lib.cjs');
 
 const ARGS = parseArgs(process.argv.slice(2), { mode: 'judge' });
 const FW = path.resolve(ARGS.framework);
 const VAL = path.resolve(ARGS.validator);
 const jobs = JSON.parse(fs.readFileSync(ARGS.jobs, 'utf8'));
 
-function quiet(fn) {
-    const saved = [console.error, console.log];
-    console.error = () => {};
-    console.log = () => {};
-    try { return fn(); } finally { [console.error, console.log] = saved; }
-}
-
-class Exit extends Error {}
-
-/** One of src/antigravity's CLIs, run in `dir` as its project: its first JSON answer. */
-function runCli(script, dir) {
-    const file = path.join(FW, 'src/antigravity', script);
-    const printed = [];
-    const saved = [console.log, console.error, process.exit, process.env.CLAUDE_PROJECT_DIR];
-    console.log = (s) => printed.push(String(s));
-    console.error = () => {};
-    process.exit = (code) => { throw new Exit(String(code)); };
-    process.env.CLAUDE_PROJECT_DIR = dir;
-    try {
-        delete require.cache[require.resolve(file)];
-        require(file);
-    } catch (e) {
-        if (!(e instanceof Exit)) throw e;
-    } finally {
-        [console.log, console.error, process.exit] = saved;
-        // (an unset variable stays unset: assigning undefined would set it to "undefined")
-        if (saved[3] === undefined) delete process.env.CLAUDE_PROJECT_DIR;
-        else process.env.CLAUDE_PROJECT_DIR = saved[3];
-    }
-    try {
-        return JSON.parse(printed[0]);
-    } catch (e) {
-        return { result: 'UNPARSEABLE', printed };
-    }
-}
-
-function rules(stderr) {
-    return validatorWarnings(stderr).map((w) => (w.rule === 'V9-A' ? `V9-A:${w.key}` : w.rule));
-}
-
-/** A write validator's check() on writing `content` over `prev` at `file`. */
-function check(mod, file, prev, content) {
-    fs.writeFileSync(file, prev);
-    const r = quiet(() => mod.check({ input: { tool_name: 'Write', tool_input: { file_path: file, content } } }));
-    const out = { d: r.decision, w: rules(r.stderr) };
-    if (r.stopReason) out.r = r.stopReason.split('\n')[0];
-    return out;
-}
+const runCli = (script, dir) => runCliInProcess(FW, script, dir);
+const check = writeCheck;
+const guards = (state, phase) => delegationGuards(FW, state, phase);
 
 function stale() {
     const common = require(path.join(FW, 'src/claude/hooks/lib/common.cjs'));
@@ -101,16 +58,6 @@ function stale() {
     });
 }
 
-/** The delegation guards on a Task delegating to `phase` (the phase-sequence guard's
- *  "OUT-OF-ORDER PHASE DELEGATION", the phase-loop controller's "without progress tracking"). */
-function guards(state, phase) {
-    const input = { tool_name: 'Task', tool_input: { prompt: `Phase ${phase}`, description: '' } };
-    const one = (mod) => quiet(() => mod.check({ input, state })).decision;
-    return { sequence: one(sequenceGuard()), loop: one(loopController()) };
-}
-const sequenceGuard = () => require(path.join(FW, 'src/claude/hooks/phase-sequence-guard.cjs'));
-const loopController = () => require(path.join(FW, 'src/claude/hooks/phase-loop-controller.cjs'));
-
 function judge() {
     const v829 = require(path.join(VAL, 'src/claude/hooks/state-write-validator.cjs'));
     const head = require(path.join(FW, 'src/claude/hooks/lib/state-logic.cjs'));
@@ -125,7 +72,7 @@ function judge() {
             head: check(head, judgeFile, prev, content),
         };
         const vs = runCli('validate-state.cjs', dir);
-        out.vs = { result: vs.result, errors: vs.errors, w: vs.warnings ? rules(vs.warnings.join('\n')) : [] };
+        out.vs = { result: vs.result, errors: vs.errors, w: vs.warnings ? warningNames(vs.warnings.join('\n')) : [] };
         if (phase) {
             const refState = JSON.parse(fs.readFileSync(path.join(ref, '.isdlc', 'state.json'), 'utf8'));
             out.guards = {

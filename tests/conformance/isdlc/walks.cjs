@@ -43,7 +43,9 @@ const path = require('path');
 const zlib = require('zlib');
 const { spawnSync } = require('child_process');
 
-const { parseArgs, validatorWarnings, runAntigravity, answerGate, reviewThenResume } = require('./lib.cjs');
+const {
+    parseArgs, validatorWarnings, runAntigravity, answerGate, reviewThenResume, seeded,
+} = require('./lib.cjs');
 
 const ARGS = parseArgs(process.argv.slice(2),
     { walks: '120', seed: '1', out: path.join(__dirname, 'generated.jsonl.gz') });
@@ -66,14 +68,7 @@ const MANIFEST = JSON.parse(fs.readFileSync(path.join(FW, 'src/isdlc/config/skil
 
 // ------------------------------------------------------------------ randomness and clock
 
-let seedState = Number(ARGS.seed) >>> 0;
-function rand() { // mulberry32
-    seedState = (seedState + 0x6D2B79F5) >>> 0;
-    let t = seedState;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-}
+const rand = seeded(ARGS.seed);
 const chance = (p) => rand() < p;
 const pick = (xs) => xs[Math.floor(rand() * xs.length)];
 const int = (lo, hi) => lo + Math.floor(rand() * (hi - lo + 1));
