@@ -269,9 +269,6 @@ def attention_items(snap: Snapshot | None, tdd_plan: TddPlan | None = None) -> l
 
 #: Transition rules that a stale write trips (docs/formats.md#repair): their step is the one a
 #: stale-write repair is planned against.
-STALE_WRITE_RULES = frozenset(
-    {"TR-VERSION-DOWN", "TR-INDEX-DOWN", "TR-STATUS-DOWN", "TR-CURRENT-BACK"}
-)
 #: The location rules (docs/formats.md#three-locations) whose drift a location repair may fix.
 LOCATION_RULE_PREFIX = "SYNC-"
 
@@ -310,7 +307,7 @@ class RepairOfferer:
 
     def offer(self, snap: Snapshot | None, timeline: Any = ()) -> RepairOffer | None:
         """A stale write first: the newest step of this file in ``timeline`` (the session's
-        observations, oldest first) that tripped a :data:`STALE_WRITE_RULES` rule, planned from
+        observations, oldest first) that tripped a stale-write rule (``core.audit.stale_write``), planned from
         the version seen just before it to the file now (a later write that moved the fields
         on again leaves nothing to plan). Else the location drift of the state now, when a
         ``SYNC-*`` finding stands."""
@@ -321,9 +318,11 @@ class RepairOfferer:
             for o in timeline
             if o.project_id == snap.project_id and o.source == snap.source and o.raw is not None
         ]
+        from .audit import stale_write  # (loaded with the snapshots' audit already)
+
         stale: tuple[Any, ...] = ()
         for i in range(len(mine) - 1, 0, -1):
-            rules = tuple(sorted({f.rule_id for f in mine[i].findings} & STALE_WRITE_RULES))
+            rules = tuple(sorted({f.rule_id for f in stale_write(mine[i].findings)}))
             if rules:
                 stale = (mine[i - 1].raw, rules)
                 break

@@ -460,15 +460,18 @@ def test_the_top_level_mirror_written_to_a_stale_or_foreign_phase(seen: Any) -> 
         del before["current_phase"]
     else:
         before["current_phase"] = seen
-    for stale_value in (PHASES[0], "01-requirements"):  # behind, or not in this workflow
-        after = copy.deepcopy(before)
-        after["state_version"] += 1
-        after["current_phase"] = stale_value
-        plan = decide.plan_stale_write(before, after)
-        assert plan is not None
-        assert [(c.label, c.proposed) for c in plan.changes] == [
-            ("current_phase", decide.plans.ABSENT if seen == "absent" else seen)
-        ]
+    after = copy.deepcopy(before)
+    after["state_version"] += 1
+    after["current_phase"] = PHASES[0]  # behind the phase seen
+    plan = decide.plan_stale_write(before, after)
+    assert plan is not None
+    assert [(c.label, c.proposed) for c in plan.changes] == [
+        ("current_phase", decide.plans.ABSENT if seen == "absent" else seen)
+    ]
+    after["current_phase"] = "01-requirements"  # not in this workflow: V9-B's, not a step back
+    plan = decide.plan_stale_write(before, after)
+    assert plan is not None and not plan.changes and not plan.stale
+    assert decide.plan_locations(after) is not None  # the location repair sets it
 
 
 def test_the_mirror_moved_forward_is_not_a_stale_write() -> None:

@@ -22,11 +22,11 @@ from ..checks import Emitter, run_checks
 from ..findings import Finding
 from ..models import State
 from .mirror import check_framework, check_write
-from .rules import RULES
+from .rules import RULES, STALE_WRITE_RULES
 from .state import SNAPSHOT_CHECKS
 from .transition import TRANSITION_CHECKS, Pair
 
-__all__ = ["RULES", "audit_state", "audit_transition"]
+__all__ = ["RULES", "STALE_WRITE_RULES", "audit_state", "audit_transition", "stale_write"]
 
 
 def _state(value: Any) -> State:
@@ -61,9 +61,15 @@ def audit_transition(
     ``exact``: the two documents as the framework reads them, where cleaning changed them."""
     em = Emitter(str(source))
     pair = Pair(_state(prev), _raw(prev_raw), _state(cur), _raw(cur_raw))
-    if pair.ended() is None:  # V7/V8 on every write but one that archived or suspended it
-        disk, incoming = (
-            e if e is not None else r for e, r in zip(exact, (prev_raw, cur_raw), strict=True)
-        )
-        run_checks(em, (check_write,), _raw(disk), _raw(incoming))
+    # V7 on every write; V8 on every write but one that archived or suspended the workflow
+    disk, incoming = (
+        e if e is not None else r for e, r in zip(exact, (prev_raw, cur_raw), strict=True)
+    )
+    run_checks(em, (check_write,), _raw(disk), _raw(incoming), pair.ended() is None)
     return run_checks(em, TRANSITION_CHECKS, pair)
+
+
+def stale_write(findings: list[Finding]) -> list[Finding]:
+    """The findings of a transition that say it was a stale copy written back (a rule of
+    :data:`STALE_WRITE_RULES`)."""
+    return [f for f in findings if f.rule_id in STALE_WRITE_RULES]

@@ -356,12 +356,17 @@ def marker_set_by_write(disk: Any, incoming: Any) -> bool:
     The framework never removes the marker (workflow-retry.cjs, workflow-rollback.cjs), and V8
     excuses every regression while it is there; phasewatch excuses only the write that sets it.
     A sub-agent's copy taken before the latest retry or rollback carries an older marker (an
-    earlier ``timestamp``, or a lower ``rollback_count``): written back, it sets nothing
-    (docs/framework-facts.md#recovery-markers)."""
+    earlier ``timestamp``, or a lower ``rollback_count``), and a copy of another workflow
+    (another ``type`` or ``started_at``) carries that workflow's: written back, it sets
+    nothing (docs/framework-facts.md#recovery-markers)."""
     new_aw, old_aw = prop(incoming, "active_workflow"), prop(disk, "active_workflow")
     new, old = prop(new_aw, "recovery_action"), prop(old_aw, "recovery_action")
     if not truthy(new) or new == old:
         return False
+    if truthy(old_aw) and any(
+        not strict_equal(prop(new_aw, k), prop(old_aw, k)) for k in ("type", "started_at")
+    ):
+        return False  # the marker of another workflow: a copy from before this one started
     if not truthy(old):
         return True
     t_new, t_old = parse_iso(prop(new, "timestamp")), parse_iso(prop(old, "timestamp"))

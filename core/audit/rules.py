@@ -603,6 +603,51 @@ TR_RECOVERY = _t(
     "docs/formats.md#the-active-workflow (recovery_action)",
     "Nothing to do; regressions it explains are not reported.",
 )
+TR_MARKER_OLD = _t(
+    "TR-MARKER-OLD",
+    I,
+    "recovery_action went back to an older retry or rollback, or was removed: a copy from "
+    "before the latest one was written back and undoes it.",
+    "docs/framework-facts.md#recovery-markers",
+    "A sub-agent wrote back an old copy: `phasewatch repair --against` the state before this "
+    "write puts back what the retry or rollback had set, where that is safe.",
+)
+TR_INDEX_SKIP = _t(
+    "TR-INDEX-SKIP",
+    I,
+    "current_phase_index moved forward past a phase no status map calls completed: the next "
+    "phase-advance.cjs skips it.",
+    "phase-advance.cjs (docs/formats.md#phase-loop)",
+    "Find on the Timeline the write that moved the index; `phasewatch repair --against` the "
+    "state before it when it was a stale write.",
+)
+TR_EVIDENCE_LOST = _t(
+    "TR-EVIDENCE-LOST",
+    I,
+    "A write removed a phase's gate evidence or skill_usage_log entries that no retry or "
+    "rollback of it cleared: phase-advance.cjs and the gate then judge the phase without them.",
+    "docs/formats.md#repair (phase-advance's gate checks)",
+    "A sub-agent wrote back an old copy: `phasewatch repair --against` the state before this "
+    "write puts the evidence and entries back.",
+)
+
+#: The transition rules that say a write was a stale copy written back: the dashboard offers a
+#: stale-write repair for them, and ``plan_stale_write`` plans one only when the audit finds
+#: one of them between the copy seen and the file. Those the framework's V7/V8 would block are
+#: errors; the others are information (the framework is silent on them: docs/severity.md).
+STALE_WRITE_RULES = frozenset(
+    {
+        TR_VERSION_DOWN.id,
+        TR_INDEX_DOWN.id,
+        TR_STATUS_DOWN.id,
+        TR_CURRENT_BACK.id,
+        TR_INDEX_SKIP.id,
+        TR_MARKER_OLD.id,
+        TR_EVIDENCE_LOST.id,
+        TR_WORKFLOW_REPLACED.id,
+        TR_REVIEW_LOST.id,
+    }
+)
 
 # AUDIT-INTERNAL is the check runner's own rule (core/checks.py), listed here with the others.
 

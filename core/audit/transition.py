@@ -9,6 +9,7 @@ say so and stay quiet when ``state_version`` shows a gap.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from msgspec import Struct
@@ -62,10 +63,15 @@ class Pair(Struct):
     def ended(self) -> str | None:
         """How this write legitimately ended the previous workflow: ``"archived"`` (an entry
         of the new ``workflow_history`` is it) or ``"suspended"`` (``suspended_workflow`` is
-        it, as ``workflow-init.cjs --interrupt`` writes); None otherwise."""
-        pa = self.prev.active_workflow
+        it, as ``workflow-init.cjs --interrupt`` writes); None otherwise, and None when the
+        workflow now active had already ended (a copy from before it was archived)."""
+        pa, ca = self.prev.active_workflow, self.cur.active_workflow
         if pa is None or self.same:
             return None
+        if ca is not None and any(
+            same_identity(identity(h), identity(ca)) is True for h in self.prev.workflow_history
+        ):
+            return None  # the new workflow had already ended: a stale copy brought it back
         pid = identity(pa)
         if same_identity(identity(raw_dict(self.cur_raw, "suspended_workflow")), pid) is True:
             return "suspended"
@@ -210,6 +216,11 @@ def check_current(em: Emitter, p: Pair) -> None:
         ("current_phase", p.prev.current_phase, p.cur.current_phase),
     ):
         b, a = position(caw, before), position(caw, after)
+        if path == "current_phase" and b is None and not before:
+            b = position(caw, p.paw.current_phase)  # no mirror was set: the pointer's place
+        if path == "current_phase" and same_key(after, caw.current_phase):
+            continue  # the mirror put back on the pointer (the framework's own STEP 3c-prime
+            # does that after phase-advance.cjs left it ahead): a resync, not a step back
         if b is not None and a is not None and a < b:
             em.add(
                 R.TR_CURRENT_BACK,
@@ -220,6 +231,33 @@ def check_current(em: Emitter, p: Pair) -> None:
                 expected=before,
                 actual=after,
             )
+
+
+def check_index_skip(em: Emitter, p: Pair) -> None:
+    """``current_phase_index`` moved forward past a phase neither status map calls done:
+    phase-advance and STEP 3e complete the phase in the same write that moves the index, so
+    the next phase-advance would skip an unfinished phase."""
+    if not p.same or p.rollback():
+        return
+    old_i, new_i = p.paw.current_phase_index, p.caw.current_phase_index
+    if not (isinstance(old_i, int) and isinstance(new_i, int)) or new_i <= old_i:
+        return
+    phases = p.caw.phases
+    left = [
+        k
+        for k in phases[old_i : min(new_i, len(phases))]
+        if p.caw.phase_status.get(k) not in ("completed", "skipped")
+    ]
+    if left:
+        path = awpath("current_phase_index")
+        em.add(
+            R.TR_INDEX_SKIP,
+            path,
+            f"{path} moved from {old_i} to {new_i} ({p.versions()}) past {', '.join(left)}, "
+            "which no status map calls completed: the next phase-advance starts after it.",
+            expected=f"{old_i}, until {left[0]} is completed",
+            actual=new_i,
+        )
 
 
 # ----------------------------------------------------------------------------- statuses
@@ -446,6 +484,99 @@ def check_recovery(em: Emitter, p: Pair) -> None:
     )
 
 
+def check_marker_old(em: Emitter, p: Pair) -> None:
+    """The write put back an older recovery marker (or removed it): the framework never
+    removes one, so this is a copy from before the latest retry or rollback."""
+    if not p.same:
+        return
+    old = raw_dict(raw_dict(p.prev_raw, "active_workflow"), "recovery_action")
+    new = raw_dict(raw_dict(p.cur_raw, "active_workflow"), "recovery_action")
+    if not old or old.get("type") not in ("retry", "rollback"):
+        return
+    if new and not marker_set_by_write(p.cur_raw, p.prev_raw):
+        return  # the same marker, or a newer one
+    em.add(
+        R.TR_MARKER_OLD,
+        awpath("recovery_action"),
+        f"recovery_action was the {q(old.get('type'))} of {q(old.get('phase'))} at "
+        f"{q(old.get('timestamp'))} and is now "
+        + (
+            f"the older {q(new.get('type'))} of {q(new.get('phase'))} at {q(new.get('timestamp'))}"
+            if new
+            else "gone"
+        )
+        + f" ({p.versions()}): the framework never removes a marker, so a copy from before the "
+        "latest retry or rollback was written back, undoing what it set.",
+        expected=old,
+        actual=new or None,
+    )
+
+
+#: Gate evidence in a phase record (what phase-advance.cjs's gate checks read).
+EVIDENCE_PATHS = (
+    ("constitutional_validation",),
+    ("iteration_requirements", "test_iteration"),
+    ("iteration_requirements", "interactive_elicitation"),
+    ("test_iteration",),
+    ("interactive_elicitation",),
+)
+
+
+def _dig(value: Any, path: tuple[str, ...]) -> Any:
+    for key in path:
+        value = value.get(key) if isinstance(value, dict) else None
+    return value
+
+
+def _entry(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+def check_evidence_lost(em: Emitter, p: Pair) -> None:
+    """Gate evidence or skill_usage_log entries the write removed, where no retry or rollback
+    set by this write cleared them (docs/formats.md#repair)."""
+    if not p.same or marker_set_by_write(p.prev_raw, p.cur_raw):
+        return
+    before, after = raw_dict(p.prev_raw, "phases"), raw_dict(p.cur_raw, "phases")
+    for key, rec in before.items():
+        now = after.get(key)
+        if not isinstance(rec, dict) or not isinstance(now, dict):
+            continue
+        for path in EVIDENCE_PATHS:
+            if _dig(rec, path) not in (None, {}) and _dig(now, path) is None:
+                where = ppath(key, *path)
+                em.add(
+                    R.TR_EVIDENCE_LOST,
+                    where,
+                    f"{where} was removed ({p.versions()}) and no retry or rollback of this "
+                    "write cleared it: the gate now judges the phase without it.",
+                    expected="kept",
+                    actual=None,
+                )
+    for log, old_log, new_log in (
+        ("skill_usage_log", p.prev_raw.get("skill_usage_log"), p.cur_raw.get("skill_usage_log")),
+        (
+            awpath("review_history"),
+            raw_dict(p.prev_raw, "active_workflow").get("review_history"),
+            raw_dict(p.cur_raw, "active_workflow").get("review_history"),
+        ),
+    ):
+        if not (isinstance(old_log, list) and isinstance(new_log, list)):
+            continue
+        kept = {_entry(x) for x in new_log}
+        lost = sum(1 for x in old_log if _entry(x) not in kept)
+        if lost:
+            em.add(
+                R.TR_EVIDENCE_LOST,
+                log,
+                f"{log} lost {lost} of its {len(old_log)} entries ({p.versions()}): the "
+                "framework only appends to it (phase-advance's agent_delegation check reads "
+                "skill_usage_log; review_history holds the gate decisions).",
+                expected=f"the {len(old_log)} entries kept",
+                actual=f"{lost} missing",
+            )
+
+
 TRANSITION_CHECKS = (
     check_version,
     check_workflow,
@@ -456,4 +587,7 @@ TRANSITION_CHECKS = (
     check_phases_changed,
     check_review_lost,
     check_recovery,
+    check_marker_old,
+    check_evidence_lost,
+    check_index_skip,
 )

@@ -34,9 +34,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any, Literal
 
+import msgspec
 from msgspec import Struct
 
-from ..audit.framework import marker_set_by_write, v9a, v9b, v9c
+from ..audit.framework import v9a, v9b, v9c
 from ..diff import changed_paths, join_key
 from ..protocol import STATUS_RANK
 from ..text import one_line
@@ -283,17 +284,7 @@ ORCHESTRATION_KEYS = (
     "active_agent",
     "pending_escalations",
     "suspended_workflow",
-)
-#: Lists the framework only appends to: the entries the stale write dropped are put back, the
-#: ones it added (the sub-agent's own work) kept, in order.
-APPEND_ONLY: frozenset[Path_] = frozenset(
-    {
-        ("skill_usage_log",),
-        ("history",),
-        ("workflow_history",),
-        (_AW, "review_history"),
-        (_AW, "sub_agent_log"),
-    }
+    "skill_usage_log",  # phase-advance's agent_delegation check reads it
 )
 #: Lists whose entries the framework removes when they are answered: an entry of the write
 #: that the copy seen does not hold is an old one brought back, unless it is newer.
@@ -352,49 +343,15 @@ def _key(value: Any) -> str:
 
 
 def stale_signs(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
-    """Why ``after`` is a stale write over ``before`` (a sub-agent's old copy written back), in
-    plain words; empty when nothing says so (the same state, or one that only moved on)."""
-    from ..audit.framework import v7, v8
+    """Why ``after`` is a stale write over ``before`` (a sub-agent's old copy written back):
+    the messages of the transition audit's stale-write findings (``core.audit.stale_write``),
+    the same the dashboard offers a repair for; empty when it finds none."""
+    from ..audit import audit_transition, stale_write
+    from ..models import parse_state
 
-    signs: list[str] = []
-    if v7(before, after) is not None:
-        signs.append("state_version went down")
-    regression = v8(before, after)
-    if regression is not None:
-        signs.append(f"{regression[0]} went backwards ({regression[1]})")
-    phases = _phases(after)
-    pointers: tuple[Path_, ...] = ((_AW, "current_phase"), ("current_phase",))
-    marker = _obj(_obj(after.get(_AW)).get("recovery_action")).get("type")
-    rolled_back = marker == "rollback" and marker_set_by_write(before, after)
-    for path in pointers:
-        po, pn = _position(phases, get(before, path)), _position(phases, get(after, path))
-        if po is None and path == ("current_phase",):  # no mirror seen: the pointer's place
-            po = _position(phases, get(before, pointers[0]))
-        if po is not None and pn is not None and pn < po and not rolled_back:
-            signs.append(f"{label(path)} moved back")
-    mirror = get(after, ("current_phase",))
-    if (
-        isinstance(mirror, str)
-        and phases
-        and mirror not in phases
-        and get(before, ("current_phase",)) != mirror
-    ):
-        signs.append("current_phase written to a phase this workflow does not run")
-    if marker_set_by_write(after, before):
-        signs.append("the recovery marker is older than the one seen")
-    for key in ORCHESTRATION_KEYS:
-        old, new = get(before, (key,)), get(after, (key,))
-        if isinstance(old, Mapping) and isinstance(new, Mapping):
-            gone = [k for k in old if k not in new]
-            if gone:
-                signs.append(f"{key}: {', '.join(map(str, gone[:3]))} deleted")
-    for log in APPEND_ONLY:
-        old, new = get(before, log), get(after, log)
-        if isinstance(old, list) and isinstance(new, list):
-            have = {_key(x) for x in new}
-            if any(_key(x) not in have for x in old):
-                signs.append(f"{label(log)}: entries dropped")
-    return signs
+    prev, cur = parse_state(dict(before))[0], parse_state(dict(after))[0]
+    found = audit_transition(prev, dict(before), cur, dict(after), "state.json")
+    return [f.message for f in stale_write(found)]
 
 
 def _differs(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
@@ -464,7 +421,7 @@ class _Restore:
                     )
                 )
                 return
-        self._set(path, a, b, f"moved back from {_show(b)} to {_show(a)}")
+        self._set(path, a, b, "the stale write changed it from the state seen")
 
     def _set(self, path: Path_, current: Any, proposed: Any, reason: str) -> None:
         self.changes.append(FieldChange(path, current, proposed, reason))
@@ -488,53 +445,26 @@ def plan_stale_write(before: Mapping[str, Any], after: Mapping[str, Any]) -> Rep
     differs = _differs(before, after)
     if not differs:
         return None
-    base = _version_of(after.get("state_version"))
-    seen = _version_of(before.get("state_version"))
-    identity = _identity(after)
-
-    def refused(path: Path_, why: str, stale: bool = True) -> RepairPlan:
-        return RepairPlan(
-            STALE_WRITE,
-            (),
-            base_version=base,
-            from_version=seen,
-            unknown=(Unknown(path, why),),
-            workflow=plain(identity),
-            reads=reads(after),
-            stale=stale,
-        )
-
-    if plain(identity) != plain(_identity(before)):
-        return refused(
-            (_AW,),
-            f"the workflow is not the one seen ({_describe(before)} at state_version {seen}, "
-            f"now {_describe(after)}): a whole workflow cannot be put back field by field. "
-            "Compare the two with `phasewatch check --against`, then restore the copy by hand "
-            "if it is the right one",
-        )
-    if _phases(before) != _phases(after):
-        return refused(
-            (_AW, "phases"),
-            "the workflow's phase list changed; which list is right cannot be known",
-        )
-    if not stale_signs(before, after):
-        moved = changed_paths(
-            plain({k: get(before, (k,)) for k in differs}),
-            plain({k: get(after, (k,)) for k in differs}),
-        )
-        more = f" (+{len(moved) - 5} more)" if len(moved) > 5 else ""
-        return refused(
-            (differs[0],),
-            f"{', '.join(moved[:5])}{more} moved on from the copy seen and nothing went back: "
-            "a later state of the workflow, not a stale write of that copy; nothing to put back",
-            stale=False,
-        )
+    plan = RepairPlan(
+        STALE_WRITE,
+        (),
+        base_version=_version_of(after.get("state_version")),
+        from_version=_version_of(before.get("state_version")),
+        workflow=plain(_identity(after)),
+        reads=reads(after),
+    )
+    refusal = _refusal(before, after, differs)
+    if refusal is not None:
+        path, why, stale = refusal
+        return msgspec.structs.replace(plan, unknown=(Unknown(path, why),), stale=stale)
     walk = _Restore(before, after)
     for key in ORCHESTRATION_KEYS:
         walk.walk(get(before, (key,)), get(after, (key,)), (key,))
     for key in before:
         if key not in after:  # a deleted top-level key, whatever it held
             walk.walk(before[key], _MISSING, (str(key),))
+    if walk.unsafe:
+        return msgspec.structs.replace(plan, unknown=tuple(walk.unsafe))
     planned = {c.label for c in walk.changes}
     kept = list(dict.fromkeys(walk.kept))
     kept += [
@@ -545,25 +475,76 @@ def plan_stale_write(before: Mapping[str, Any], after: Mapping[str, Any]) -> Rep
         )
         if p not in planned and p != "state_version"
     ]
-    if walk.unsafe:
-        return RepairPlan(
-            STALE_WRITE,
-            (),
-            base_version=base,
-            from_version=seen,
-            unknown=tuple(walk.unsafe),
-            workflow=plain(identity),
-            reads=reads(after),
+    return msgspec.structs.replace(plan, changes=tuple(walk.changes), kept=tuple(kept))
+
+
+def _refusal(
+    before: Mapping[str, Any], after: Mapping[str, Any], differs: list[str]
+) -> tuple[Path_, str, bool] | None:
+    """Why nothing can be put back field by field, as ``(path, why, stale)``, or None."""
+    identity, seen = _identity(after), _identity(before)
+    if identity is None and seen is None:
+        why = "no workflow is active in the file or in the copy seen: nothing to put back"
+        return (_AW,), why, False
+    if plain(identity) != plain(seen):
+        stale = _workflow_switch_stale(before, after)
+        why = (
+            f"the workflow is not the one seen ({_describe(before)} at state_version "
+            f"{_version_of(before.get('state_version'))}, now {_describe(after)})"
         )
-    return RepairPlan(
-        STALE_WRITE,
-        tuple(walk.changes),
-        base_version=base,
-        from_version=seen,
-        kept=tuple(kept),
-        workflow=plain(identity),
-        reads=reads(after),
-    )
+        if stale:
+            why += (
+                ": a whole workflow cannot be put back field by field. Compare the two with "
+                "`phasewatch check --against`, then restore the copy by hand if it is the "
+                "right one"
+            )
+        else:
+            why += (
+                ": the workflow seen ended (archived or suspended) and another started, not a "
+                "stale write of that copy"
+            )
+        return (_AW,), why, stale
+    if _phases(before) != _phases(after):
+        why = "the workflow's phase list changed; which list is right cannot be known"
+        return (_AW, "phases"), why, True
+    if not stale_signs(before, after):
+        moved = changed_paths(
+            plain({k: get(before, (k,)) for k in differs}),
+            plain({k: get(after, (k,)) for k in differs}),
+        )
+        more = f" (+{len(moved) - 5} more)" if len(moved) > 5 else ""
+        why = (
+            f"{', '.join(moved[:5])}{more} moved on from the copy seen and nothing went back: "
+            "a later state of the workflow, not a stale write of that copy; nothing to put back"
+        )
+        return (differs[0],), why, False
+    return None
+
+
+def _workflow_switch_stale(before: Mapping[str, Any], after: Mapping[str, Any]) -> bool:
+    """Another workflow is active than the one seen: a stale write (a copy from before the
+    seen one started, or one that brings back a finished one), or the framework's own step
+    (the seen one archived in ``workflow_history`` or suspended, a new one started)."""
+    from ..audit._util import identity, same_identity
+    from ..audit.framework import v7
+
+    if v7(before, after) is not None:
+        return True
+    now = _obj(after.get(_AW))
+    if now and any(
+        same_identity(identity(h), identity(now)) is True
+        for h in _list(before.get("workflow_history"))
+    ):
+        return True  # a workflow that had ended is active again
+    seen = identity(_obj(before.get(_AW)))
+    if not seen:
+        return False  # a workflow started where none was active
+    ends = [*_list(after.get("workflow_history")), after.get("suspended_workflow")]
+    return not any(same_identity(identity(_obj(h)), seen) is True for h in ends)
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
 
 
 def _describe(doc: Mapping[str, Any]) -> str:
@@ -673,12 +654,19 @@ def _pointers_fix(
             )
         )
         return
-    if pos is not None and (truth is None or pos in (truth, truth - 1)):
+    if truth is not None and truth > 0 and not _started(doc, phases[truth]):
+        # the first phase not done has not been started: the state between STEP 3e and the
+        # next start, whose pointer stays on the phase just completed
+        truth -= 1
+    if pos is not None and (truth is None or pos == truth):
         target, why = pos, "the phase statuses agree with active_workflow.current_phase"
     else:
         assert truth is not None
         target = truth
-        why = f"{phases[truth]} is the first phase the status maps do not call completed"
+        why = (
+            f"{phases[truth]} is where the phase statuses put the workflow (the first phase "
+            "not completed, or the one just completed before an unstarted one)"
+        )
         changes.append(
             FieldChange((_AW, "current_phase"), pointer, phases[truth], f"{why}; hooks read it")
         )
@@ -708,6 +696,10 @@ def _pointers_fix(
                 "it); lowering the index is what V8 blocks",
             )
         )
+
+
+def _started(doc: Mapping[str, Any], key: str) -> bool:
+    return "in_progress" in (_summary(doc, key), _detail(doc, key))
 
 
 def _done(doc: Mapping[str, Any], key: str) -> bool:

@@ -335,6 +335,41 @@ TRANSITION_CASES: list[Case] = [
         "active_workflow.supervised_review",
     ),
     C(
+        "TR-MARKER-OLD",
+        "a copy from before the latest retry written back",
+        edit(
+            lambda s: bump(delpath(s, "active_workflow.recovery_action")),
+            lambda: F.answer_retry(F.escalate(F.feature_state())),
+        ),
+        edit(lambda s: bump(s), lambda: F.answer_retry(F.escalate(F.feature_state()))),
+        "active_workflow.recovery_action",
+        Severity.INFO,
+    ),
+    C(
+        "TR-EVIDENCE-LOST",
+        "a phase's gate evidence removed by a write that sets no retry",
+        edit(lambda s: bump(delpath(s, "phases.05-test-strategy.constitutional_validation"))),
+        edit(lambda s: F.answer_retry(F.escalate(s))),
+        "phases.05-test-strategy.constitutional_validation",
+        Severity.INFO,
+    ),
+    C(
+        "TR-INDEX-SKIP",
+        "the index moved past the phase in progress",
+        edit(
+            lambda s: bump(
+                setpath(
+                    s,
+                    "active_workflow.current_phase_index",
+                    s["active_workflow"]["current_phase_index"] + 1,
+                )
+            )
+        ),
+        edit(F.complete),
+        "active_workflow.current_phase_index",
+        Severity.INFO,
+    ),
+    C(
         "TR-RECOVERY",
         "retry recorded",
         edit(lambda s: F.answer_retry(F.escalate(s))),

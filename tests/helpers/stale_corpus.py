@@ -228,11 +228,16 @@ def figure_blocked_error(judgements: Iterable[Judged]) -> Figure:
 
 
 def figure_differs_flagged(judgements: Iterable[Judged]) -> Figure:
-    """(c) every case whose next step differs from S_k's: an error or warning."""
+    """(c) every case whose next step differs from S_k's: an error or warning, or a finding
+    that names a stale write (``core.audit.stale_write``: information where the framework is
+    silent, docs/severity.md, and the dashboard offers its repair)."""
+    from phasewatch.core.audit import stale_write
+
     fig = Figure("differs_flagged")
     for j in judgements:
         if j.case["differs"]:
             loud = [x for found in j.writes for x in _loud(found)] + _loud(_new(j.state, j.good))
+            loud += [f.rule_id for found in j.writes for f in stale_write(found)]
             fig.check(bool(loud), _where(j.case, str(j.case["next"])[:300]), j.case["name"])
     return fig
 
@@ -341,7 +346,8 @@ def figure_offer_undamaged() -> Figure:
 
 def figure_stale_plan_legit() -> Figure:
     """``plan_stale_write`` on every legit controller step (a persisted walk write both eras
-    allow, against the state before it): no plan."""
+    allow, against the state before it): nothing offered (no plan, or one that says it is not
+    a stale write)."""
     fig = Figure("stale_plan_legit")
     _, records = G.load()
     for rec in records:
@@ -351,7 +357,9 @@ def figure_stale_plan_legit() -> Figure:
         if not (isinstance(before, dict) and isinstance(rec["state"], dict)):
             continue
         plan = plan_stale_write(before, rec["state"])
-        fig.check(plan is None, f"#{rec['i']} {rec['era']} {rec['step']}: {_plan(plan)}")
+        # a plan that says "not a stale write" (stale False) is neither offered nor applied
+        offered = plan is not None and (bool(plan.changes) or plan.stale)
+        fig.check(not offered, f"#{rec['i']} {rec['era']} {rec['step']}: {_plan(plan)}")
     return fig
 
 
