@@ -70,3 +70,22 @@ async def test_an_unreadable_index_is_said_on_the_screen(tmp_path: Path) -> None
     async with app.run_test(size=(80, 24)) as pilot:
         await show(pilot, app, "7", "views")
         assert ".isdlc/analysis-index.json: not object" in body(app)
+
+
+async def test_the_screen_drops_an_analysis_that_aged_out(tmp_path: Path) -> None:
+    from datetime import UTC, datetime
+
+    now = datetime.now(UTC)
+    items = [{"slug": "REQ-9-x", "last_activity_at": now.isoformat(), "analysis_status": "raw"}]
+    (tmp_path / ".isdlc").mkdir()
+    (tmp_path / ".isdlc" / "analysis-index.json").write_text(json.dumps({"items": items}))
+    write_state(tmp_path / ".isdlc" / "state.json", {"state_version": 1})
+    app = make_app(tmp_path, watch=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await show(pilot, app, "7", "views")
+        assert "Active: REQ-9-x" in body(app)
+        screen.clock = lambda: now.timestamp() + 180  # type: ignore[attr-defined]
+        screen.check_window()  # type: ignore[attr-defined]
+        await pilot.pause()
+        assert "No analysis active" in body(app)
+        assert "Framework views · Idle" in screen_text(app)

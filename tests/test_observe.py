@@ -290,3 +290,36 @@ def test_check_json_carries_the_object(tmp_path: Path, capsys: pytest.CaptureFix
         "framework views  Building · REQ-1-x · 06-implementation (1/3 phases)"
         in capsys.readouterr().out
     )
+
+
+def test_an_analysis_leaves_the_window_by_time_alone(tmp_path: Path) -> None:
+    from phasewatch.core.observe.view import expire
+
+    stamp = "2026-12-07T11:59:30.000Z"
+    items = [{"slug": "REQ-9", "last_activity_at": stamp, "analysis_status": "partial"}]
+    write(tmp_path, ".isdlc/analysis-index.json", json.dumps({"items": items}))
+    write(
+        tmp_path, "docs/requirements/REQ-9/meta.json", json.dumps({"acceptance": {"domains": []}})
+    )
+    obs = observed(tmp_path, {})
+    assert obs["status"] == "Analysing" and obs["active_meta"] is not None
+    assert expire(obs, NOW + 60_000) is obs  # still within 2 minutes of the last activity
+    later = expire(obs, NOW + 91_000)
+    assert later["status"] == "Idle" and later["active_analysis"] is None
+    assert later["active_meta"] is None and later["analysis_items"] == obs["analysis_items"]
+
+
+def test_a_reload_caused_by_the_hook_log_parses_no_json_again(tmp_path: Path) -> None:
+    from phasewatch.core.observe.read import DocCache
+
+    write(tmp_path, ".isdlc/state.json", json.dumps(building()))
+    write(tmp_path, ".isdlc/analysis-index.json", json.dumps({"items": []}))
+    cache = DocCache()
+    load_observed(discover(tmp_path), now_ms=NOW, cache=cache)
+    parsed = cache.parses
+    write(tmp_path, ".isdlc/hook-activity.log", '{"hook": "h", "phase": "06-implementation"}\n')
+    obs = load_observed(discover(tmp_path), now_ms=NOW, cache=cache)
+    assert cache.parses == parsed and len(obs["hook_events"]) == 1
+    write(tmp_path, ".isdlc/state.json", json.dumps(building(skill_usage_log=[])))
+    load_observed(discover(tmp_path), now_ms=NOW, cache=cache)
+    assert cache.parses == parsed + 1

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..files.read import ReadRefused, read_regular
-from ..sources import read_json
+from ..sources import FileStamp, read_json
 from ..text import clean_json, decode
 
 if TYPE_CHECKING:
@@ -86,18 +86,48 @@ def meta_path(project: Project, slug: str) -> Path | None:
     return project.root / "docs" / "requirements" / slug / "meta.json"
 
 
-def read_doc(path: Path, problems: Problems, *, optional: bool = True) -> dict[str, Any] | None:
-    """A JSON object file, or None (missing: silently when ``optional``; anything else
-    unreadable: a problem)."""
-    result = read_json(path, retries=2, delay=0.01)
-    if result.ok:
-        return result.data
-    if result.status == "missing":
-        if not optional:
-            problems.add(path, "not found")
-        return None
-    problems.add(path, f"{result.status.replace('_', ' ')}: {result.error or ''}".rstrip(": "))
-    return None
+class DocCache:
+    """The JSON files of the last load by their stamp (size, mtime, inode): a reload caused by
+    another file (the hook log grows on every hook) parses none of them again. At most
+    :data:`CACHED` files; beyond that it starts over."""
+
+    CACHED = 256
+
+    def __init__(self) -> None:
+        self.docs: dict[Path, tuple[FileStamp, dict[str, Any] | None, str | None]] = {}
+        self.parses = 0  # files read (tests)
+
+    def read(self, path: Path) -> tuple[dict[str, Any] | None, str | None, bool]:
+        """(the document, why it could not be read, whether it is missing)."""
+        stamp = FileStamp.of(path)
+        if stamp is None:
+            self.docs.pop(path, None)
+        else:
+            hit = self.docs.get(path)
+            if hit is not None and hit[0] == stamp:
+                return hit[1], hit[2], False
+        result = read_json(path, retries=2, delay=0.01)
+        if result.status == "missing":
+            return None, None, True
+        self.parses += 1
+        error = None
+        if not result.ok:
+            error = f"{result.status.replace('_', ' ')}: {result.error or ''}".rstrip(": ")
+        if result.stamp is not None:
+            if len(self.docs) >= self.CACHED:
+                self.docs.clear()
+            self.docs[path] = (result.stamp, result.data if result.ok else None, error)
+        return (result.data if result.ok else None), error, False
+
+
+def read_doc(
+    path: Path, problems: Problems, cache: DocCache | None = None
+) -> dict[str, Any] | None:
+    """A JSON object file, or None (missing: silently; anything else unreadable: a problem)."""
+    data, error, _missing = (cache or DocCache()).read(path)
+    if error is not None:
+        problems.add(path, error)
+    return data
 
 
 def _reject_constant(name: str) -> Any:

@@ -15,16 +15,34 @@ if TYPE_CHECKING:
     from ..sources import Project
 
 
-def _files(project: Project) -> set[Path]:
-    files = {
+#: A DocCache per project root (the newest few; a system object serves every session).
+_CACHES: dict[Path, read.DocCache] = {}
+MAX_ROOTS = 8
+
+
+def cache_for(project: Project) -> read.DocCache:
+    cache = _CACHES.pop(project.root, None) or read.DocCache()
+    _CACHES[project.root] = cache  # (now the newest)
+    while len(_CACHES) > MAX_ROOTS:
+        del _CACHES[next(iter(_CACHES))]
+    return cache
+
+
+def _fixed(project: Project) -> set[Path]:
+    return {
         project.isdlc_dir / "state.json",
         read.analysis_index_path(project),
         project.hook_log,
         read.skills_manifest_path(project),
         read.external_manifest_path(project),
     }
+
+
+def _files(project: Project) -> set[Path]:
+    """The files to watch: the fixed ones and each analysis item's meta.json."""
+    files = _fixed(project)
     problems = read.Problems(project)
-    index = read.read_doc(read.analysis_index_path(project), problems)
+    index = read.read_doc(read.analysis_index_path(project), problems, cache_for(project))
     items = index.get("items") if index else None
     for item in (items if isinstance(items, list) else [])[:200]:
         slug = item.get("slug") if isinstance(item, dict) else None
@@ -42,10 +60,15 @@ class ObserveSystem:
         return _files(project), {read.persona_dir(project)}
 
     def owns(self, project: Project, path: Path) -> bool:
-        return path in _files(project) or path.parent == read.persona_dir(project)
+        requirements = project.root / "docs" / "requirements"
+        return (
+            path in _fixed(project)
+            or (path.name == "meta.json" and path.parent.parent == requirements)
+            or path.parent == read.persona_dir(project)
+        )
 
     def load(self, project: Project, configure: Configure, *, known: bool) -> Loaded[Any]:
-        data, findings = load_audited(project)
+        data, findings = load_audited(project, cache=cache_for(project))
         # its own file is the analysis index (the state's status is the session's own)
         index = read.analysis_index_path(project)
         bad = any(p["file"] == project.rel(index) for p in data["problems"])

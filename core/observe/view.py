@@ -316,3 +316,23 @@ def framework_meta_slug(index: Any, now_ms: float) -> Any:
     items = get(index, "items")
     item = _active_item(items if isinstance(items, list) else [], now_ms, first_wins=True)
     return None if item is None else item.get("slug")
+
+
+def expire(data: dict[str, Any], now_ms: float) -> dict[str, Any]:
+    """``data`` (an observability object) at a later ``now_ms``: an analysis item leaves the
+    2-minute window by time alone, without a file changing (one enters it only by a write of
+    the index, which reloads everything). The same object when nothing changed; a newly active
+    older item comes without its meta.json (read at the next change)."""
+    active = _active_item(data["analysis_items"], now_ms)
+    was = data["active_analysis"]
+    if (active is None and was is None) or (
+        active is not None and was is not None and active["slug"] == was["slug"]
+    ):
+        return data
+    building = data["status"] == "Building"
+    return {
+        **data,
+        "status": "Building" if building else "Analysing" if active is not None else "Idle",
+        "active_analysis": _analysis(active),
+        "active_meta": None,
+    }
