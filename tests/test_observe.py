@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from phasewatch.core.findings import Severity
 from phasewatch.core.observe import load_observed
@@ -183,16 +184,14 @@ KEYS = st.sampled_from(
 )  # fmt: skip
 
 
-@settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(max_examples=150)
 @given(st.dictionaries(KEYS, JSON, max_size=5), st.dictionaries(KEYS, JSON, max_size=3))
-def test_any_json_never_raises(
-    tmp_path: Path, state: dict[str, Any], index: dict[str, Any]
-) -> None:
-    write(tmp_path, ".isdlc/state.json", json.dumps(state))
-    write(tmp_path, ".isdlc/analysis-index.json", json.dumps(index))
-    obs, findings = load_audited(discover(tmp_path), now_ms=NOW)
+def test_any_json_never_raises(state: dict[str, Any], index: dict[str, Any]) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        write(root, ".isdlc/state.json", json.dumps(state))
+        write(root, ".isdlc/analysis-index.json", json.dumps(index))
+        obs, findings = load_audited(discover(root), now_ms=NOW)
     json.dumps(obs)
     assert all(f.rule_id != "AUDIT-INTERNAL" for f in findings)
 

@@ -140,7 +140,11 @@ def usage(skill: Any, log: Any) -> str:
     """dashboard.html getSkillUsageState: confirmed (a tool call), likely (inferred), loaded."""
     tool = inferred = False
     for entry in log if isinstance(log, list) else ():
-        if isinstance(entry, dict) and entry.get("skill_name") == skill and skill is not None:
+        if (
+            isinstance(entry, dict)
+            and entry.get("skill_name") == skill
+            and not isinstance(skill, dict | list)  # JavaScript's === on objects: identity
+        ):
             tool = tool or entry.get("source") == "tool_call"
             inferred = inferred or entry.get("source") == "inferred"
     return "confirmed" if tool else "likely" if inferred else "loaded"
@@ -152,7 +156,8 @@ def _skills(agent: Any, manifest: Any, external: Any, log: Any) -> dict[str, lis
     if truthy(owned):
         ids = get(owned, "skills")
         for sid in ids if isinstance(ids, list) else []:
-            built.append({"skill_id": sid, "usage": usage(sid, log)})
+            # the page looks a skill up by `skill_id || name || '?'` (dashboard.html line 741)
+            built.append({"skill_id": sid, "usage": usage(first(sid, "?"), log)})
     ext: list[dict[str, Any]] = []
     skills = get(external, "skills")
     if isinstance(skills, list) and None not in skills:  # a null entry throws in server.js

@@ -75,7 +75,7 @@ def _still(log: list[dict[str, Any]], rec: dict[str, Any]) -> bool:
 
 def page_facts(api: dict[str, Any], t: Tally, ours: dict[str, Any], where: str) -> None:
     wf, aa = api["active_workflow"], api["active_analysis"]
-    # header badge, dashboard.html:531-534; title 540-544
+    # header badge, dashboard.html:533-539; title 542-546
     t.same("status", where, "Building" if wf else "Analysing" if aa else "Idle", ours["status"])
     phases = api["phases"] or {}
     if wf:
@@ -136,7 +136,7 @@ def page_facts(api: dict[str, Any], t: Tally, ours: dict[str, Any], where: str) 
         "skills_built_in",
         where,
         [
-            {"skill_id": s["skill_id"], "usage": usage(s["skill_id"], log)}
+            {"skill_id": s["skill_id"], "usage": usage(first(s["skill_id"], "?"), log)}
             for s in skills["built_in"]
         ],
         ours["agent_skills"]["built_in"],
