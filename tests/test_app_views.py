@@ -89,3 +89,25 @@ async def test_the_screen_drops_an_analysis_that_aged_out(tmp_path: Path) -> Non
         await pilot.pause()
         assert "No analysis active" in body(app)
         assert "Framework views · Idle" in screen_text(app)
+
+
+def test_the_page_traces_the_newest_workflow_by_the_writers_names(tmp_path: Path) -> None:
+    from collections import defaultdict
+
+    from phasewatch.core.observe import load_observed
+    from phasewatch.core.sources import discover
+    from phasewatch.widgets.framework_views import render
+    from rich.style import Style
+
+    from tests.helpers.observe_compare import materialize, records
+
+    head, recs = records()
+    rec = next(r for r in recs if '"key"' in r["files"][".isdlc/state.json"])
+    materialize(head, rec, tmp_path)
+    data = load_observed(discover(tmp_path))
+    text = render(data, defaultdict(Style)).plain
+    newest = data["traces"][-1]
+    assert "Last workflow trace" in text and f"{newest['slug']} ({newest['type']})" in text
+    for row in newest["phases"]:
+        assert f"{row['phase']}  " in text
+    assert "unknown  --  --" not in text  # what the framework's own trace prints there

@@ -100,7 +100,8 @@ def _agents(out: Text, data: dict[str, Any], s: dict[str, Style]) -> None:
         out.append_text(
             plain(f"{rec['agent'] or 'unknown'}", s[role] if rec["still_running"] else "")
         )
-        out.append_text(plain(f"  {rec['phase'] or '--'}  {rec['status']}", s["muted"]))
+        parent = f" ← {rec['parent_agent']}" if rec["parent_agent"] else ""
+        out.append_text(plain(f"{parent}  {rec['phase'] or '--'}  {rec['status']}", s["muted"]))
         tokens = rec["tokens_used"]
         extra = f"  {_minutes(rec['duration_ms'])}"
         extra += f"  {tokens} tok" if isinstance(tokens, int) else ""
@@ -205,6 +206,34 @@ def _history(out: Text, data: dict[str, Any], s: dict[str, Style]) -> None:
     out.rstrip()
 
 
+def _trace(out: Text, data: dict[str, Any], s: dict[str, Style]) -> None:
+    """The newest workflow's trace (formatWorkflowTrace's timeline, read from what the writers
+    write), with its sub-agent, hook event and artifact counts."""
+    if not data["traces"]:
+        return
+    tr = data["traces"][-1]
+    _section(out, "Last workflow trace", s)
+    out.append_text(
+        plain(f"{tr['slug']} ({tr['type']}) · {tr['status']} · {tr['duration_minutes']}m")
+    )
+    if tr["coverage_percent"] is not None:
+        out.append_text(plain(f" · {tr['coverage_percent']}% coverage"))
+    for row in tr["phases"]:
+        done = row["status"] == "done"
+        out.append("\n  ✓ " if done else "\n  · ", style=s["success" if done else "muted"])
+        mins = "--" if row["wall_clock_minutes"] is None else f"{row['wall_clock_minutes']}m"
+        its = "--" if row["iterations"] is None else f"{row['iterations']} iter"
+        out.append_text(plain(f"{row['phase']}  {mins}  {its}"))
+        if row["summary"]:
+            out.append_text(plain(f"  {row['summary']}", s["muted"]))
+    agents = sum(len(g["agents"]) for g in tr["sub_agents_by_phase"])
+    out.append(
+        f"\n  {agents} sub-agent runs · {len(tr['hook_events'])} hook events · "
+        f"{len(tr['artifacts_produced'])} artifacts",
+        style=s["muted"],
+    )
+
+
 def render(data: dict[str, Any], s: dict[str, Style]) -> Text:
     """The whole page as one Text (every file string cleaned, never markup)."""
     out = Text()
@@ -220,6 +249,7 @@ def render(data: dict[str, Any], s: dict[str, Style]) -> Text:
     _hooks(out, data, s)
     _analysis(out, data, s)
     _history(out, data, s)
+    _trace(out, data, s)
     return out
 
 
