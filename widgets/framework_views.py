@@ -176,7 +176,7 @@ def _analysis(out: Text, data: dict[str, Any], s: dict[str, Style]) -> None:
     else:
         out.append("No analysis active (none within 2 minutes).\n", style=s["muted"])
     for item in items[:SHOWN_ITEMS]:
-        done = len(item["phases_completed"])
+        done = len(item["phases_completed"]) if isinstance(item["phases_completed"], list) else 0
         out.append_text(
             plain(
                 f"  {item['slug']}  {item['item_type'] or '--'}  {item['analysis_status'] or 'raw'}  {done}/5",

@@ -304,15 +304,9 @@ def observe(
 
 
 def _item(item: dict[str, Any]) -> dict[str, Any]:
-    done = item.get("phases_completed")
-    return {
-        "slug": item.get("slug"),
-        "item_type": item.get("item_type"),
-        "analysis_status": item.get("analysis_status"),
-        "source_id": item.get("source_id"),
-        "phases_completed": done if isinstance(done, list) else [],
-        "last_activity_at": item.get("last_activity_at"),
-    }
+    """An analysis item's fields as the index holds them (server.js returns them as read)."""
+    keys = ("slug", "item_type", "analysis_status", "source_id", "phases_completed")
+    return {**{k: item.get(k) for k in keys}, "last_activity_at": item.get("last_activity_at")}
 
 
 def framework_meta_slug(index: Any, now_ms: float) -> Any:

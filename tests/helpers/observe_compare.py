@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from phasewatch.core.observe import load_observed
-from phasewatch.core.observe.js import date_ms, first, text
+from phasewatch.core.observe.js import date_ms, first, text, truthy
 from phasewatch.core.observe.view import dag_status, framework_meta_slug, usage
 from phasewatch.core.sources import discover
 
@@ -221,10 +221,12 @@ def meta_facts(rec: dict[str, Any], t: Tally, ours: dict[str, Any], where: str) 
     ]
     theirs_slug = slugs[0] if len(slugs) == 1 else None if meta is None else "?"
     mine = ours["active_meta"]
-    if meta is not None and mine is not None and theirs_slug != mine["slug"]:
+    mine_slug = None if mine is None else mine["slug"]
+    if meta is not None and theirs_slug != mine_slug:
         index = json.loads(rec["files"][".isdlc/analysis-index.json"])
         cause = framework_meta_slug(index, date_ms(api["timestamp"]))
-        if cause == theirs_slug:  # the first active item's, as server.js:244 picks it
+        ours_active = (ours["active_analysis"] or {}).get("slug")
+        if cause == theirs_slug and ours_active != cause:  # server.js:244 picked the first
             t.wrong["active-meta"] += 1
             return
     if meta is None or mine is None:
@@ -232,7 +234,7 @@ def meta_facts(rec: dict[str, Any], t: Tally, ours: dict[str, Any], where: str) 
         return
     domains = (meta.get("acceptance") or {}).get("domains")  # dashboard.html:593-618
     stages = []
-    if domains:
+    if truthy(domains):  # ([] is true in JavaScript: four stages, the first current)
         labels = (
             ("BugSummary", "RootCause", "FixStrategy", "Tasks")
             if aa and aa.get("item_type") == "BUG"

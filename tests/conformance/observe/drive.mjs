@@ -3,7 +3,7 @@
  * the framework's own views answer on each; tests/test_observe_conformance.py replays them.
  *
  *   node tests/conformance/observe/drive.mjs --framework <isdlc work tree> --commit <sha> \
- *        --projects 48 --seed 7 --out tests/conformance/observe/recorded.jsonl.gz
+ *        --projects 96 --seed 7 --out tests/conformance/observe/recorded.jsonl.gz
  *
  * No framework code is in this file: every writer and view is imported from the work tree given
  * by --framework (commit 0689df91, see README.md here):
@@ -196,6 +196,64 @@ function finishedWorkflow(t) {
     return entry;
 }
 
+/** Planted: values no writer writes but a hand or another tool may, to hold phasewatch to the
+ *  framework's reading of odd input (JavaScript truthiness, substring indexOf, thrown errors). */
+const ODDITIES = ['domains-string', 'external-null', 'index-odd', 'hook-odd', 'persona-odd', 'skill-inferred', 'slug-odd'];
+function oddity(dir, name) {
+    const edit = (rel, fn) => {
+        const file = path.join(dir, rel);
+        if (!fs.existsSync(file)) return false;
+        fs.writeFileSync(file, JSON.stringify(fn(JSON.parse(fs.readFileSync(file, 'utf8'))), null, 2));
+        return true;
+    };
+    const state = JSON.parse(fs.readFileSync(path.join(dir, '.isdlc/state.json'), 'utf8'));
+    const cur = (state.active_workflow && state.active_workflow.current_phase) || '01-requirements';
+    const now = new Date(Date.now() - 5000).toISOString();
+    switch (name) {
+    case 'domains-string': {
+        const req = path.join(dir, 'docs/requirements');
+        const slugs = fs.existsSync(req) ? fs.readdirSync(req).sort() : [];
+        let done = false;
+        for (const slug of slugs) done = edit(`docs/requirements/${slug}/meta.json`, (m) => ({ ...m, acceptance: { domains: 'requirements,design' } })) || done;
+        return done ? name : null;
+    }
+    case 'external-null':
+        fs.mkdirSync(path.join(dir, 'docs/isdlc'), { recursive: true });
+        fs.writeFileSync(path.join(dir, 'docs/isdlc/external-skills-manifest.json'), JSON.stringify({ skills: [{ name: 'a' }, null] }));
+        return name;
+    case 'index-odd': {
+        const file = path.join(dir, '.isdlc/analysis-index.json');
+        const index = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : { items: [] };
+        index.items.push({ slug: 'ODD-1', last_activity_at: 'not a date', analysis_status: 'raw' },
+            { slug: 'ODD-2', last_activity_at: now, analysis_status: 'analyzed' },
+            { slug: 'ODD-3', last_activity_at: now, phases_completed: 'x', item_type: 0 });
+        fs.writeFileSync(file, JSON.stringify(index, null, 2));
+        return name;
+    }
+    case 'hook-odd':
+        fs.appendFileSync(path.join(dir, '.isdlc/hook-activity.log'), [
+            JSON.stringify({ hook: 'x', event: '', phase: cur }), '[1,2]', '{"phase":7}',
+            JSON.stringify({ ts: 0, hook: false, event: 'BLOCK', phase: cur, reason: 'r' }), ''].join('\n'));
+        return name;
+    case 'persona-odd':
+        fs.mkdirSync(path.join(dir, 'src/claude/agents'), { recursive: true });
+        fs.writeFileSync(path.join(dir, 'src/claude/agents/persona-empty-role.md'), '---\nname: x\nrole_type:   \n---\n');
+        fs.writeFileSync(path.join(dir, 'src/claude/agents/persona-no-frontmatter.md'), 'role_type: contributing\n');
+        return name;
+    case 'skill-inferred': {
+        const log = (state.active_workflow && state.active_workflow.sub_agent_log) || [];
+        const agent = log.length ? log[log.length - 1].agent : null;
+        const own = agent && manifest.ownership[agent] ? manifest.ownership[agent].skills : ['x'];
+        return edit('.isdlc/state.json', (s) => ({ ...s, skill_usage_log: [...(s.skill_usage_log || []),
+            { skill_name: own[0], source: 'inferred', agent }, { skill_name: 42, source: 'tool_call' }] })) ? name : null;
+    }
+    case 'slug-odd':
+        return edit('.isdlc/state.json', (s) => (s.active_workflow ? { ...s, active_workflow: { ...s.active_workflow, slug: 0, artifact_folder: 'folder-slug' } } : s)) ? name : null;
+    default:
+        return null;
+    }
+}
+
 function skillCall(dir, skill) {
     const r = spawnSync(process.execPath, [path.join(fw, 'src/claude/hooks/dispatchers/post-skill-dispatcher.cjs')], {
         input: JSON.stringify({ tool_name: 'Skill', tool_input: { skill } }),
@@ -218,7 +276,7 @@ function readTree(dir, rel = '', out = {}) {
         const r = rel ? `${rel}/${name}` : name;
         const st = fs.statSync(path.join(dir, r));
         if (st.isDirectory()) readTree(dir, r, out);
-        else if (r !== 'src/isdlc/config/skills-manifest.json' && !r.startsWith('src/claude/agents/')) out[r] = fs.readFileSync(path.join(dir, r), 'utf8');
+        else if (r !== 'src/isdlc/config/skills-manifest.json' && !(r.startsWith('src/claude/agents/') && personaFiles.includes(name))) out[r] = fs.readFileSync(path.join(dir, r), 'utf8');
     }
     return out;
 }
@@ -302,6 +360,7 @@ async function project(n) {
         }
         fs.writeFileSync(file, JSON.stringify(index, null, 2));
     }
+    const planted = chance(0.4) ? oddity(dir, pick(ODDITIES)) : null;
     // the framework's answers
     const server = await startDashboardServer({
         stateJsonPath: path.join(dir, '.isdlc/state.json'), port: 0,
@@ -318,6 +377,7 @@ async function project(n) {
         name: `p${String(n).padStart(3, '0')}-${kind}`,
         files: readTree(dir),
         subagents,
+        planted,
         personas: fs.existsSync(path.join(dir, 'src/claude/agents')) ? fs.readdirSync(path.join(dir, 'src/claude/agents')).sort() : null,
         api,
         traces: history.map((w) => formatter.formatWorkflowTrace(w)),
@@ -330,7 +390,7 @@ async function project(n) {
 const lines = [JSON.stringify({ framework: 'vihang-hub/isdlc-framework', commit: args.commit || null, seed: Number(args.seed || 7),
     shared: { 'src/isdlc/config/skills-manifest.json': manifestText,
         ...Object.fromEntries(personaFiles.map((f) => [`src/claude/agents/${f}`, fs.readFileSync(path.join(personaDir, f), 'utf8')])) } })];
-const count = Number(args.projects || 48);
+const count = Number(args.projects || 96);
 for (let n = 0; n < count; n++) lines.push(JSON.stringify(await project(n)));
 fs.writeFileSync(args.out, zlib.gzipSync(lines.join('\n') + '\n', { level: 9 }));
 console.log(`${count} projects -> ${args.out}`);

@@ -8,7 +8,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=${ISDLC_REPO:-/work/.mirror/vihang-hub+isdlc-framework/repo}
 head=${ISDLC_HEAD:-0689df912ef7c375b34c1486693ce19f737a8b9a}
-projects=${OBSERVE_PROJECTS:-64}
+projects=${OBSERVE_PROJECTS:-96}
 seed=${OBSERVE_SEED:-7}
 python=${PYTHON:-.venv/bin/python}
 
