@@ -83,6 +83,7 @@ reliability: $(STAMP)
 # vihang-hub/isdlc-framework in ISDLC_REPO); make test replays the committed one without node.
 corpus: $(STAMP)
 	bash tests/conformance/isdlc/make_corpus.sh
+	bash tests/conformance/observe/make.sh
 
 clean:
 	rm -rf $(VENV) $(LOWEST) .pytest_cache .ruff_cache .mypy_cache build dist *.egg-info

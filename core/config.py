@@ -46,7 +46,7 @@ from .files.read import ReadRefused, read_regular
 from .findings import Finding, Severity
 from .text import clean, decode, shorten
 
-Screen = Literal["overview", "hooks", "timeline", "history", "tdd", "plugins"]
+Screen = Literal["overview", "hooks", "timeline", "history", "tdd", "plugins", "views"]
 Override = Literal["off", "error", "warning", "info"]
 MAX_CONFIG_BYTES = 1024 * 1024
 #: Tables and arrays nest at most this deep (the schema's deepest value, ``[agents] extra``, is

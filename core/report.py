@@ -115,7 +115,7 @@ def audit_project(
     findings += _hook_log(project, report)
     for key in registered():
         report.parts[key.name] = None
-        if key.name in project.systems:
+        if key.present(project):
             system = key.system()
             loaded = system.load(project, list, known=False)
             if loaded is not None:

@@ -494,9 +494,7 @@ class ProjectSession:
         # the other systems (core.systems)
         for key in registered():
             if key.name not in self._active:
-                if not (full and key.name in p.systems) and not any(
-                    key.near(p, c) for c in changed
-                ):
+                if not (full and key.present(p)) and not any(key.near(p, c) for c in changed):
                     continue  # not used here: its module is not even imported
                 self._active.add(key.name)
                 self._load_system(key, now, errors)

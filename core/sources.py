@@ -161,7 +161,7 @@ class Project(Struct):
         found = []
         if self.isdlc_dir.is_dir():
             found.append("isdlc")
-        found += [key.name for key in registered() if key.present(self)]
+        found += [key.name for key in registered() if key.listed and key.present(self)]
         return found
 
     def rel(self, path: Path) -> str:

@@ -87,6 +87,9 @@ class SystemKey(Struct, Generic[T], frozen=True):
     name: str
     where: str
     markers: Callable[[Project], tuple[Path, ...]]
+    #: False for a view of the iSDLC files rather than a system of its own (``observability``):
+    #: loaded and reported the same, but not named in ``Project.systems``.
+    listed: bool = True
     _loaded: list[System[T]] = field(default_factory=list)  # the system, once imported
 
     def system(self) -> System[T]:
@@ -159,8 +162,15 @@ PLUGINS: SystemKey[Registry] = SystemKey(
     lambda p: (p.plugins_md, p.plugins_dir / "*" / ".continue-here.md"),
 )
 
+#: What the framework's own views show (docs/observability.md): a plain JSON object.
+OBSERVE: SystemKey[dict[str, Any]] = SystemKey(
+    "observability",
+    "phasewatch.core.observe.system:SYSTEM",
+    lambda p: (p.isdlc_dir / "state.json", p.isdlc_dir / "analysis-index.json"),
+    listed=False,
+)
 #: Every system beside the iSDLC state, in the order ``check`` prints them.
-SYSTEMS: tuple[SystemKey[Any], ...] = (TDD, PLUGINS)
+SYSTEMS: tuple[SystemKey[Any], ...] = (TDD, PLUGINS, OBSERVE)
 
 
 def registered() -> tuple[SystemKey[Any], ...]:

@@ -15,7 +15,7 @@ from tests import factories as F
 from tests.helpers.app import frozen_clock, screen_text, wait_until, write_state
 
 SIZE = (100, 30)
-DATA_KEYS = dict(zip("123456", DATA_SCREENS, strict=True))
+DATA_KEYS = dict(zip("1234567", DATA_SCREENS, strict=True))
 CONSOLE_KEYS = {"w": "attention", "e": "escalations", "a": "plan"}
 
 

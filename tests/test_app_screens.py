@@ -432,6 +432,7 @@ MAIN_WIDGET = {
     "history": "#history-list",
     "tdd": "#tdd-slices",
     "plugins": "#plugins-table",
+    "views": "#views",
 }
 KEYS = {
     "hooks": ("Search", "Blocks only", "Follow", "Clear filters"),
@@ -439,6 +440,7 @@ KEYS = {
     "history": ("Newest", "Oldest"),
     "tdd": ("Next unfinished slice",),
     "plugins": ("Next drift",),
+    "views": ("Top", "Bottom"),
 }
 
 
@@ -446,7 +448,7 @@ KEYS = {
 async def test_every_screen_fits_and_lists_its_keys(full_project: Path, size) -> None:
     app = make_app(full_project, watch=False)
     async with app.run_test(size=size) as pilot:
-        for key, name in zip("23456", MAIN_WIDGET, strict=True):
+        for key, name in zip("234567", MAIN_WIDGET, strict=True):
             screen = await show(pilot, app, key, name)
             await pilot.pause()
             main = screen.query_one(MAIN_WIDGET[name])

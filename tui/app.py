@@ -54,7 +54,7 @@ Clock = Callable[[], datetime]
 FirstRead = tuple["ProjectSession", "SessionUpdate"]
 
 SCREEN_NAMES = tuple(DATA_SCREENS)  # (the list and its keys: tui/screens/__init__.py)
-#: The keys 1-6, one per data screen, made from the one list.
+#: The keys 1-7, one per data screen, made from the one list.
 SCREEN_BINDINGS: list[Binding] = [
     Binding(str(key), f"show('{name}')", screen.label)
     for key, (name, screen) in enumerate(DATA_SCREENS.items(), start=1)

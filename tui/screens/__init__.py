@@ -18,7 +18,7 @@ class DataScreen(NamedTuple):
     where: str  # "module:Class", imported when the screen is first shown
 
 
-#: The data screens in key order (``1``-``6``), the one list: the app's number keys, the ``?``
+#: The data screens in key order (``1``-``7``), the one list: the app's number keys, the ``?``
 #: help and the command palette are made from it, and ``default_screen`` in the config
 #: (``core.config.Screen``) names one of them (a test holds the two to the same names). A
 #: screen's module is imported when the screen is first shown: the first frame needs only the
@@ -33,6 +33,7 @@ DATA_SCREENS: dict[str, DataScreen] = {
     "history": DataScreen("History", "History", f"{__name__}.history:HistoryScreen"),
     "tdd": DataScreen("TDD", "TDD", f"{__name__}.tdd:TddScreen"),
     "plugins": DataScreen("Plugins", "Plugins", f"{__name__}.plugins:PluginsScreen"),
+    "views": DataScreen("Framework views", "Views", f"{__name__}.views:ViewsScreen"),
 }
 
 _WHERE = {

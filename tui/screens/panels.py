@@ -1,5 +1,5 @@
-"""The base of screens 2-6 (one module each: ``hooks``, ``timeline``, ``history``, ``tdd``,
-``plugins``).
+"""The base of screens 2-7 (one module each: ``hooks``, ``timeline``, ``history``, ``tdd``,
+``plugins``, ``views``).
 
 Each is an :class:`~tui.screens.base.UpdateScreen`: the app calls ``show_update(update)`` with
 every :class:`~core.session.SessionUpdate` (buffered and merged until the screen is first
@@ -14,6 +14,8 @@ mounted). Each screen feeds one dedicated widget, incrementally:
 * TDD (``5``): :class:`widgets.tdd_board.TddBoard`; re-set only when the plan was re-read (its ``rev``).
 * Plugins (``6``): :class:`widgets.plugin_table.PluginTable`; keyed cell updates, only when
   the registry was re-read (its ``rev``).
+* Framework views (``7``): :class:`widgets.framework_views.FrameworkViews`; re-set only when
+  the observability view was re-read (its ``rev``), or an analysis aged out of its window.
 
 Screen-level bindings (with descriptions) name each screen's keys so the footer and the
 generated ``?`` help list them; they delegate to the widgets. No file is read here: every piece
