@@ -19,6 +19,7 @@ from ..text import clean, shorten
 from .claims import Claim, holds, state_footprint
 from .codec import (
     DocumentError,
+    deep_room,
     detect_style,
     dumps,
     parse_state_bytes,
@@ -217,7 +218,7 @@ def write(request: Request) -> DecisionResult:
         DecisionResult(INVALID, "", action=request.action, target=target),
     )  # fmt: skip
     result = attempt.result
-    with _WRITE_LOCK, contextlib.ExitStack() as held:
+    with _WRITE_LOCK, deep_room(), contextlib.ExitStack() as held:
         try:  # the directory once, then the journal: a decision it cannot record is not made
             attempt.directory = held.enter_context(open_target(root, path))
             attempt.opened = held.enter_context(open_journal(root, attempt.journal))
