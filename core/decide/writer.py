@@ -38,7 +38,15 @@ from .files import (
     failure,
     open_target,
 )
-from .journal import Journal, _journal, default_who, journal_path, open_journal, read_journal
+from .journal import (
+    Journal,
+    JournalUnreadable,
+    _journal,
+    default_who,
+    journal_path,
+    open_journal,
+    read_journal,
+)
 from .outcomes import (
     APPLIED,
     CONFLICT,
@@ -167,6 +175,7 @@ def _refuse_early(
             "via": options.get("via", "api"),
             "action": action,
             "target": result.target,
+            "pid": os.getpid(),
             "params": {},
             "version_before": None,
             "version_after": None,
@@ -214,7 +223,7 @@ def write(request: Request) -> DecisionResult:
         root,
         request.journal or journal_path(root),
         {"who": request.who or default_who(), "via": request.via, "action": request.action,
-         "target": target},
+         "target": target, "pid": os.getpid()},
         DecisionResult(INVALID, "", action=request.action, target=target),
     )  # fmt: skip
     result = attempt.result
@@ -264,6 +273,9 @@ def _replace(request: Request, attempt: _Attempt) -> None:
         line.update(outcome="intent", message="renaming")
         if change.claim is not None:
             line["claim"] = change.claim
+            # what the rename leaves, so a repair whose writer died before its outcome line
+            # can still be undone from this line and the file (.repair.last_repair)
+            line["sha256"] = hashlib.sha256(new).hexdigest()
         # not fsynced: it must survive a kill -9 (the page cache does), and it sits between the
         # read and the rename, where every millisecond is a chance for the owner to write. Not
         # written: WriteRefused, and nothing is
@@ -395,10 +407,14 @@ def _own_write(
     file the proof: when the file no longer holds it, the refusal says so."""
     if expect_version is None:
         return None
+    try:
+        lines = read_journal(journal)
+    except JournalUnreadable:
+        return None  # what we wrote before is unknown: the conflict stands
     newest = next(
         (
             e
-            for e in reversed(read_journal(journal))
+            for e in reversed(lines)
             if e.get("target") == entry["target"]
             and e.get("outcome") == APPLIED
             and not (e.get("params") or {}).get("already_applied")
