@@ -218,3 +218,15 @@ def test_a_decision_read_cut_by_a_write_under_way_waits_for_it(tmp_path: Path) -
     writer.join()
     assert result.outcome == "applied", result.message
     assert json.loads(path.read_text())["state_version"] == 8
+
+
+def test_a_decision_on_a_file_that_stays_cut_is_refused_with_the_reason(tmp_path: Path) -> None:
+    good = stringify(drifted())
+    path = project(tmp_path, good[: len(good) // 2])
+    result = decide.apply_update(path, lambda doc: "x", action="test cut", expect_version=7)
+    assert result.outcome == "refused-invalid"
+    assert "still being written (or is cut)" in result.message and "not touched" in result.message
+    assert path.read_text() == good[: len(good) // 2]
+    path.write_text("{]")  # broken, not cut: said as such, at once
+    result = decide.apply_update(path, lambda doc: "x", action="test broken", expect_version=7)
+    assert result.outcome == "refused-invalid" and "is not valid JSON" in result.message

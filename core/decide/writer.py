@@ -54,6 +54,7 @@ from .outcomes import (
     INVALID,
     RACE,
     SETTLE_SECONDS,
+    UNSETTLED_SECONDS,
     DecisionResult,
     _Refusal,
 )
@@ -92,6 +93,13 @@ def _read_state(directory: Dir, path: Path) -> tuple[bytes, os.stat_result, dict
                 break
     assert last is not None
     where = "empty file" if last.torn and last.pos == 0 else f"{last} at character {last.pos}"
+    if last.torn:  # read again for UNSETTLED_SECONDS: its writer never finished
+        raise _Refusal(
+            INVALID,
+            f"{path.name} was still being written (or is cut) after {UNSETTLED_SECONDS:g} s "
+            f"of looking ({where}); it was not touched (never repaired). Try again once its "
+            "writer is done.",
+        )
     raise _Refusal(
         INVALID, f"{path.name} is not valid JSON ({where}); it was not touched (never repaired)"
     )
