@@ -69,7 +69,7 @@ adds ``claim``, what the file must hold for the decision to be in it (:mod:`.cla
 ``sha256``, the digest of the bytes the decision leaves (a repair's undo is allowed only while
 the file is still exactly those bytes, :mod:`.repair`; from the ``intent`` line when the writer
 was killed before its outcome line). An intent and its outcome share ``action`` and ``pid``.
-A line is appended whole or not at all (a short write is cut back); at 8 MiB the journal
+A line is appended whole or not at all (a short write is cut back); at 4 MiB the journal
 rotates to ``<name>.1`` and both generations are read (:mod:`.journal`).
 
 "Kept" and "already applied" are the file's word, not the journal's: :func:`.claims.holds`, one

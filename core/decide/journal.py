@@ -10,7 +10,6 @@ so what is read stays far under the read cap (of a journal from before rotation,
 
 from __future__ import annotations
 
-import contextlib
 import getpass
 import json
 import os
@@ -18,6 +17,8 @@ import socket
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from .. import protocol
 from ..confirm import Confirmation, watch
@@ -29,7 +30,7 @@ from .files import _project_root
 from .outcomes import JOURNAL_NAME, REVERTED, DecisionResult
 
 #: the journal rotates at this size (two generations are read: far under the read cap)
-ROTATE_BYTES = 8 * 1024 * 1024
+ROTATE_BYTES = 4 * 1024 * 1024
 #: what is read of each generation, from its end (a journal rotates far below it)
 READ_BYTES = MAX_BYTES // 2
 #: how long a rotation waits for another phasewatch writer (it rotates later otherwise)
@@ -171,11 +172,23 @@ def read_journal(journal: Path, *, intents: bool = False) -> list[dict[str, Any]
         except OSError as exc:
             raise JournalUnreadable(journal, str(exc.strerror or exc)) from None
         for line in raw.decode("utf-8", "replace").splitlines():
-            with contextlib.suppress(ValueError, RecursionError):
-                entry = json.loads(line)
-                if isinstance(entry, dict) and (intents or entry.get("outcome") != "intent"):
-                    out.append(entry)
+            entry = _entry(line)
+            if isinstance(entry, dict) and (intents or entry.get("outcome") != "intent"):
+                out.append(entry)
     return out
+
+
+def _entry(line: str) -> Any:
+    """One journal line parsed (None: not JSON). msgspec first (several times faster than
+    json on a journal of thousands of lines), json for what it refuses."""
+    try:
+        return msgspec.json.decode(line)
+    except (msgspec.DecodeError, ValueError, RecursionError):
+        pass
+    try:
+        return json.loads(line)
+    except (ValueError, RecursionError):
+        return None
 
 
 def revert_message(path: Path, result: DecisionResult, confirmation: Confirmation) -> str:

@@ -193,19 +193,15 @@ def _orphans(mine: list[dict[str, Any]]) -> list[int]:
     """The indexes of ``intent`` lines no outcome line of the same attempt followed (its
     action, and its process when the intent names one): writes under way, or whose writer was
     killed between its intent and its outcome."""
-    out = []
-    for i, entry in enumerate(mine):
-        if entry.get("outcome") != "intent":
-            continue
-        after = mine[i + 1 :]
-        if not any(
-            e.get("outcome") != "intent"
-            and e.get("action") == entry.get("action")
-            and e.get("pid") == entry.get("pid")  # (lines from before pids: both None)
-            for e in after
-        ):
+    out: list[int] = []
+    answered: set[tuple[str, str]] = set()  # (action, pid) of the outcome lines after
+    for i in range(len(mine) - 1, -1, -1):  # one pass from the end: linear in the journal
+        key = (str(mine[i].get("action")), str(mine[i].get("pid")))  # (before pids: "None")
+        if mine[i].get("outcome") != "intent":
+            answered.add(key)
+        elif key not in answered:
             out.append(i)
-    return out
+    return out[::-1]
 
 
 def _writer_gone(root: Path, intent: Mapping[str, Any]) -> bool:
