@@ -171,22 +171,25 @@ def read_journal(journal: Path, *, intents: bool = False) -> list[dict[str, Any]
             raise JournalUnreadable(journal, exc.reason) from None
         except OSError as exc:
             raise JournalUnreadable(journal, str(exc.strerror or exc)) from None
-        for line in raw.decode("utf-8", "replace").splitlines():
+        for line in raw.split(b"\n"):  # (never str.splitlines: U+2028, U+0085 are in lines)
             entry = _entry(line)
             if isinstance(entry, dict) and (intents or entry.get("outcome") != "intent"):
                 out.append(entry)
     return out
 
 
-def _entry(line: str) -> Any:
+def _entry(line: bytes) -> Any:
     """One journal line parsed (None: not JSON). msgspec first (several times faster than
-    json on a journal of thousands of lines), json for what it refuses."""
+    json on a journal of thousands of lines), json for what it refuses (invalid UTF-8 read
+    as U+FFFD)."""
+    if not line.strip():
+        return None
     try:
         return msgspec.json.decode(line)
     except (msgspec.DecodeError, ValueError, RecursionError):
         pass
     try:
-        return json.loads(line)
+        return json.loads(line.decode("utf-8", "replace"))
     except (ValueError, RecursionError):
         return None
 
