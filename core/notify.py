@@ -7,7 +7,10 @@ Besides the app's bell and toast, two channels, both optional (config ``[notific
   that knows neither ignores both; inside tmux they go through its passthrough;
 * a command (``--notify-cmd``) run with the event as JSON on its standard input, e.g.
   ``notify-send phasewatch`` or a chat webhook script. It is split like a shell word list and run
-  without a shell, with a time limit; its failure is reported, never raised.
+  without a shell, with a time limit; its failure is reported, never raised. The event's text
+  reaches it only as whole arguments (``{summary}`` as a word of its own) and as environment
+  variables (``PHASEWATCH_SUMMARY``...), never spliced into a word: a word an interpreter parses
+  (``sh -c '...'``, ``osascript -e '...'``) cannot hold it (:func:`command_problem`).
 
 :class:`Notifier` remembers every event it has announced: never more than one notification per
 event (an event's ``key`` says which gate, escalation or plan it is). It is also rate-limited: a
@@ -88,26 +91,106 @@ def tmux_passthrough(sequence: str) -> str:
 
 #: ``{title}``, ``{summary}``, ... in a notify command's words are the event's (cleaned) fields.
 _FIELD = re.compile(r"\{(title|summary|kind|key|project)\}")
+#: where a field may stand: a whole word, or the value of a ``--option=`` word (one argument
+#: either way, which the program takes as data)
+_WHOLE = re.compile(r"(?:--?[A-Za-z0-9][A-Za-z0-9_.-]*=)?\{(?:title|summary|kind|key|project)\}")
+#: programs whose ``-c`` / ``-e`` (...) argument is code: a field there would run
+_INTERPRETERS = frozenset(
+    [
+        "sh",
+        "bash",
+        "dash",
+        "zsh",
+        "ksh",
+        "mksh",
+        "fish",
+        "csh",
+        "tcsh",
+        "busybox",
+        "osascript",
+        "python",
+        "python3",
+        "perl",
+        "ruby",
+        "node",
+        "nodejs",
+        "deno",
+        "php",
+        "lua",
+        "pwsh",
+        "powershell",
+        "cmd",
+        "env",
+    ]
+)
+#: the options before an interpreter's code (``-c``, ``-lc``, ``-e``, ``-pe``, ``--eval``...)
+_CODE_OPTION = re.compile(r"-[A-Za-z]*[ceEp]|--(?:eval|command|print)|-Command|/[cCkK]")
+#: the environment variables a command (a script) reads the event's fields from
+ENV_PREFIX = "PHASEWATCH_"
 
 
-def run_command(command: str, event: Event, timeout: float = COMMAND_TIMEOUT) -> str | None:
-    """Run ``command`` with the event as JSON on stdin; None on success, else why it failed
-    (cleaned, one line). Blocking: call it off the UI thread.
-
-    No shell: the command is split into words first, then ``{title}``, ``{summary}``,
-    ``{kind}``, ``{key}`` and ``{project}`` in a word become the event's fields, so
-    ``notify-send {title} {summary}`` shows the event's text, and nothing in that text can run
-    or split into another word."""
+def command_problem(command: str) -> str | None:
+    """Why ``command`` cannot be a notify command, or None: it must split into words, and an
+    event field (``{summary}``...) may be only a whole word or a ``--option=`` word's value,
+    never part of a longer word (which an interpreter might parse: ``sh -c 'x {summary}'``),
+    nor the code argument of an interpreter (``sh -c {summary}``). A script reads the fields
+    from ``$PHASEWATCH_SUMMARY`` (...), which no shell re-parses."""
     import shlex  # (here: the dashboard starts without it; a command runs rarely)
 
     try:
         words = shlex.split(command)
     except ValueError as exc:
         return f"notify command not understood: {clean(str(exc))}"
-    fields = {**{k: clean(str(v)) for k, v in asdict(event).items()}, "title": event.title}
-    argv = [_FIELD.sub(lambda m: fields[m.group(1)], word) for word in words]
-    if not argv:
+    if not words:
         return "notify command is empty"
+    program = os.path.basename(words[0])
+    for i, word in enumerate(words):
+        if not _FIELD.search(word):
+            continue
+        if not _WHOLE.fullmatch(word):
+            return (
+                f"notify command: {clean(shorten(word, 60))!r} splices an event field into a "
+                "longer word, which a program may parse as code; give the field a word of its "
+                f"own ({{summary}}), or read it in a script from ${ENV_PREFIX}SUMMARY (...)"
+            )
+        code = i > 0 and _CODE_OPTION.fullmatch(words[i - 1]) is not None
+        if code and program.removesuffix(".exe").rstrip("0123456789.") in _INTERPRETERS:
+            return (
+                f"notify command: {clean(word)!r} would be {clean(program)}'s code; pass the "
+                f"field as an argument after the code, or read ${ENV_PREFIX}SUMMARY (...)"
+            )
+    return None
+
+
+def command_env(event: Event, base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """``base`` (the process's environment) with ``PHASEWATCH_TITLE``, ``_SUMMARY``, ``_KIND``,
+    ``_KEY`` and ``_PROJECT``: the event's cleaned fields, for a script to read."""
+    env = dict(os.environ if base is None else base)
+    for name, value in _fields(event).items():
+        env[f"{ENV_PREFIX}{name.upper()}"] = value  # (cleaned: no NUL, no escapes)
+    return env
+
+
+def _fields(event: Event) -> dict[str, str]:
+    return {**{k: clean(str(v)) for k, v in asdict(event).items()}, "title": event.title}
+
+
+def run_command(command: str, event: Event, timeout: float = COMMAND_TIMEOUT) -> str | None:
+    """Run ``command`` with the event as JSON on stdin; None on success, else why it failed
+    (cleaned, one line). Blocking: call it off the UI thread.
+
+    No shell: the command is split into words first, then a word ``{title}``, ``{summary}``,
+    ``{kind}``, ``{key}`` or ``{project}`` (or ``--option={summary}``) becomes the event's
+    field, so ``notify-send {title} {summary}`` shows the event's text as two arguments; the
+    fields are also in the environment (``PHASEWATCH_SUMMARY``...). A field spliced into a
+    longer word is refused (:func:`command_problem`), so nothing in that text can run."""
+    import shlex
+
+    problem = command_problem(command)
+    if problem is not None:
+        return problem
+    fields = _fields(event)
+    argv = [_FIELD.sub(lambda m: fields[m.group(1)], word) for word in shlex.split(command)]
     try:
         proc = subprocess.run(
             argv,
@@ -115,13 +198,14 @@ def run_command(command: str, event: Event, timeout: float = COMMAND_TIMEOUT) ->
             capture_output=True,
             timeout=timeout,
             check=False,
+            env=command_env(event),
             start_new_session=True,  # Ctrl-C in the dashboard is not sent to it
         )
     except FileNotFoundError:
         return f"notify command not found: {clean(argv[0])}"
     except subprocess.TimeoutExpired:
         return f"notify command took longer than {timeout:g} s and was stopped"
-    except OSError as exc:
+    except (OSError, ValueError) as exc:
         return f"notify command failed: {clean(str(exc))}"
     if proc.returncode != 0:
         err = clean(proc.stderr.decode("utf-8", "replace")).strip().splitlines()

@@ -344,15 +344,17 @@ class RepairOfferer:
     ) -> RepairOffer | None:
         if not (stale or sync):
             return None  # nothing to repair: the planner stays unloaded
+        from .decide.codec import deep_room
         from .decide.plans import plan_locations, plan_stale_write
 
-        if stale:
-            before, rules = stale
-            plan = plan_stale_write(before, now)
-            if plan is not None and plan.stale:  # (not: the file only moved on since)
-                return RepairOffer(plan, rules, snap.source, snap.project_id)
-        if sync:
-            plan = plan_locations(now)
-            if plan is not None:
-                return RepairOffer(plan, sync, snap.source, snap.project_id)
+        with deep_room():  # a state nested as deep as the reader takes (codec.MAX_NESTING)
+            if stale:
+                before, rules = stale
+                plan = plan_stale_write(before, now)
+                if plan is not None and plan.stale:  # (not: the file only moved on since)
+                    return RepairOffer(plan, rules, snap.source, snap.project_id)
+            if sync:
+                plan = plan_locations(now)
+                if plan is not None:
+                    return RepairOffer(plan, sync, snap.source, snap.project_id)
         return None

@@ -24,6 +24,11 @@ from .systems import registered
 from .text import clean, clean_json, decode, json_is_clean, shorten
 
 MAX_JSON_BYTES = MAX_BYTES  # a real state.json is KBs; larger is a finding, not a parse
+#: containers nested deeper than this are never read: msgspec's limit (which counts the
+#: caller's stack too, so ten or so levels less in practice); json, its fallback, is held to
+#: msgspec's answer. The writer's parser (core.decide.codec.MAX_NESTING) takes this much
+MAX_JSON_NESTING = 998
+_TOO_DEEP = f"nested too deeply (the reader takes about {MAX_JSON_NESTING - 10} levels)"
 
 R_MISSING = rule(
     "READ-MISSING",
@@ -344,8 +349,11 @@ def _parse(raw: bytes) -> Any:
         raise ValueError("starts with a byte order mark (the owner's JSON.parse rejects it)")
     try:
         return msgspec.json.decode(raw)
-    except (msgspec.DecodeError, ValueError, RecursionError):  # DecodeError: not a ValueError
-        pass  # before msgspec 0.19 (pyproject's floor is 0.18; make test-lowest runs it)
+    except RecursionError:  # before msgspec 0.19 (pyproject's floor is 0.18; make test-lowest)
+        raise ValueError(_TOO_DEEP) from None
+    except (msgspec.DecodeError, ValueError) as exc:  # DecodeError: not a ValueError
+        if "recursion depth" in str(exc):
+            raise ValueError(_TOO_DEEP) from None
     return json.loads(raw.decode("utf-8", errors="replace"), parse_constant=_reject_constant)
 
 

@@ -488,7 +488,7 @@ def test_every_attempt_is_journaled_in_order(tmp_path: Path) -> None:
     decide.decide_review(path, "review", expect_version=41)  # applied
     entries = journal_entries(tmp_path)
     assert [e["outcome"] for e in entries] == ["refused-invalid", "refused-conflict", "applied"]
-    keys = ["ts", "who", "via", "action", "target", "params", "version_before",
+    keys = ["ts", "who", "via", "action", "target", "pid", "params", "version_before",
             "version_after", "outcome", "message"]  # fmt: skip
     # an applied line adds what the decision claims (what the file must hold: core.decide.claims)
     assert [list(e) for e in entries] == [keys, keys, [*keys, "claim", "sha256"]]

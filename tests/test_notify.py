@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 import sys
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from phasewatch.core.notify import Event, Notifier, osc_sequences, run_command
+from phasewatch.core.notify import Event, Notifier, command_problem, osc_sequences, run_command
 
 GATE = Event("gate", "06-implementation@41", "demo", "06-implementation waits for review")
 
@@ -143,3 +144,131 @@ def test_the_events_text_can_be_the_commands_words(tmp_path):
         "--body=Review gate 04-design; $(rm -rf ~) `x`",
         "{nope}",
     ]
+
+
+# ------------------------------------------------------------------ the text never runs
+
+HOSTILE = (
+    "$(touch {m}/dollar)",
+    "`touch {m}/backtick`",
+    "'; touch {m}/single; '",
+    '"; touch {m}/double; "',
+    '\\"$(touch {m}/escaped)\\"',
+    "${{IFS}}$(touch${{IFS}}{m}/ifs)",
+)
+
+#: a stand-in for a program that is not on this machine: it records its arguments and the
+#: PHASEWATCH_ variables it was given, and does nothing else
+RECORDER = """#!{python}
+import json, os, sys
+with open({out!r}, "a") as f:
+    env = {{k: v for k, v in os.environ.items() if k.startswith("PHASEWATCH_")}}
+    f.write(json.dumps([os.path.basename(sys.argv[0]), sys.argv[1:], env]) + "\\n")
+"""
+
+
+def _readme_commands() -> list[str]:
+    """Every notify command the README shows: each ``phasewatch --notify-cmd ...`` line as
+    bash hands it to phasewatch (bash parses the line), and the config example's ``command``."""
+    import subprocess
+    import tomllib
+    from pathlib import Path
+
+    text = (Path(__file__).parent.parent / "README.md").read_text()
+    commands = []
+    for line in text.splitlines():
+        if line.strip().startswith("phasewatch --notify-cmd"):
+            script = "phasewatch() { printf '%s' \"$2\"; }\n" + line.strip()
+            got = subprocess.run(["bash", "-c", script], capture_output=True, check=True)
+            commands.append(got.stdout.decode())
+        if line.startswith("command = "):
+            commands.append(tomllib.loads(line)["command"])
+    return commands
+
+
+def _hostile_events(marks: str) -> list[Event]:
+    out = []
+    for i, text in enumerate(HOSTILE):
+        bad = text.format(m=marks)
+        out.append(Event("escalation", f"k{i}|{bad}", f"p{bad}", f"Escalation: {bad} end"))
+    return out
+
+
+def test_the_readme_notify_commands_run_nothing_in_the_events_text(tmp_path, monkeypatch):
+    """Each README example, run as written (a recorder standing in for notify-send and
+    osascript; sh is the real one), with $(...), backticks and quotes in every field: no
+    marker file appears, and the program got the text whole, as data."""
+    commands = _readme_commands()
+    assert len(commands) >= 3 and any(c.startswith("sh ") for c in commands)
+    assert any(c.startswith("osascript ") for c in commands)
+    bin_dir, marks, out = tmp_path / "bin", tmp_path / "marks", tmp_path / "calls.jsonl"
+    bin_dir.mkdir()
+    marks.mkdir()
+    for name in ("notify-send", "osascript"):
+        (bin_dir / name).write_text(RECORDER.format(python=sys.executable, out=str(out)))
+        (bin_dir / name).chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
+    events = _hostile_events(str(marks))
+    for command in commands:
+        for event in events:
+            assert command_problem(command) is None, command
+            assert run_command(command, event) is None, command
+    assert sorted(p.name for p in marks.iterdir()) == []
+    calls = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(calls) == len(commands) * len(events)
+    for (program, argv, env), event in zip(calls, events * len(commands), strict=False):
+        assert env["PHASEWATCH_SUMMARY"] == event.summary and env["PHASEWATCH_KEY"] == event.key
+        assert env["PHASEWATCH_PROJECT"] == event.project
+        assert argv[-2:] == [event.title, event.summary], (program, argv)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "sh -c 'notify-send {summary}'",
+        "bash -lc 'echo {title}'",
+        "sh -c {summary}",
+        "env sh -c {summary} x",
+        "osascript -e 'display notification \"{summary}\"'",
+        "osascript -e {summary}",
+        "python3 -c {summary}",
+        "perl -pe {summary}",
+        "node --eval {summary}",
+        "notify-send 'phasewatch: {summary}'",
+        "notify-send x{kind}",
+    ],
+)
+def test_a_field_spliced_where_it_could_be_parsed_is_refused(command, tmp_path):
+    """A field inside a longer word, or as an interpreter's code, would be parsed: refused
+    before anything runs (the dashboard refuses it at start)."""
+    mark = tmp_path / "ran"
+    event = Event("escalation", "k", "p", f"$(touch {mark}); `touch {mark}`")
+    problem = command_problem(command)
+    assert problem is not None and "notify command" in problem
+    assert run_command(command, event) == problem
+    assert not mark.exists()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "notify-send {title} {summary}",
+        "notify-send -c {kind} --urgency=normal {title} {summary}",
+        "terminal-notifier -message {summary} --title={title}",
+        "sh -c 'notify-send \"$PHASEWATCH_SUMMARY\"'",
+        "sh -c 'echo \"$1\"' sh {summary}",
+    ],
+)
+def test_a_field_as_a_word_or_an_option_value_is_accepted(command):
+    assert command_problem(command) is None
+
+
+def test_the_dashboard_refuses_an_unsafe_notify_command_at_start(tmp_path, monkeypatch, capsys):
+    from phasewatch.tui.cli import _dashboard_config, _dashboard_parser
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    args = _dashboard_parser().parse_args(["--notify-cmd", "sh -c 'notify-send {summary}'"])
+    assert _dashboard_config(args) is False
+    assert "splices an event field" in capsys.readouterr().err
+    args = _dashboard_parser().parse_args(["--notify-cmd", "notify-send {title} {summary}"])
+    assert _dashboard_config(args).notifications.command == "notify-send {title} {summary}"

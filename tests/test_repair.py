@@ -539,9 +539,20 @@ def test_planning_never_raises(a: dict[str, Any], b: dict[str, Any], junk: Any) 
             assert plan.changes or plan.unknown
 
 
-@pytest.mark.parametrize(("age", "refused"), [(0, True), (3600, False)])
-def test_never_while_another_write_is_in_flight(age: int, refused: bool) -> None:
+@pytest.mark.parametrize(
+    ("age", "held", "refused"), [(0, True, True), (0, False, False), (3600, True, False)]
+)
+def test_never_while_another_write_is_in_flight(
+    age: int, held: bool, refused: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An intent with no outcome blocks a repair while its writer may still be writing: it
+    holds the writer lock (``held``: another process does) and it is recent; a writer gone
+    (the lock free: killed) or an hour old blocks nothing."""
     from datetime import UTC, datetime, timedelta
+
+    from phasewatch.core.decide import repair as repair_module
+
+    monkeypatch.setattr(repair_module, "lock_held", lambda _root: held)
 
     doc = state(2)
     doc["current_phase"] = PHASES[1]
@@ -558,7 +569,7 @@ def test_never_while_another_write_is_in_flight(age: int, refused: bool) -> None
         assert result.outcome == decide.CONFLICT and "in flight" in result.message
         assert path.read_bytes() == text
         assert decide.undo_repair(path, settle=0).outcome == decide.CONFLICT
-    else:  # a writer that died an hour ago: its fate is the file's to tell
+    else:  # a writer that died (now, or an hour ago): its fate is the file's to tell
         assert result.outcome == decide.APPLIED, result.message
 
 

@@ -364,6 +364,12 @@ def _dashboard_config(args: argparse.Namespace):
         notes = notes.model_copy(update={"command": args.notify_cmd})
     if args.no_notify:
         notes = notes.model_copy(update={"enabled": False})
+    if notes.enabled and notes.command:
+        from phasewatch.core.notify import command_problem
+
+        if (problem := command_problem(notes.command)) is not None:
+            print(f"phasewatch: {problem}", file=sys.stderr)
+            return False
     return config.model_copy(update={"notifications": notes})
 
 

@@ -14,8 +14,21 @@ default:
   another machine connects back to the address it used, never to ``0.0.0.0``);
 * the address is printed once the server listens; a busy port is one line and exit status 2;
   requests are not logged (a path holds the token);
-* the dashboard runs as ``python -m phasewatch PATH`` with every argument shell-quoted
-  (textual-serve starts its command through a shell; a directory name must not become code).
+* the dashboard runs as ``exec python -m phasewatch PATH`` with every argument shell-quoted
+  (textual-serve starts its command through a shell; a directory name must not become code;
+  ``exec``: the process the server stops is the dashboard itself).
+
+Bounded whatever a client sends (the README's "In a browser"):
+
+* terminal sizes are clamped to what a screen can hold (:data:`MAX_COLUMNS` x
+  :data:`MAX_ROWS`), at connection and on every resize; a message that is not one the page
+  sends is ignored;
+* a connection must send its request's headers within :data:`HEADER_TIMEOUT` seconds and is
+  closed after :data:`IDLE_TIMEOUT` seconds idle between requests; at most
+  :data:`MAX_CONNECTIONS` connections are open (more are closed at once) and at most
+  :data:`MAX_SESSIONS` dashboards run (a further page gets 503);
+* SIGTERM or SIGINT stops it within :data:`STOP_SECONDS`: the dashboards are asked to quit,
+  then killed.
 """
 
 from __future__ import annotations
@@ -25,6 +38,7 @@ import asyncio
 import contextlib
 import hmac
 import ipaddress
+import json
 import logging
 import re
 import secrets
@@ -33,11 +47,38 @@ import signal
 import socket
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from phasewatch.core.text import clean
 
 EXTRA_HINT = "phasewatch serve needs the web extra: pip install 'phasewatch[web]'"
+
+#: the largest terminal a browser may ask for: a 4K screen at a small font (memory grows with
+#: the cells: 20000x20000 grew the served dashboard past 1 GB)
+MAX_COLUMNS, MAX_ROWS = 512, 256
+MIN_COLUMNS, MIN_ROWS = 10, 4
+HEADER_TIMEOUT = 10.0  # seconds for a request's headers to arrive (a half-open connection)
+IDLE_TIMEOUT = 30.0  # seconds a connection may sit idle between requests
+MAX_CONNECTIONS = 64  # open TCP connections (more are closed at once)
+MAX_SESSIONS = 4  # dashboards running at once (each is a process)
+STOP_SECONDS = 3.0  # SIGTERM to exit, at most
+_QUIT_SECONDS = 1.0  # of which the dashboards get this long to quit before they are killed
+
+
+def clamp_size(width: Any, height: Any) -> tuple[int, int]:
+    """A terminal size a client asked for, as integers within what a screen can hold (80x24
+    for what is not a number)."""
+
+    def number(value: Any, default: int) -> int:
+        if isinstance(value, bool):
+            return default
+        try:
+            return int(value)
+        except (TypeError, ValueError, OverflowError):
+            return default
+
+    w, h = number(width, 80), number(height, 24)
+    return min(max(w, MIN_COLUMNS), MAX_COLUMNS), min(max(h, MIN_ROWS), MAX_ROWS)
 
 
 def is_loopback(host: str) -> bool:
@@ -54,7 +95,7 @@ def dashboard_command(path: Path, read_only: bool = False) -> str:
     words = [sys.executable, "-m", "phasewatch", str(path)]
     if read_only:
         words.append("--read-only")
-    return shlex.join(words)
+    return "exec " + shlex.join(words)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -109,12 +150,20 @@ def make_server(command: str, host: str, port: int, token: str) -> Any:
             aiohttp_jinja2.setup(app, loader=jinja2_loader(self.templates_path))
             app.add_routes([
                 web.get(f"{prefix}/", self.handle_index, name="index"),
-                web.get(f"{prefix}/ws", self.handle_websocket, name="websocket"),
+                web.get(f"{prefix}/ws", self.handle_dashboard, name="websocket"),
                 web.get(f"{prefix}/download/{{key}}", self.handle_download, name="download"),
                 web.static("/static", self.statics_path, name="static"),
             ])  # fmt: skip
             app.on_shutdown.append(self.on_shutdown)
             return app
+
+        sessions: ClassVar[set[Any]] = set()  # the AppServices running
+
+        async def handle_dashboard(self, request: web.Request) -> web.StreamResponse:
+            return await _session(self, request)
+
+        async def _messages(self, websocket: Any, service: Any) -> None:
+            await _relay(websocket, service)
 
         @aiohttp_jinja2.template("app_index.html")
         async def handle_index(self, request: web.Request) -> dict[str, Any]:
@@ -143,24 +192,218 @@ def make_server(command: str, host: str, port: int, token: str) -> Any:
             log: a request's path holds the token."""
             self.initialize_logging()
             logging.getLogger("aiohttp.access").setLevel(logging.WARNING)
-            runner = web.AppRunner(await self._make_app(), access_log=None, handle_signals=False)
-            await runner.setup()
-            try:
-                try:
-                    await web.TCPSite(runner, host, port).start()
-                except OSError as exc:
-                    raise PortBusy(exc.strerror or str(exc)) from None
-                announce()
-                stop = asyncio.Event()
-                loop = asyncio.get_running_loop()
-                for sig in (signal.SIGINT, signal.SIGTERM):
-                    with contextlib.suppress(NotImplementedError):
-                        loop.add_signal_handler(sig, stop.set)
-                await stop.wait()
-            finally:
-                await runner.cleanup()
+            await _serve(await self._make_app(), host, port, announce, self.sessions)
 
     return GuardedServer(command, host=host, port=port, title="phasewatch")
+
+
+async def _serve(app: Any, host: str, port: int, announce: Any, sessions: set[Any]) -> None:
+    """Serve ``app`` until SIGINT/SIGTERM (no access log: a request's path holds the token),
+    each connection bounded (:class:`_Guarded`); then :func:`_shutdown`."""
+    from aiohttp import web
+
+    runner = web.AppRunner(
+        app,
+        access_log=None,
+        handle_signals=False,
+        keepalive_timeout=IDLE_TIMEOUT,
+        max_line_size=8190,
+        max_field_size=8190,
+    )
+    await runner.setup()
+    loop = asyncio.get_running_loop()
+    listener = None
+    try:
+        try:
+            listener = await loop.create_server(
+                _Guarded.factory(runner.server, loop), host, port, backlog=MAX_CONNECTIONS
+            )
+        except OSError as exc:
+            raise PortBusy(exc.strerror or str(exc)) from None
+        announce()
+        stop = asyncio.Event()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError):
+                loop.add_signal_handler(sig, stop.set)
+        await stop.wait()
+    finally:
+        await _shutdown(runner, listener, sessions)
+
+
+async def _shutdown(runner: Any, listener: Any, sessions: set[Any]) -> None:
+    """Within :data:`STOP_SECONDS`: stop listening, ask every dashboard to quit and kill the
+    ones that have not after :data:`_QUIT_SECONDS`, close the connections."""
+    if listener is not None:
+        listener.close()
+    await asyncio.gather(
+        *(_stop_service(s, _QUIT_SECONDS) for s in list(sessions)), return_exceptions=True
+    )
+    _Guarded.close_all()
+    with contextlib.suppress(asyncio.TimeoutError, Exception):
+        await asyncio.wait_for(runner.cleanup(), STOP_SECONDS - _QUIT_SECONDS - 0.5)
+
+
+async def _session(server: Any, request: Any) -> Any:
+    """textual-serve's, with the size clamped, a cap on dashboards, and every message
+    checked (one the page never sends is ignored, never a traceback)."""
+    from aiohttp import web
+    from textual_serve.app_service import AppService
+
+    if len(server.sessions) >= MAX_SESSIONS:
+        return web.Response(
+            status=503,
+            text=f"phasewatch: {MAX_SESSIONS} dashboards are open already; close one\n",
+        )
+    websocket = web.WebSocketResponse(heartbeat=15, max_msg_size=1 << 20)
+    width, height = clamp_size(request.query.get("width"), request.query.get("height"))
+
+    async def close() -> None:
+        await websocket.close()
+
+    service = AppService(
+        server.command,
+        write_bytes=websocket.send_bytes,
+        write_str=websocket.send_str,
+        close=close,
+        download_manager=server.download_manager,
+        debug=server.debug,
+    )
+    server.sessions.add(service)  # counted before the first await: the cap holds
+    try:
+        await websocket.prepare(request)
+        await service.start(width, height)
+        await _relay(websocket, service)
+    except asyncio.CancelledError:
+        await websocket.close()
+    except Exception as error:  # (a client gone mid-handshake: logged, one line)
+        logging.getLogger("phasewatch.serve").warning(
+            "a dashboard session ended: %s", clean(str(error))
+        )
+    finally:
+        server.sessions.discard(service)
+        await _stop_service(service, _QUIT_SECONDS)
+    return websocket
+
+
+async def _relay(websocket: Any, service: Any) -> None:
+    """Hand a session's messages to its dashboard: sizes clamped, anything else ignored."""
+    from aiohttp import WSMsgType
+
+    async for message in websocket:
+        if message.type != WSMsgType.TEXT:
+            continue
+        try:
+            envelope = json.loads(message.data)
+        except (ValueError, RecursionError):
+            continue
+        if not (isinstance(envelope, list) and len(envelope) == 2):
+            continue
+        kind, data = envelope
+        if kind == "stdin" and isinstance(data, str):
+            await service.send_bytes(data.encode("utf-8", "replace"))
+        elif kind == "resize" and isinstance(data, dict):
+            await service.set_terminal_size(*clamp_size(data.get("width"), data.get("height")))
+        elif kind == "ping" and isinstance(data, str | int | float):
+            await websocket.send_json(["pong", data])
+        elif kind == "blur":
+            await service.blur()
+        elif kind == "focus":
+            await service.focus()
+
+
+async def _stop_service(service: Any, wait: float) -> None:
+    """Ask a dashboard to quit; kill it when it has not within ``wait`` seconds."""
+    process = getattr(service, "_process", None)
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(service.stop(), wait)
+    if process is not None and process.returncode is None:
+        with contextlib.suppress(ProcessLookupError):
+            process.kill()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(process.wait(), 0.5)
+    task = getattr(service, "_task", None)
+    if task is not None and not task.done():
+        task.cancel()
+
+
+class _Guarded(asyncio.Protocol):
+    """The HTTP protocol of one connection, bounded: the request's headers must arrive within
+    :data:`HEADER_TIMEOUT` (the first request's, and each later one's once it starts), and at
+    most :data:`MAX_CONNECTIONS` are open. Once a WebSocket upgrade is asked for, the
+    WebSocket's own heartbeat watches the connection."""
+
+    open: ClassVar[set[_Guarded]] = set()
+
+    def __init__(self, inner: asyncio.Protocol, loop: asyncio.AbstractEventLoop) -> None:
+        self.inner, self.loop = inner, loop
+        self.transport: asyncio.Transport | None = None
+        self.timer: asyncio.TimerHandle | None = None
+        self.tail = b""  # the last bytes of the headers so far (a header end split in two)
+        self.in_headers = True
+        self.upgraded = False
+
+    @classmethod
+    def factory(cls, server: Any, loop: asyncio.AbstractEventLoop) -> Any:
+        return lambda: cls(server(), loop)
+
+    @classmethod
+    def close_all(cls) -> None:
+        for conn in list(cls.open):
+            if conn.transport is not None:
+                conn.transport.close()
+
+    def _arm(self) -> None:
+        self._disarm()
+        self.timer = self.loop.call_later(HEADER_TIMEOUT, self._expire)
+
+    def _disarm(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+
+    def _expire(self) -> None:
+        if self.transport is not None:
+            self.transport.close()
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+        if len(self.open) >= MAX_CONNECTIONS:
+            transport.abort()
+            return
+        self.open.add(self)
+        self._arm()
+        self.inner.connection_made(transport)
+
+    def data_received(self, data: bytes) -> None:
+        if not self.upgraded:
+            if not self.in_headers:  # a new request on a kept-alive connection
+                self.in_headers, self.tail = True, b""
+                self._arm()
+            seen = self.tail + data
+            end = seen.find(b"\r\n\r\n")
+            if end >= 0:
+                self.in_headers = False
+                self._disarm()
+                if b"upgrade: websocket" in seen[:end].lower():
+                    self.upgraded = True
+            self.tail = seen[-3:] if end < 0 else b""
+        self.inner.data_received(data)
+
+    def eof_received(self) -> bool | None:
+        return self.inner.eof_received()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        if self in self.open:
+            self.open.discard(self)
+            self.inner.connection_lost(exc)
+
+    def pause_writing(self) -> None:
+        self.inner.pause_writing()
+
+    def resume_writing(self) -> None:
+        self.inner.resume_writing()
 
 
 class _Redacting(logging.StreamHandler):

@@ -63,11 +63,14 @@ processes that are gone (or that are older than ten minutes), so a crash leaves 
 
 The journal is ``<root>/.isdlc/phasewatch-decisions.jsonl`` (``<root>/.phasewatch-decisions.jsonl``
 when the project has no ``.isdlc/``, so journaling never makes a TDD-only project look like an
-iSDLC one): one compact JSON object per line with ``ts, who, via, action, target, params,
-version_before, version_after, outcome, message``; an ``applied`` (and ``intent``) line adds
-``claim``, what the file must hold for the decision to be in it (:mod:`.claims`), and an
-``applied`` line ``sha256``, the digest of the bytes the decision left (a repair's undo is
-allowed only while the file is still exactly those bytes, :mod:`.repair`).
+iSDLC one): one compact JSON object per line with ``ts, who, via, action, target, pid,
+params, version_before, version_after, outcome, message``; an ``applied`` (and ``intent``) line
+adds ``claim``, what the file must hold for the decision to be in it (:mod:`.claims`), and
+``sha256``, the digest of the bytes the decision leaves (a repair's undo is allowed only while
+the file is still exactly those bytes, :mod:`.repair`; from the ``intent`` line when the writer
+was killed before its outcome line). An intent and its outcome share ``action`` and ``pid``.
+A line is appended whole or not at all (a short write is cut back); at 4 MiB the journal
+rotates to ``<name>.1`` and both generations are read (:mod:`.journal`).
 
 "Kept" and "already applied" are the file's word, not the journal's: :func:`.claims.holds`, one
 test per decision kind on the decision's own fields, judges the file after a race, during the

@@ -2,7 +2,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from decimal import Decimal
 from typing import Any
 
@@ -98,7 +101,36 @@ def js_number(value: float | int) -> str:
 
 _WS = re.compile(r"[ \t\n\r]*")
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
-_MAX_DEPTH = 400
+#: containers nested deeper than this are refused: the reader's limit (msgspec's, see
+#: :data:`core.sources.MAX_JSON_NESTING`), so the writer takes every state ``check`` reads
+MAX_NESTING = 998
+#: the recursion limit while a document that deep is handled: parse, dumps, plain, the claims
+#: and the planners each take one to three frames a level (docs/design.md#deep-documents)
+_RECURSION_LIMIT = 6 * MAX_NESTING + 2000
+_room = threading.Lock()
+_room_users = [0, 0]  # how many are inside deep_room(), the limit before the first
+
+
+@contextmanager
+def deep_room() -> Iterator[None]:
+    """Room on the stack for a document nested :data:`MAX_NESTING` deep: raises the recursion
+    limit (Python 3.11+ keeps Python-to-Python calls off the C stack) while anyone is inside,
+    and puts it back when the last one leaves."""
+    with _room:
+        if _room_users[0] == 0:
+            _room_users[1] = sys.getrecursionlimit()
+            sys.setrecursionlimit(max(_room_users[1], _RECURSION_LIMIT))
+        _room_users[0] += 1
+    try:
+        yield
+    finally:
+        with _room:
+            _room_users[0] -= 1
+            if _room_users[0] == 0:
+                try:
+                    sys.setrecursionlimit(_room_users[1])
+                except RecursionError:  # a thread is still deep: leave the room raised
+                    pass
 
 
 def parse_document(text: str) -> Any:
@@ -129,13 +161,13 @@ def parse_document(text: str) -> Any:
         return value, end
 
     def value_at(i: int, depth: int) -> tuple[Any, int]:
-        if depth > _MAX_DEPTH:
-            raise DocumentError("nested too deeply", i)
         if i >= n:
             raise fail("unexpected end of document", i)
         c = text[i]
         if c == '"':
             return string(i)
+        if depth >= MAX_NESTING and c in "{[":
+            raise DocumentError(f"nested more than {MAX_NESTING} deep", i)
         if c == "{":
             obj: dict[str, Any] = {}
             i = ws(i + 1)
@@ -194,7 +226,8 @@ def parse_document(text: str) -> Any:
         return num, m.end()
 
     i = ws(0)
-    value, i = value_at(i, 0)
+    with deep_room():
+        value, i = value_at(i, 0)
     i = ws(i)
     if i != n:
         raise DocumentError("extra data after the document", i)
@@ -322,7 +355,8 @@ def dumps(value: Any, style: Style = Style()) -> str:
             out.append(nl + indent * level)
         out.append(closer)
 
-    emit(value, 0)
+    with deep_room():
+        emit(value, 0)
     out.append(style.tail)
     return "".join(out)
 

@@ -22,13 +22,14 @@ from typing import Any, Literal, TextIO
 
 from msgspec import Struct
 
-from ..files.read import ReadRefused, read_regular
-from ..sources import MAX_JSON_BYTES, discover, find_root, project_id_problem, read_json
+from ..sources import discover, find_root, project_id_problem, read_json
 from ..text import clean, json_safe
 from .approval import decide_approval
+from .codec import deep_room
 from .escalation import decide_escalation
+from .files import _pauses
 from .journal import confirm
-from .outcomes import CONFLICT, INVALID, DecisionResult
+from .outcomes import CONFLICT, INVALID, UNSETTLED_SECONDS, DecisionResult
 from .plans import RepairPlan, plan_locations, plan_stale_write
 from .repair import apply_repair, undo_repair
 from .review import decide_review
@@ -172,19 +173,29 @@ class RepairCommand(Struct, frozen=True):
 
 
 def _read_raw(path: Path) -> dict[str, Any]:
-    """A state file parsed as the framework reads it (strict JSON, nothing cleaned: a plan's
-    values are compared with the file's own); :class:`_Usage` when it cannot be."""
-    try:
-        raw = read_regular(path, cap=MAX_JSON_BYTES)[0]
-    except ReadRefused as exc:
-        raise _Usage(f"cannot read {clean(str(path))}: {exc.reason}") from None
-    try:
-        doc = json.loads(raw)
-    except (ValueError, RecursionError):
-        raise _Usage(f"{clean(str(path))} is not valid JSON; nothing planned") from None
-    if not isinstance(doc, dict):
-        raise _Usage(f"{clean(str(path))} is not a JSON object; nothing planned")
-    return doc
+    """A state file parsed as ``check`` reads it (:func:`~core.sources.read_json`, its values
+    as on disk, nothing cleaned: a plan's values are compared with the file's own);
+    :class:`_Usage` when it cannot be. A read cut by a write under way (empty, or the document
+    ends early) is read again until the write completes, for :data:`.outcomes.UNSETTLED_SECONDS`
+    at most, then refused saying so."""
+    shown = clean(str(path))
+    for _ in _pauses():
+        read = read_json(path, retries=0)
+        if read.status != "torn":
+            break
+    if read.status == "ok" and read.data is not None:
+        return read.exact if read.exact is not None else read.data
+    why = clean(read.error or read.status)
+    if read.status == "torn":
+        raise _Usage(
+            f"{shown} was still being written (or cut) after {UNSETTLED_SECONDS:g} s of "
+            f"looking ({why}); nothing planned. Try again once its writer is done."
+        )
+    if read.status == "not_object":
+        raise _Usage(f"{shown} is not a JSON object; nothing planned")
+    if read.status in ("missing", "too_large", "unreadable"):
+        raise _Usage(f"cannot read {shown}: {why}")
+    raise _Usage(f"{shown} is not valid JSON ({why}); nothing planned")
 
 
 def _on_terminal() -> bool:
@@ -220,12 +231,13 @@ def run_repair(
     label = "repair undo" if command.undo else "repair"
     try:
         state = resolve_state(command.path, command.project)
-        if command.undo:
-            result = undo_repair(state, who=command.who, via="cli")
-            return emit(result, command.json, out)
-        seen = _read_raw(Path(command.against)) if command.against is not None else None
+        # read as check reads (outside the room below: the reader's own depth limit holds)
+        seen = None if command.undo or command.against is None else _read_raw(Path(command.against))
     except _Usage as exc:
         return emit(DecisionResult(INVALID, str(exc), action=label), command.json, out)
+    if command.undo:
+        with deep_room():  # room for a state nested as deep as check reads (MAX_NESTING)
+            return emit(undo_repair(state, who=command.who, via="cli"), command.json, out)
     if ask is None and not command.yes and _on_terminal():
         ask = _ask
     shown: RepairPlan | None = None
@@ -234,7 +246,8 @@ def run_repair(
             doc = _read_raw(state)
         except _Usage as exc:
             return emit(DecisionResult(INVALID, str(exc), action=label), command.json, out)
-        plan = plan_stale_write(seen, doc) if seen is not None else plan_locations(doc)
+        with deep_room():
+            plan = plan_stale_write(seen, doc) if seen is not None else plan_locations(doc)
         if plan is None or not plan.changes or command.dry_run:
             return _unapplied(plan, command, out)
         if attempt and not command.json:
@@ -255,7 +268,8 @@ def run_repair(
         elif not command.json and (shown is None or shown.changes != plan.changes):
             _preview(plan, out)
         shown = plan
-        result = apply_repair(state, plan, who=command.who, via="cli")
+        with deep_room():
+            result = apply_repair(state, plan, who=command.who, via="cli")
         if result.outcome != CONFLICT or "in flight" in result.message:
             break
     confirm(state, result, command.confirm_seconds, who=command.who, via="cli")

@@ -33,12 +33,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ..files.lock import lock_held
 from ..files.read import ReadRefused, read_regular
 from ..text import clean
 from .claims import Claim
 from .codec import plain
 from .files import _project_root, _rel
-from .journal import journal_path, read_journal
+from .journal import JournalUnreadable, journal_path, read_journal
 from .outcomes import (
     APPLIED,
     CONFLICT,
@@ -183,35 +184,64 @@ def apply_repair(
 IN_FLIGHT_SECONDS = 60.0
 
 
-def in_flight(
-    path: str | os.PathLike[str], journal: str | os.PathLike[str] | None = None
-) -> str | None:
-    """Why a repair must wait, or None: the journal's newest ``intent`` line for ``path`` is
-    recent and no outcome line of its action came after it (another phasewatch process is
-    writing a decision or a repair into the file now)."""
+def _lines(
+    path: str | os.PathLike[str], journal: str | os.PathLike[str] | None
+) -> tuple[Path, list[dict[str, Any]]]:
+    """The project root of ``path`` and the journal's lines about it, intents included (raises
+    :class:`.journal.JournalUnreadable`)."""
     p = Path(os.path.abspath(path))
     root = _project_root(p)
     target = _rel(root, p)
     lines = read_journal(Path(journal) if journal is not None else journal_path(root), intents=True)
-    mine = [e for e in lines if e.get("target") == target]
-    at_intent = next(
-        (i for i in range(len(mine) - 1, -1, -1) if mine[i].get("outcome") == "intent"), None
-    )
-    if at_intent is None:
-        return None
-    newest = mine[at_intent]
-    if any(e.get("action") == newest.get("action") for e in mine[at_intent + 1 :]):
-        return None  # its outcome line came
+    return root, [e for e in lines if e.get("target") == target]
+
+
+def _orphans(mine: list[dict[str, Any]]) -> list[int]:
+    """The indexes of ``intent`` lines no outcome line of the same attempt followed (its
+    action, and its process when the intent names one): writes under way, or whose writer was
+    killed between its intent and its outcome."""
+    out: list[int] = []
+    answered: set[tuple[str, str]] = set()  # (action, pid) of the outcome lines after
+    for i in range(len(mine) - 1, -1, -1):  # one pass from the end: linear in the journal
+        key = (str(mine[i].get("action")), str(mine[i].get("pid")))  # (before pids: "None")
+        if mine[i].get("outcome") != "intent":
+            answered.add(key)
+        elif key not in answered:
+            out.append(i)
+    return out[::-1]
+
+
+def _writer_gone(root: Path, intent: Mapping[str, Any]) -> bool:
+    """The writer of an unanswered ``intent`` cannot still be writing: nobody holds the writer
+    lock (every phasewatch writer holds it from before its intent line until after its
+    outcome line, and the kernel releases it when the process dies), or the intent is older
+    than :data:`IN_FLIGHT_SECONDS`."""
     try:
-        at = datetime.fromisoformat(str(newest.get("ts")).replace("Z", "+00:00"))
+        at = datetime.fromisoformat(str(intent.get("ts")).replace("Z", "+00:00"))
         age = (datetime.now(UTC) - at).total_seconds()
     except (TypeError, ValueError):
-        return None
-    if not 0 <= age <= IN_FLIGHT_SECONDS:
+        return True
+    return not 0 <= age <= IN_FLIGHT_SECONDS or not lock_held(root)
+
+
+def in_flight(
+    path: str | os.PathLike[str], journal: str | os.PathLike[str] | None = None
+) -> str | None:
+    """Why a repair must wait, or None: the journal's newest ``intent`` line for ``path`` has
+    no outcome line after it and its writer may still be writing (:func:`_writer_gone`):
+    another phasewatch process is writing a decision or a repair into the file now. A writer
+    killed mid-write blocks nothing once its process is gone. A journal that cannot be read
+    is a reason too: whether a write is under way is then unknown."""
+    try:
+        root, mine = _lines(path, journal)
+    except JournalUnreadable as exc:
+        return f"{exc.reason}; nothing written"
+    orphans = _orphans(mine)
+    if not orphans or _writer_gone(root, mine[orphans[-1]]):
         return None
     return (
-        f"another phasewatch write ({clean(str(newest.get('action')))}) to this file is in "
-        "flight; nothing written. Look again when it is done."
+        f"another phasewatch write ({clean(str(mine[orphans[-1]].get('action')))}) to this file "
+        "is in flight; nothing written. Look again when it is done."
     )
 
 
@@ -225,26 +255,28 @@ def _refuse(message: str, outcome: Outcome = INVALID) -> Any:
 def last_repair(
     path: str | os.PathLike[str], journal: str | os.PathLike[str] | None = None
 ) -> dict[str, Any] | None:
-    """The journal's newest ``applied`` line for ``path`` when it is a repair (None when it is
-    not: another phasewatch write came after the repair, or there is none)."""
-    p = Path(os.path.abspath(path))
-    root = _project_root(p)
-    target = _rel(root, p)
-    lines = read_journal(Path(journal) if journal is not None else journal_path(root))
+    """The newest phasewatch write to ``path`` when it is a repair (None when it is not:
+    another phasewatch write came after the repair, or there is none): its ``applied`` line,
+    or the ``intent`` line of a repair whose writer was killed before its outcome line (marked
+    ``"killed": True``; whether it landed is the file's to tell: its ``sha256``). Raises
+    :class:`.journal.JournalUnreadable`."""
+    root, mine = _lines(path, journal)
+    orphans = set(_orphans(mine))
     newest = next(
         (
             e
-            for e in reversed(lines)
-            if e.get("target") == target
-            and e.get("outcome") == APPLIED
-            and not (e.get("params") or {}).get("already_applied")
+            for i, e in reversed(list(enumerate(mine)))
+            if (e.get("outcome") == APPLIED and not (e.get("params") or {}).get("already_applied"))
+            or (i in orphans and _writer_gone(root, e))
         ),
         None,
     )
     action = newest.get("action") if newest is not None else None
     if newest is None or not (isinstance(action, str) and action.startswith("repair ")):
         return None
-    return newest if action != "repair undo" else None
+    if action == "repair undo":
+        return None
+    return {**newest, "killed": True} if newest.get("outcome") == "intent" else newest
 
 
 def _plan_of(entry: Mapping[str, Any]) -> RepairPlan:
@@ -269,8 +301,11 @@ def undo_repair(
 ) -> DecisionResult:
     """Put back the values the newest repair of ``path`` replaced, only while the file is
     still exactly what it wrote; otherwise refused (nothing written), saying why."""
-    entry = last_repair(path, journal)
     why, outcome = in_flight(path, journal), CONFLICT
+    try:
+        entry = last_repair(path, journal)
+    except JournalUnreadable as exc:
+        entry, why, outcome = None, why or f"{exc.reason}: nothing to undo from", INVALID
     if why is not None:
         pass
     elif entry is None:
@@ -285,7 +320,13 @@ def undo_repair(
         except (OSError, ReadRefused) as exc:
             why = f"cannot read the file: {exc}"
         else:
-            if hashlib.sha256(raw).hexdigest() != entry["sha256"]:
+            if hashlib.sha256(raw).hexdigest() != entry["sha256"] and entry.get("killed"):
+                why = (
+                    "the newest repair's writer was stopped before it recorded the outcome, and "
+                    "the file is not what that repair wrote (it never landed, or someone wrote "
+                    "after it): nothing to undo; nothing written"
+                )
+            elif hashlib.sha256(raw).hexdigest() != entry["sha256"]:
                 why = (
                     "the file changed since the repair (someone wrote after it): undoing now "
                     "would overwrite that write; nothing written"

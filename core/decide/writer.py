@@ -19,6 +19,7 @@ from ..text import clean, shorten
 from .claims import Claim, holds, state_footprint
 from .codec import (
     DocumentError,
+    deep_room,
     detect_style,
     dumps,
     parse_state_bytes,
@@ -37,7 +38,15 @@ from .files import (
     failure,
     open_target,
 )
-from .journal import Journal, _journal, default_who, journal_path, open_journal, read_journal
+from .journal import (
+    Journal,
+    JournalUnreadable,
+    _journal,
+    default_who,
+    journal_path,
+    open_journal,
+    read_journal,
+)
 from .outcomes import (
     APPLIED,
     CONFLICT,
@@ -45,6 +54,7 @@ from .outcomes import (
     INVALID,
     RACE,
     SETTLE_SECONDS,
+    UNSETTLED_SECONDS,
     DecisionResult,
     _Refusal,
 )
@@ -83,6 +93,13 @@ def _read_state(directory: Dir, path: Path) -> tuple[bytes, os.stat_result, dict
                 break
     assert last is not None
     where = "empty file" if last.torn and last.pos == 0 else f"{last} at character {last.pos}"
+    if last.torn:  # read again for UNSETTLED_SECONDS: its writer never finished
+        raise _Refusal(
+            INVALID,
+            f"{path.name} was still being written (or is cut) after {UNSETTLED_SECONDS:g} s "
+            f"of looking ({where}); it was not touched (never repaired). Try again once its "
+            "writer is done.",
+        )
     raise _Refusal(
         INVALID, f"{path.name} is not valid JSON ({where}); it was not touched (never repaired)"
     )
@@ -166,6 +183,7 @@ def _refuse_early(
             "via": options.get("via", "api"),
             "action": action,
             "target": result.target,
+            "pid": os.getpid(),
             "params": {},
             "version_before": None,
             "version_after": None,
@@ -213,11 +231,11 @@ def write(request: Request) -> DecisionResult:
         root,
         request.journal or journal_path(root),
         {"who": request.who or default_who(), "via": request.via, "action": request.action,
-         "target": target},
+         "target": target, "pid": os.getpid()},
         DecisionResult(INVALID, "", action=request.action, target=target),
     )  # fmt: skip
     result = attempt.result
-    with _WRITE_LOCK, contextlib.ExitStack() as held:
+    with _WRITE_LOCK, deep_room(), contextlib.ExitStack() as held:
         try:  # the directory once, then the journal: a decision it cannot record is not made
             attempt.directory = held.enter_context(open_target(root, path))
             attempt.opened = held.enter_context(open_journal(root, attempt.journal))
@@ -263,6 +281,9 @@ def _replace(request: Request, attempt: _Attempt) -> None:
         line.update(outcome="intent", message="renaming")
         if change.claim is not None:
             line["claim"] = change.claim
+            # what the rename leaves, so a repair whose writer died before its outcome line
+            # can still be undone from this line and the file (.repair.last_repair)
+            line["sha256"] = hashlib.sha256(new).hexdigest()
         # not fsynced: it must survive a kill -9 (the page cache does), and it sits between the
         # read and the rename, where every millisecond is a chance for the owner to write. Not
         # written: WriteRefused, and nothing is
@@ -394,10 +415,14 @@ def _own_write(
     file the proof: when the file no longer holds it, the refusal says so."""
     if expect_version is None:
         return None
+    try:
+        lines = read_journal(journal)
+    except JournalUnreadable:
+        return None  # what we wrote before is unknown: the conflict stands
     newest = next(
         (
             e
-            for e in reversed(read_journal(journal))
+            for e in reversed(lines)
             if e.get("target") == entry["target"]
             and e.get("outcome") == APPLIED
             and not (e.get("params") or {}).get("already_applied")

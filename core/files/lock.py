@@ -55,3 +55,24 @@ def writer_lock(root: Path, timeout: float = TIMEOUT) -> Iterator[Path]:
         yield path
     finally:
         os.close(fd)
+
+
+def lock_held(root: Path) -> bool:
+    """Whether another phasewatch writer holds the project's lock now (an open file description
+    of this process holding it counts too); never waits. A lock file that does not exist or
+    cannot be opened: False (nobody can hold it)."""
+    path = lock_path(Path(root))
+    try:
+        with open_dir(Path(root), path.parent) as directory:
+            fd = directory.open(path.name, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)  # (closing releases a lock just taken)
+    return False

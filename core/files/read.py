@@ -194,3 +194,21 @@ def _read_stream(fd: int, cap: int) -> bytes:
     finally:
         os.close(fd)
     return b"".join(parts)
+
+
+def read_tail(path: Path, cap: int, *, follow_symlinks: bool = False) -> bytes:
+    """The last ``cap`` bytes of the regular file ``path`` (all of it when smaller), from the
+    start of a line: for an append-only file of lines (the decision journal), whose newest
+    lines are the ones read. :class:`ReadRefused` as :func:`read_regular`."""
+    fd = _open(Path(path), follow_symlinks, None)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise ReadRefused("not a regular file", "not_regular")
+        start = max(0, st.st_size - cap)
+        data = read_fd(fd, st.st_size - start, offset=start)
+    finally:
+        os.close(fd)
+    if start:  # cut inside a line: from the next one
+        data = data[data.find(b"\n") + 1 :] if b"\n" in data else b""
+    return data

@@ -216,16 +216,35 @@ def write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
-def append_line(root: Path, path: Path, line: bytes, *, sync: bool = True) -> None:
-    """One ``write`` of ``line`` on an ``O_APPEND`` descriptor of a regular file in ``root``
-    (its directory opened with :func:`open_dir`); ``sync=False`` skips the fsync (the line
-    survives a killed process, not a power cut)."""
-    with open_dir(root, Path(path).parent) as directory:
-        fd = directory.open(Path(path).name, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+def append_whole(fd: int, line: bytes, *, sync: bool = True) -> None:
+    """Append ``line`` (ending in a newline) to the file behind ``fd`` (``O_APPEND``, opened
+    for reading too) whole or not at all: one ``write``; a short one (a full disk, a file size
+    limit) is cut off again (``ftruncate``) and raised as ``OSError(ENOSPC)``. A file whose last
+    byte is not a newline (a line cut by a crash, or by a write this could not cut back) gets
+    one first, so the new line is never glued onto the cut one."""
     try:
-        os.write(fd, line)
-        if sync:
-            os.fsync(fd)
+        size = os.fstat(fd).st_size
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            line = b"\n" + line
+    except OSError:  # not readable: the line as it is
+        pass
+    written = os.write(fd, line)
+    if written != len(line):
+        with contextlib.suppress(OSError):  # (another appender between: the heal above)
+            os.ftruncate(fd, os.fstat(fd).st_size - written)
+        raise OSError(errno.ENOSPC, f"a short write ({written} of {len(line)} bytes), cut back")
+    if sync:
+        os.fsync(fd)
+
+
+def append_line(root: Path, path: Path, line: bytes, *, sync: bool = True) -> None:
+    """:func:`append_whole` of ``line`` on an ``O_APPEND`` descriptor of a regular file in
+    ``root`` (its directory opened with :func:`open_dir`); ``sync=False`` skips the fsync (the
+    line survives a killed process, not a power cut)."""
+    with open_dir(root, Path(path).parent) as directory:
+        fd = directory.open(Path(path).name, os.O_RDWR | os.O_APPEND | os.O_CREAT)
+    try:
+        append_whole(fd, line, sync=sync)
     finally:
         os.close(fd)
 
