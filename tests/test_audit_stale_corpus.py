@@ -78,7 +78,7 @@ def _goal(fig: S.Figure) -> None:
 @STALE
 @pytest.mark.xfail(
     strict=True,
-    reason="(a) measured 46 of 285 blocked damaging writes without a transition error "
+    reason="(a) measured 52 of 261 blocked damaging writes without a transition error "
     "(V7/V8 skipped across a workflow change, old markers excuse regressions)",
 )
 def test_every_write_the_framework_blocks_is_an_error() -> None:
@@ -100,7 +100,7 @@ def test_no_legit_controller_step_is_an_error(part: int) -> None:
 @STALE
 @pytest.mark.xfail(
     strict=True,
-    reason="(c) measured 104 of 355 cases whose next step differs without an error or warning",
+    reason="(c) measured 108 of 355 cases whose next step differs without an error or warning",
 )
 def test_every_stale_write_the_framework_acts_on_is_loud() -> None:
     _goal(S.figure_differs_flagged(S.judged()))
@@ -112,7 +112,7 @@ def test_every_stale_write_the_framework_acts_on_is_loud() -> None:
 @STALE
 @pytest.mark.xfail(
     strict=True,
-    reason="measured 214 of 355 cases whose next step differs get 'nothing to repair', exit 0",
+    reason="measured 232 of 355 cases whose next step differs get 'nothing to repair', exit 0",
 )
 def test_nothing_to_repair_only_where_nothing_differs() -> None:
     _goal(S.figure_repair_says_nothing(S.repaired()))
@@ -121,7 +121,7 @@ def test_nothing_to_repair_only_where_nothing_differs() -> None:
 @STALE
 @pytest.mark.xfail(
     strict=True,
-    reason="measured 39 of 185 applied repairs change a field the damage left right "
+    reason="measured 39 of 165 applied repairs change a field the damage left right "
     "(index raised to a drifted pointer, a correct mirror overwritten)",
 )
 def test_a_repair_never_moves_a_field_toward_the_damage() -> None:
@@ -141,3 +141,19 @@ def test_no_location_repair_offered_on_an_undamaged_state() -> None:
 )
 def test_no_stale_write_repair_planned_for_a_legit_step() -> None:
     _goal(S.figure_stale_plan_legit())
+
+
+@STALE
+@pytest.mark.xfail(
+    strict=True,
+    reason="measured 83 of 83 applied stale-write repairs that leave deleted what the write "
+    "deleted of S_k (phase records' evidence, timing, summary; review decisions)",
+)
+def test_a_repair_puts_back_what_the_stale_write_deleted() -> None:
+    _goal(S.figure_repair_restores_deleted(S.repaired()))
+
+
+@STALE
+def test_a_repair_keeps_the_sub_agents_own_work() -> None:
+    """Measured 0 of 40 today (its log entry, its evidence)."""
+    _goal(S.figure_repair_keeps_own_work(S.repaired()))

@@ -21,6 +21,10 @@ The figures (issue 40, items 2 and 4), each a count of misses whose goal is 0:
   repair" (exit 0) on a case whose next step differs;
 - ``repair_toward_damage``: an applied repair changes a field the damage left as S_k had it
   (and that the location plan would leave alone on S_k);
+- ``repair_restores_deleted``: an applied stale-write repair leaves deleted what the write
+  deleted of S_k (a phase record's fields, a review decision);
+- ``repair_keeps_own_work``: an applied repair drops the sub-agent's own work (its
+  ``skill_usage_log`` entry, its evidence);
 - ``offer_undamaged``: ``plan_locations`` offers a repair on a walk state with no V9 warning;
 - ``stale_plan_legit``: ``plan_stale_write`` plans a repair of a legit controller step.
 """
@@ -326,6 +330,85 @@ def figure_repair_toward_damage(results: Iterable[Repaired]) -> Figure:
     return fig
 
 
+def _records(doc: Any) -> dict[str, Any]:
+    phases = doc.get("phases") if isinstance(doc, dict) else None
+    return phases if isinstance(phases, dict) else {}
+
+
+def _reviews(doc: Any) -> list[Any]:
+    aw = doc.get("active_workflow") if isinstance(doc, dict) else None
+    history = aw.get("review_history") if isinstance(aw, dict) else None
+    return history if isinstance(history, list) else []
+
+
+def deleted(good: dict[str, Any], damaged: dict[str, Any]) -> list[str]:
+    """What the damage deleted or emptied of S_k, when both hold the same workflow: a phase
+    record's fields (its status aside: the orchestration fields are judged apart) and review
+    decisions (``active_workflow.review_history``, common.cjs ``recordReviewAction``)."""
+    if _identity(good) != _identity(damaged):
+        return []
+    out = []
+    for key, rec in _records(good).items():
+        if not isinstance(rec, dict):
+            continue
+        now = _records(damaged).get(key)
+        now = now if isinstance(now, dict) else {}
+        out += [f"phases.{key}.{f}" for f in rec if f != "status" and f not in now]
+    out += [f"review {e.get('phase')} {e.get('action')}" for e in _reviews(good)
+            if isinstance(e, dict) and e not in _reviews(damaged)]  # fmt: skip
+    return out
+
+
+def _identity(doc: Any) -> Any:
+    aw = doc.get("active_workflow") if isinstance(doc, dict) else None
+    if not isinstance(aw, dict):
+        return None
+    return [aw.get(k) for k in ("type", "slug", "started_at", "phases")]
+
+
+def figure_repair_restores_deleted(results: Iterable[Repaired]) -> Figure:
+    """An applied stale-write repair puts back what the write deleted of S_k (item 4)."""
+    fig = Figure("repair_restores_deleted")
+    for r in results:
+        if r.repaired is None or seen(r.case) is None:
+            continue
+        lost = deleted(r.case["good"], r.damaged)
+        if lost:
+            still = [x for x in lost if x in deleted(r.case["good"], r.repaired)]
+            fig.check(not still, _where(r.case, f"still deleted {still}"), r.case["name"])
+    return fig
+
+
+def own_work(case: dict[str, Any], damaged: dict[str, Any]) -> list[tuple[str, ...]]:
+    """Where the sub-agent's own work (``work``) is in the damaged state."""
+    if case["work"] == "log":
+        return [("skill_usage_log",)]
+    if case["work"] == "evidence":
+        copy = case["copies"][0]
+        aw = copy.get("active_workflow")
+        key = aw.get("current_phase") if isinstance(aw, dict) else copy.get("current_phase")
+        if isinstance(get(damaged, ("phases", str(key), "constitutional_validation")), dict):
+            return [("phases", str(key), "constitutional_validation")]
+    return []
+
+
+def figure_repair_keeps_own_work(results: Iterable[Repaired]) -> Figure:
+    """An applied repair keeps what the sub-agent added: its log entry, its evidence."""
+    fig = Figure("repair_keeps_own_work")
+    for r in results:
+        if r.repaired is None:
+            continue
+        for path in own_work(r.case, r.damaged):
+            before, after = get(r.damaged, path), get(r.repaired, path)
+            kept = (
+                all(e in after for e in before)
+                if isinstance(before, list) and isinstance(after, list)
+                else before == after
+            )
+            fig.check(kept, _where(r.case, f"{'.'.join(path)} not kept"), r.case["name"])
+    return fig
+
+
 def figure_offer_undamaged() -> Figure:
     """``plan_locations`` on every walk state no V9 of either era warns about: no plan."""
     fig = Figure("offer_undamaged")
@@ -381,6 +464,8 @@ def main(argv: list[str]) -> int:
         figure_differs_flagged(judgements),
         figure_repair_says_nothing(repaired()),
         figure_repair_toward_damage(repaired()),
+        figure_repair_restores_deleted(repaired()),
+        figure_repair_keeps_own_work(repaired()),
         figure_offer_undamaged(),
         figure_stale_plan_legit(),
     ]
