@@ -449,10 +449,12 @@ def _plan(plan: Any) -> str:
 
 
 def main(argv: list[str]) -> int:
-    """Print the kinds and figures (``python -m tests.helpers.stale_corpus``); ``--compact
-    FILE`` first stores each state of FILE as its change from the one before."""
+    """Print the kinds and figures (``python -m tests.helpers.stale_corpus``) and the first 8
+    misses of each; ``--misses NAME``: every miss of the figure NAME; ``--compact FILE`` first
+    stores each state of FILE as its change from the one before."""
     if argv[:1] == ["--compact"]:
         compact(Path(argv[1]))
+    only = argv[1] if argv[:1] == ["--misses"] else None
     _, states, cases = load()
     print(f"stale corpus: {len(cases)} cases over {len(states)} walk states")
     for kind, n in sorted(kinds(cases).items()):
@@ -477,8 +479,9 @@ def main(argv: list[str]) -> int:
     for fig in figs:
         print(f"  {fig}" + (f" [{fig.breakdown()}]" if fig.by_kind else ""))
     for fig in figs:
-        for miss in fig.misses[:8]:
-            print(f"  MISS {fig.name} {miss}")
+        if only in (None, fig.name):
+            for miss in fig.misses if only else fig.misses[:8]:
+                print(f"  MISS {fig.name} {miss}")
     return 0
 
 
