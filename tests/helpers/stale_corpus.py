@@ -14,7 +14,8 @@ The figures (issue 40, items 2 and 4), each a count of misses whose goal is 0:
 - ``blocked_error`` (a): a damaging write either era's V7/V8 blocks: an error of the transition
   audit;
 - ``allowed_quiet`` (b): a legit controller step of the walks (generated corpus: a persisted walk
-  write, allowed by both eras): no error of the transition audit;
+  write that no hook would block: both eras allow it, or a framework CLI wrote it): no error of
+  the transition audit;
 - ``differs_flagged`` (c): a case whose next step differs from S_k's: an error or a warning (of
   its writes, or one the damaged state has that S_k has not: rule, place or message);
 - ``repair_says_nothing``: ``phasewatch repair`` (against S_k, the copy seen) says "nothing to
@@ -242,17 +243,22 @@ def figure_differs_flagged(judgements: Iterable[Judged]) -> Figure:
 
 
 def figure_allowed_quiet(judgements: Iterable[G.Judged]) -> Figure:
-    """(b) every legit controller step of the walks (a persisted walk write both eras allow):
-    no error of the transition audit."""
+    """(b) every legit controller step of the walks (a persisted walk write no hook would block:
+    both eras allow it, or a framework CLI wrote it): no error of the transition audit. Among
+    the CLI writes are some V8 of an era would block were they a Write (workflow-rollback,
+    workflow-init --interrupt, workflow-finalize resuming a suspended workflow)."""
     fig = Figure("allowed_quiet")
     for j in judgements:
         rec = j.rec
         if rec["kind"] != "walk" or not rec["persisted"] or rec["prev"] is None:
             continue
-        if blocked(rec):
+        if G.blocked(rec):  # a hook's write an era blocks (the framework's CLIs: none judges)
             continue
         errors = _loud(j.transition, (Severity.ERROR,))
-        fig.check(not errors, f"#{rec['i']} {rec['era']} {rec['step']}: {errors}")
+        kind = rec.get("via", "hook")
+        if "block" in (rec["v829"]["d"], rec["head"]["d"]):  # a CLI's write: no hook judges it
+            kind += ", V7/V8 would block"
+        fig.check(not errors, f"#{rec['i']} {rec['era']} {rec['step']}: {errors}", kind)
     return fig
 
 
@@ -423,12 +429,12 @@ def figure_offer_undamaged() -> Figure:
 
 
 def figure_stale_plan_legit() -> Figure:
-    """``plan_stale_write`` on every legit controller step (a persisted walk write both eras
-    allow, against the state before it): no plan."""
+    """``plan_stale_write`` on every legit controller step (a persisted walk write no hook would
+    block, against the state before it): no plan."""
     fig = Figure("stale_plan_legit")
     _, records = G.load()
     for rec in records:
-        if rec["kind"] != "walk" or not rec["persisted"] or rec["prev"] is None or blocked(rec):
+        if rec["kind"] != "walk" or not rec["persisted"] or rec["prev"] is None or G.blocked(rec):
             continue
         before = records[rec["prev"]]["state"]
         if not (isinstance(before, dict) and isinstance(rec["state"], dict)):
