@@ -145,7 +145,21 @@ def kinds(cases: Iterable[dict[str, Any]]) -> Counter[str]:
             out[f"{case['name']}: next step differs"] += 1
         if any(blocked(w) for w in case["writes"]):
             out[f"{case['name']}: blocked by V7/V8"] += 1
+        good = _aw(case["good"])
+        for copy in map(_aw, case["copies"]):
+            review = copy.get("supervised_review")
+            if isinstance(review, dict) and review.get("status") == "redo_pending":
+                out[f"{case['kind']} copy in a supervised redo (redo_pending)"] += 1
+            if copy.get("recovery_action") and copy["recovery_action"] != good.get(
+                "recovery_action"
+            ):
+                out[f"{case['kind']} copy with a recovery_action S_k does not hold"] += 1
     return out
+
+
+def _aw(doc: Any) -> dict[str, Any]:
+    aw = doc.get("active_workflow") if isinstance(doc, dict) else None
+    return aw if isinstance(aw, dict) else {}
 
 
 # ----------------------------------------------------------------------------- phasewatch
@@ -342,8 +356,7 @@ def _records(doc: Any) -> dict[str, Any]:
 
 
 def _reviews(doc: Any) -> list[Any]:
-    aw = doc.get("active_workflow") if isinstance(doc, dict) else None
-    history = aw.get("review_history") if isinstance(aw, dict) else None
+    history = _aw(doc).get("review_history")
     return history if isinstance(history, list) else []
 
 
@@ -366,10 +379,8 @@ def deleted(good: dict[str, Any], damaged: dict[str, Any]) -> list[str]:
 
 
 def _identity(doc: Any) -> Any:
-    aw = doc.get("active_workflow") if isinstance(doc, dict) else None
-    if not isinstance(aw, dict):
-        return None
-    return [aw.get(k) for k in ("type", "slug", "started_at", "phases")]
+    aw = _aw(doc)
+    return [aw.get(k) for k in ("type", "slug", "started_at", "phases")] if aw else None
 
 
 def figure_repair_restores_deleted(results: Iterable[Repaired]) -> Figure:
