@@ -14,13 +14,18 @@ The figures (issue 40, items 2 and 4), each a count of misses whose goal is 0:
 - ``blocked_error`` (a): a damaging write either era's V7/V8 blocks: an error of the transition
   audit;
 - ``allowed_quiet`` (b): a legit controller step of the walks (generated corpus: a persisted walk
-  write, allowed by both eras): no error of the transition audit;
+  write that no hook would block: both eras allow it, or a framework CLI wrote it): no error of
+  the transition audit;
 - ``differs_flagged`` (c): a case whose next step differs from S_k's: an error or a warning (of
   its writes, or one the damaged state has that S_k has not: rule, place or message);
 - ``repair_says_nothing``: ``phasewatch repair`` (against S_k, the copy seen) says "nothing to
   repair" (exit 0) on a case whose next step differs;
 - ``repair_toward_damage``: an applied repair changes a field the damage left as S_k had it
   (and that the location plan would leave alone on S_k);
+- ``repair_restores_deleted``: an applied stale-write repair leaves deleted what the write
+  deleted of S_k (a phase record's fields, a review decision);
+- ``repair_keeps_own_work``: an applied repair drops the sub-agent's own work (its
+  ``skill_usage_log`` entry, its evidence);
 - ``offer_undamaged``: ``plan_locations`` offers a repair on a walk state with no V9 warning;
 - ``stale_plan_legit``: ``plan_stale_write`` plans a repair of a legit controller step.
 """
@@ -140,7 +145,21 @@ def kinds(cases: Iterable[dict[str, Any]]) -> Counter[str]:
             out[f"{case['name']}: next step differs"] += 1
         if any(blocked(w) for w in case["writes"]):
             out[f"{case['name']}: blocked by V7/V8"] += 1
+        good = _aw(case["good"])
+        for copy in map(_aw, case["copies"]):
+            review = copy.get("supervised_review")
+            if isinstance(review, dict) and review.get("status") == "redo_pending":
+                out[f"{case['kind']} copy in a supervised redo (redo_pending)"] += 1
+            if copy.get("recovery_action") and copy["recovery_action"] != good.get(
+                "recovery_action"
+            ):
+                out[f"{case['kind']} copy with a recovery_action S_k does not hold"] += 1
     return out
+
+
+def _aw(doc: Any) -> dict[str, Any]:
+    aw = doc.get("active_workflow") if isinstance(doc, dict) else None
+    return aw if isinstance(aw, dict) else {}
 
 
 # ----------------------------------------------------------------------------- phasewatch
@@ -243,17 +262,22 @@ def figure_differs_flagged(judgements: Iterable[Judged]) -> Figure:
 
 
 def figure_allowed_quiet(judgements: Iterable[G.Judged]) -> Figure:
-    """(b) every legit controller step of the walks (a persisted walk write both eras allow):
-    no error of the transition audit."""
+    """(b) every legit controller step of the walks (a persisted walk write no hook would block:
+    both eras allow it, or a framework CLI wrote it): no error of the transition audit. Among
+    the CLI writes are some V8 of an era would block were they a Write (workflow-rollback,
+    workflow-init --interrupt, workflow-finalize resuming a suspended workflow)."""
     fig = Figure("allowed_quiet")
     for j in judgements:
         rec = j.rec
         if rec["kind"] != "walk" or not rec["persisted"] or rec["prev"] is None:
             continue
-        if blocked(rec):
+        if G.blocked(rec):  # a hook's write an era blocks (the framework's CLIs: none judges)
             continue
         errors = _loud(j.transition, (Severity.ERROR,))
-        fig.check(not errors, f"#{rec['i']} {rec['era']} {rec['step']}: {errors}")
+        kind = rec.get("via", "hook")
+        if "block" in (rec["v829"]["d"], rec["head"]["d"]):  # a CLI's write: no hook judges it
+            kind += ", V7/V8 would block"
+        fig.check(not errors, f"#{rec['i']} {rec['era']} {rec['step']}: {errors}", kind)
     return fig
 
 
@@ -331,6 +355,82 @@ def figure_repair_toward_damage(results: Iterable[Repaired]) -> Figure:
     return fig
 
 
+def _records(doc: Any) -> dict[str, Any]:
+    phases = doc.get("phases") if isinstance(doc, dict) else None
+    return phases if isinstance(phases, dict) else {}
+
+
+def _reviews(doc: Any) -> list[Any]:
+    history = _aw(doc).get("review_history")
+    return history if isinstance(history, list) else []
+
+
+def deleted(good: dict[str, Any], damaged: dict[str, Any]) -> list[str]:
+    """What the damage deleted or emptied of S_k, when both hold the same workflow: a phase
+    record's fields (its status aside: the orchestration fields are judged apart) and review
+    decisions (``active_workflow.review_history``, common.cjs ``recordReviewAction``)."""
+    if _identity(good) != _identity(damaged):
+        return []
+    out = []
+    for key, rec in _records(good).items():
+        if not isinstance(rec, dict):
+            continue
+        now = _records(damaged).get(key)
+        now = now if isinstance(now, dict) else {}
+        out += [f"phases.{key}.{f}" for f in rec if f != "status" and f not in now]
+    out += [f"review {e.get('phase')} {e.get('action')}" for e in _reviews(good)
+            if isinstance(e, dict) and e not in _reviews(damaged)]  # fmt: skip
+    return out
+
+
+def _identity(doc: Any) -> Any:
+    aw = _aw(doc)
+    return [aw.get(k) for k in ("type", "slug", "started_at", "phases")] if aw else None
+
+
+def figure_repair_restores_deleted(results: Iterable[Repaired]) -> Figure:
+    """An applied stale-write repair puts back what the write deleted of S_k (item 4)."""
+    fig = Figure("repair_restores_deleted")
+    for r in results:
+        if r.repaired is None or seen(r.case) is None:
+            continue
+        lost = deleted(r.case["good"], r.damaged)
+        if lost:
+            still = [x for x in lost if x in deleted(r.case["good"], r.repaired)]
+            fig.check(not still, _where(r.case, f"still deleted {still}"), r.case["name"])
+    return fig
+
+
+def own_work(case: dict[str, Any], damaged: dict[str, Any]) -> list[tuple[str, ...]]:
+    """Where the sub-agent's own work (``work``) is in the damaged state."""
+    if case["work"] == "log":
+        return [("skill_usage_log",)]
+    if case["work"] == "evidence":
+        copy = case["copies"][0]
+        aw = copy.get("active_workflow")
+        key = aw.get("current_phase") if isinstance(aw, dict) else copy.get("current_phase")
+        if isinstance(get(damaged, ("phases", str(key), "constitutional_validation")), dict):
+            return [("phases", str(key), "constitutional_validation")]
+    return []
+
+
+def figure_repair_keeps_own_work(results: Iterable[Repaired]) -> Figure:
+    """An applied repair keeps what the sub-agent added: its log entry, its evidence."""
+    fig = Figure("repair_keeps_own_work")
+    for r in results:
+        if r.repaired is None:
+            continue
+        for path in own_work(r.case, r.damaged):
+            before, after = get(r.damaged, path), get(r.repaired, path)
+            kept = (
+                all(e in after for e in before)
+                if isinstance(before, list) and isinstance(after, list)
+                else before == after
+            )
+            fig.check(kept, _where(r.case, f"{'.'.join(path)} not kept"), r.case["name"])
+    return fig
+
+
 def figure_offer_undamaged() -> Figure:
     """``plan_locations`` on every walk state no V9 of either era warns about: no plan."""
     fig = Figure("offer_undamaged")
@@ -351,7 +451,7 @@ def figure_stale_plan_legit() -> Figure:
     fig = Figure("stale_plan_legit")
     _, records = G.load()
     for rec in records:
-        if rec["kind"] != "walk" or not rec["persisted"] or rec["prev"] is None or blocked(rec):
+        if rec["kind"] != "walk" or not rec["persisted"] or rec["prev"] is None or G.blocked(rec):
             continue
         before = records[rec["prev"]]["state"]
         if not (isinstance(before, dict) and isinstance(rec["state"], dict)):
@@ -374,10 +474,12 @@ def _plan(plan: Any) -> str:
 
 
 def main(argv: list[str]) -> int:
-    """Print the kinds and figures (``python -m tests.helpers.stale_corpus``); ``--compact
-    FILE`` first stores each state of FILE as its change from the one before."""
+    """Print the kinds and figures (``python -m tests.helpers.stale_corpus``) and the first 8
+    misses of each; ``--misses NAME``: every miss of the figure NAME; ``--compact FILE`` first
+    stores each state of FILE as its change from the one before."""
     if argv[:1] == ["--compact"]:
         compact(Path(argv[1]))
+    only = argv[1] if argv[:1] == ["--misses"] else None
     _, states, cases = load()
     print(f"stale corpus: {len(cases)} cases over {len(states)} walk states")
     for kind, n in sorted(kinds(cases).items()):
@@ -389,6 +491,8 @@ def main(argv: list[str]) -> int:
         figure_differs_flagged(judgements),
         figure_repair_says_nothing(repaired()),
         figure_repair_toward_damage(repaired()),
+        figure_repair_restores_deleted(repaired()),
+        figure_repair_keeps_own_work(repaired()),
         figure_offer_undamaged(),
         figure_stale_plan_legit(),
     ]
@@ -400,8 +504,9 @@ def main(argv: list[str]) -> int:
     for fig in figs:
         print(f"  {fig}" + (f" [{fig.breakdown()}]" if fig.by_kind else ""))
     for fig in figs:
-        for miss in fig.misses[:8]:
-            print(f"  MISS {fig.name} {miss}")
+        if only in (None, fig.name):
+            for miss in fig.misses if only else fig.misses[:8]:
+                print(f"  MISS {fig.name} {miss}")
     return 0
 
 

@@ -293,14 +293,19 @@ function addCase(c, good, writes) {
     counts[c.name] = (counts[c.name] || 0) + 1;
 }
 
-function staleCases(points) {
+/** About `n` fork points, drawn evenly over what lies between the copy and S_k, in walk order. */
+function stratified(points, n) {
     const chosen = new Set();
-    const quota = Math.ceil(Number(ARGS.forks) / TAGS.length);
+    const quota = Math.ceil(n / TAGS.length);
     for (const t of TAGS) {
         const with_ = shuffle(points.filter((p) => p.across.includes(t) && !chosen.has(p)));
         for (const p of with_.slice(0, quota)) chosen.add(p);
     }
-    for (const p of [...chosen].sort((a, b) => a.chain[a.k].i - b.chain[b.k].i || a.j - b.j)) {
+    return [...chosen].sort((a, b) => a.chain[a.k].i - b.chain[b.k].i || a.j - b.j);
+}
+
+function staleCases(points) {
+    for (const p of stratified(points, Number(ARGS.forks))) {
         const good = p.chain[p.k];
         const copyRec = p.chain[p.k - p.j];
         const work = pick(['none', 'log', 'evidence']);
@@ -337,9 +342,8 @@ function driftCases(chains) {
 }
 
 function mixedCases(points) {
-    const usable = shuffle(points);
     let n = 0;
-    for (const p of usable) {
+    for (const p of shuffle(stratified(points, 2 * Number(ARGS.mixed)))) {
         if (n >= Number(ARGS.mixed)) break;
         const good = p.chain[p.k];
         const copyRec = p.chain[p.k - p.j];
@@ -353,7 +357,7 @@ function mixedCases(points) {
         n += 1;
     }
     n = 0;
-    for (const p of shuffle(points)) {
+    for (const p of shuffle(stratified(points, 2 * Number(ARGS.mixed)))) {
         if (n >= Number(ARGS.mixed)) break;
         const good = p.chain[p.k];
         const others = [];
