@@ -365,15 +365,29 @@ class _Restore:
     additions kept, and what cannot go back (a V8-guarded field the write moved forward)."""
 
     def __init__(self, before: Mapping[str, Any], after: Mapping[str, Any]) -> None:
+        from ..audit.framework import marker_set_by_write
+        from ..audit.transition import EVIDENCE_PATHS
+
         self.changes: list[FieldChange] = []
         self.unsafe: list[Unknown] = []
         self.kept: list[str] = []
         self.newest = _newest(before)
+        # the sub-agent's own evidence: on the phase its copy was at, unless a retry or
+        # rollback since the copy cleared that phase's evidence (then it is the old one back)
+        phase = _obj(after.get(_AW)).get("current_phase")
+        recovered = marker_set_by_write(after, before)
+        self.own: frozenset[Path_] = frozenset(
+            () if recovered or not isinstance(phase, str) else
+            {("phases", phase, *p) for p in EVIDENCE_PATHS}
+        )  # fmt: skip
 
     def walk(self, b: Any, a: Any, path: Path_) -> None:
         if b is _MISSING and a is _MISSING:
             return
         if b is not _MISSING and a is not _MISSING and plain(b) == plain(a):
+            return
+        if path in self.own and a is not _MISSING:
+            self.kept.append(label(path))  # the sub-agent's work on its own phase
             return
         if b is _MISSING and isinstance(a, list):
             b = []  # a list the copy seen did not hold: what of it is new
