@@ -34,6 +34,7 @@ from msgspec.structs import replace
 
 from .diff import capped_paths
 from .findings import Finding, is_transition, sort_findings
+from .log import internal_failure
 from .memory import release_memory
 from .snapshot import Snapshot, observe
 from .sources import FileStamp, Project, StateReader, StateSource, discover
@@ -884,6 +885,7 @@ class ProjectSession:
         try:
             loaded = system.load(self.project, self._configured, known=before.data is not None)
         except Exception as exc:  # keep the dashboard alive on a parser bug
+            internal_failure(__name__, f"loading {system.title} raised", exc)
             errors.append(f"{system.title}: {type(exc).__name__}: {exc}")
             return
         if loaded is None:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from phasewatch.core import memory
+from phasewatch.core.log import internal_failure
 from phasewatch.core.systems import SYSTEMS
 from phasewatch.core.text import clean
 from textual import events, on, work
@@ -388,6 +389,8 @@ class PhasewatchApp(App[int]):
         if event.state != WorkerState.ERROR:
             return
         error = event.worker.error
+        if isinstance(error, BaseException):
+            internal_failure(__name__, f"the {event.worker.name} worker failed", error)
         reason = clean(f"{type(error).__name__}: {error}")
         text = f"{clean(event.worker.name)} failed: {reason}"
         if event.worker.group == "watch":

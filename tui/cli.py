@@ -51,7 +51,9 @@ EPILOG = """commands:
   phasewatch config --show          print the effective configuration
   phasewatch completion SHELL       print a completion script (bash, zsh, tcsh)
 
-Run `phasewatch COMMAND --help` for a command's options."""
+Run `phasewatch COMMAND --help` for a command's options. Every command takes --log FILE
+(or PHASEWATCH_LOG=FILE): phasewatch's internal failures, with their tracebacks, appended to
+FILE for a bug report; nothing is logged otherwise."""
 
 
 class _Version(argparse.Action):
@@ -84,6 +86,9 @@ def _dashboard_parser(with_path: bool = True) -> argparse.ArgumentParser:
     )
     p.add_argument("--no-notify", action="store_true", help="no desktop notification or command")
     p.add_argument("--version", action=_Version, nargs=0, help="print the version and exit")
+    p.add_argument(
+        "--log", metavar="FILE", help="append internal failures' tracebacks to FILE (any command)"
+    )
     return p
 
 
@@ -146,7 +151,7 @@ def run() -> int:
     The dashboard's start-up runs with the collector paused (see ``freeze_startup`` in
     tui/app.py)."""
     argv = sys.argv[1:]
-    command = _command(argv)[0]
+    command = _command(_log_option(argv)[1])[0]
     if command in ("dashboard", "demo"):
         # the imports' share of the start-up too; the app starts it again once its data shows
         memory.pause_collector()
@@ -156,9 +161,50 @@ def run() -> int:
     return code
 
 
+def _log_option(argv: Sequence[str]) -> tuple[str | None, list[str]]:
+    """The file ``--log FILE`` (or ``--log=FILE``) names anywhere before ``--``, which every
+    command takes, and the arguments without it; the last one wins."""
+    rest, path, args = [], None, list(argv)
+    while args:
+        arg = args.pop(0)
+        if arg == "--":
+            rest += [arg, *args]
+            break
+        if arg == "--log" and args:
+            path = args.pop(0)
+        elif arg.startswith("--log="):
+            path = arg.removeprefix("--log=")
+        else:
+            rest.append(arg)
+    return path, rest
+
+
+def _start_log(path: str | None) -> bool:
+    """Log to ``path`` (``--log``) or ``PHASEWATCH_LOG``'s file; False after saying why the file
+    cannot be opened. Without either nothing is logged anywhere (core/log.py)."""
+    from phasewatch.core.log import ENV, from_environment
+
+    where = path if path is not None else from_environment()
+    if where is None:
+        return True
+    from phasewatch.core.log import log_to
+
+    try:
+        log_to(where)
+    except OSError as exc:
+        name = "--log" if path is not None else ENV
+        reason = exc.strerror or type(exc).__name__
+        print(f"phasewatch: {name}: cannot write {clean(where)}: {reason}", file=sys.stderr)
+        return False
+    return True
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     _no_pydantic_plugins()
-    command, args = _command(sys.argv[1:] if argv is None else argv)
+    log, argv = _log_option(sys.argv[1:] if argv is None else argv)
+    if not _start_log(log):
+        return 2
+    command, args = _command(argv)
     handlers: dict[str, Callable[[list[str]], int]] = {
         "check": cmd_check,
         "dashboard": cmd_dashboard,

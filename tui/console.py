@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 from msgspec.structs import replace
 from phasewatch.core.confirm import DEFAULT_SECONDS, still_holds
+from phasewatch.core.log import internal_failure
 from phasewatch.core.notify import Event, Notifier
 from phasewatch.core.systems import TDD
 from phasewatch.core.text import clean, shorten
@@ -531,6 +532,7 @@ class ReviewConsole:
         try:
             result = decision.call()
         except Exception as exc:  # core.decide reports I/O errors itself; this is a bug guard
+            internal_failure(__name__, f"the decision {decision.label!r} raised", exc)
             result = _decide().DecisionResult(
                 "error", f"{type(exc).__name__}: {exc}", action=decision.label
             )
