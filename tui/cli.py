@@ -1,8 +1,9 @@
 """The ``phasewatch`` command.
 
-``phasewatch [PATH]`` opens the dashboard; the other commands (``check``, ``simulate``,
-``review``, ``escalation``, ``approve``, ``repair``) are headless and never import textual, so scripts start
-fast. ``demo`` runs the simulator into a temporary directory and opens the dashboard on it.
+``phasewatch [PATH]`` opens the dashboard; the headless commands (``check``, the decisions,
+``simulate``) never import textual, so scripts start fast. ``demo`` runs the simulator into a
+temporary directory and opens the dashboard on it. :data:`COMMAND_TABLE`, at the end, is the one
+list of commands: the dispatch, ``--help``'s list and the completion tree are made from it.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import sys
 import types
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from phasewatch.core import memory
 from phasewatch.core.config_file import config_to_read
@@ -24,32 +25,9 @@ from phasewatch.core.text import clean, json_safe
 if TYPE_CHECKING:
     from phasewatch.core.decide.command import Kind as DecisionKind
 
-COMMANDS = (
-    "check",
-    "simulate",
-    "demo",
-    "review",
-    "escalation",
-    "approve",
-    "repair",
-    "dashboard",
-    "serve",
-    "config",
-    "completion",
-)
-
-EPILOG = """commands:
-  phasewatch [PATH]                 open the live dashboard (default: current directory)
-  phasewatch check [PATH]           audit once; exit 0 clean, 1 findings, 2 cannot read
-  phasewatch demo                   simulated workflow with injected faults, in the dashboard
-  phasewatch simulate DIR           drive a directory like a real agent workflow would
-  phasewatch review ACTION [PATH]   answer the supervised review gate (continue|review|resume|redo)
-  phasewatch escalation ACTION      answer pending escalations (retry|skip|cancel)
-  phasewatch approve [PATH]         approve the TDD plan (--discard removes the lock only)
-  phasewatch repair [PATH]          repair location drift, or a stale write (--against FILE)
-  phasewatch serve [PATH]           the dashboard in a browser (loopback, token; phasewatch[web])
-  phasewatch config --show          print the effective configuration
-  phasewatch completion SHELL       print a completion script (bash, zsh, tcsh)
+#: How the commands' list in ``phasewatch --help`` is laid out (see :data:`COMMAND_TABLE`).
+HELP_LIST = """commands:
+{}
 
 Run `phasewatch COMMAND --help` for a command's options. Every command takes --log FILE
 (or PHASEWATCH_LOG=FILE): phasewatch's internal failures, with their tracebacks, appended to
@@ -70,7 +48,7 @@ def _dashboard_parser(with_path: bool = True) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="phasewatch",
         description="Live dashboard and supervised review console for phased agent workflows.",
-        epilog=EPILOG,
+        epilog=HELP_LIST.format("\n".join(f"  {c.usage:<34}{c.about}" for c in COMMAND_TABLE)),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     if with_path:
@@ -152,7 +130,7 @@ def run() -> int:
     tui/app.py)."""
     argv = sys.argv[1:]
     command = _command(_log_option(argv)[1])[0]
-    if command in ("dashboard", "demo"):
+    if COMMANDS[command].pauses_collector:
         # the imports' share of the start-up too; the app starts it again once its data shows
         memory.pause_collector()
     code = main(argv)
@@ -205,21 +183,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not _start_log(log):
         return 2
     command, args = _command(argv)
-    handlers: dict[str, Callable[[list[str]], int]] = {
-        "check": cmd_check,
-        "dashboard": cmd_dashboard,
-        "demo": cmd_demo,
-        "simulate": cmd_simulate,
-        "review": lambda a: _decide("review", a),
-        "escalation": lambda a: _decide("escalation", a),
-        "approve": lambda a: _decide("approve", a),
-        "repair": cmd_repair,
-        "serve": cmd_serve,
-        "config": cmd_config,
-        "completion": cmd_completion,
-    }
     try:
-        return handlers[command](args)
+        return COMMANDS[command].run(args)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:  # `phasewatch check | head`
@@ -671,19 +636,7 @@ def _completion_parser() -> argparse.ArgumentParser:
 
 def command_parsers() -> dict[str, Callable[[], argparse.ArgumentParser]]:
     """Each command's parser builder: the same functions the commands parse with."""
-    return {
-        "check": _check_parser,
-        "simulate": _simulate_parser,
-        "demo": _demo_parser,
-        "review": lambda: _decide_parser("review"),
-        "escalation": lambda: _decide_parser("escalation"),
-        "approve": lambda: _decide_parser("approve"),
-        "repair": _repair_parser,
-        "dashboard": _dashboard_parser,
-        "serve": _serve_parser,
-        "config": _config_parser,
-        "completion": _completion_parser,
-    }
+    return {c.name: c.parser for c in COMMAND_TABLE}
 
 
 def full_parser(directory_hint: Any = None) -> argparse.ArgumentParser:
@@ -714,6 +667,57 @@ def cmd_completion(argv: list[str]) -> int:
         return 2
     print(shtab.complete(full_parser(shtab.DIRECTORY), shell=args.shell))
     return 0
+
+
+# ------------------------------------------------------------------------------ the commands
+
+
+class Command(NamedTuple):
+    """One command: its name, its line in ``--help`` (``usage``, ``about``), what runs it (with
+    the arguments after its name) and its parser's builder (the one it parses with)."""
+
+    name: str
+    usage: str
+    about: str
+    run: Callable[[list[str]], int]
+    parser: Callable[[], argparse.ArgumentParser]
+    #: Start-up with the collector paused (the app's start; see :func:`run`).
+    pauses_collector: bool = False
+
+
+def _decision(
+    kind: DecisionKind,
+) -> tuple[Callable[[list[str]], int], Callable[[], argparse.ArgumentParser]]:
+    return (lambda argv: _decide(kind, argv)), (lambda: _decide_parser(kind))
+
+
+#: Every command, in ``--help``'s order (the first, the dashboard, also runs without a name).
+COMMAND_TABLE = (
+    Command("dashboard", "phasewatch [PATH]", "open the live dashboard (default: current directory)",
+            cmd_dashboard, _dashboard_parser, pauses_collector=True),
+    Command("check", "phasewatch check [PATH]", "audit once; exit 0 clean, 1 findings, 2 cannot read",
+            cmd_check, _check_parser),
+    Command("demo", "phasewatch demo", "simulated workflow with injected faults, in the dashboard",
+            cmd_demo, _demo_parser, pauses_collector=True),
+    Command("simulate", "phasewatch simulate DIR", "drive a directory like a real agent workflow would",
+            cmd_simulate, _simulate_parser),
+    Command("review", "phasewatch review ACTION [PATH]",
+            "answer the supervised review gate (continue|review|resume|redo)", *_decision("review")),
+    Command("escalation", "phasewatch escalation ACTION",
+            "answer pending escalations (retry|skip|cancel)", *_decision("escalation")),
+    Command("approve", "phasewatch approve [PATH]",
+            "approve the TDD plan (--discard removes the lock only)", *_decision("approve")),
+    Command("repair", "phasewatch repair [PATH]",
+            "repair location drift, or a stale write (--against FILE)", cmd_repair, _repair_parser),
+    Command("serve", "phasewatch serve [PATH]",
+            "the dashboard in a browser (loopback, token; phasewatch[web])", cmd_serve, _serve_parser),
+    Command("config", "phasewatch config --show", "print the effective configuration",
+            cmd_config, _config_parser),
+    Command("completion", "phasewatch completion SHELL",
+            "print a completion script (bash, zsh, tcsh)", cmd_completion, _completion_parser),
+)  # fmt: skip
+#: The commands by name.
+COMMANDS = {c.name: c for c in COMMAND_TABLE}
 
 
 if __name__ == "__main__":
