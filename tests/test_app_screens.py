@@ -550,10 +550,10 @@ async def test_a_large_hook_log_loads_in_parts_into_a_screen_not_shown(
         await wait_until(pilot, lambda: view.total > 0, timeout=30)
         await wait_until(pilot, lambda: view.total == 400, timeout=30)
         assert not screen.is_mounted and screen._pending is not None
-        await wait_until(pilot, lambda: app.last_update.hook_total == 400, timeout=30)
+        await wait_until(pilot, lambda: app.last_update.hooks.total == 400, timeout=30)
         assert view.record_fields(view.total - 1)["reason"] == "r399"  # in file order, whole
         assert app.updates_received > 10
-        assert app.last_update is not None and not app.last_update.hook_pending
+        assert app.last_update is not None and not app.last_update.hooks.pending
         shown = await show(pilot, app, "2", "hooks")
         assert [r["reason"] for r in shown_records(shown)] == [f"r{i}" for i in range(400)]
         assert "400 of 400 records" in screen_text(app)
@@ -595,8 +595,8 @@ async def test_a_key_holds_a_large_logs_read_until_its_answer_is_painted(tmp_pat
         await wait_until(pilot, idle.is_set)
         assert seen[0] == ("clear", None) and seen[-1] == ("set", "hooks")
         assert app.screen.is_mounted
-        await wait_until(pilot, lambda: not app.last_update.hook_pending, timeout=30)
-        assert app.last_update.hook_total == 400
+        await wait_until(pilot, lambda: not app.last_update.hooks.pending, timeout=30)
+        assert app.last_update.hooks.total == 400
 
 
 async def test_a_rewrite_while_the_log_is_read_in_parts_is_not_misread(
@@ -626,7 +626,7 @@ async def test_a_rewrite_while_the_log_is_read_in_parts_is_not_misread(
     async with app.run_test(size=SIZE) as pilot:
         screen = await show(pilot, app, "2", "hooks")
         await wait_until(pilot, lambda: "hook log rotated" in screen_text(app))
-        await wait_until(pilot, lambda: not app.last_update.hook_pending, timeout=30)
+        await wait_until(pilot, lambda: not app.last_update.hooks.pending, timeout=30)
         await pilot.pause()
         reasons = [r["reason"] for r in shown_records(screen)]
         numbers = [int(r[1:]) for r in reasons if r]
@@ -643,7 +643,7 @@ async def test_the_hook_screen_reads_the_store_when_first_opened(tmp_path: Path)
         log = HookLog(tmp_path / ".isdlc" / "hook-activity.log", max_bytes=10**9)
         for i in range(300):
             log.append(TS.format(i // 60, i % 60), "gate-blocker", "allow", None, None, f"r{i}")
-        await wait_until(pilot, lambda: app.last_update.hook_total == 300, timeout=30)
+        await wait_until(pilot, lambda: app.last_update.hooks.total == 300, timeout=30)
         assert set(app.data_screens) == {"overview"}
         screen = await show(pilot, app, "2", "hooks")
         assert [r["reason"] for r in shown_records(screen)] == [f"r{i}" for i in range(300)]
@@ -990,7 +990,7 @@ async def test_the_log_is_read_only_once_the_first_data_is_painted(tmp_path, mon
     monkeypatch.setattr(session_module.ProjectSession, "refresh", spy)
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(
-            pilot, lambda: app.last_update is not None and app.last_update.hook_rows > 0
+            pilot, lambda: app.last_update is not None and app.last_update.hooks.rows > 0
         )
     assert calls[0] == (True, False)  # the first read: before any paint
     assert len(calls) > 1 and all(painted for _first, painted in calls[1:]), calls

@@ -35,10 +35,10 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
-from .console import CONSOLE_BINDINGS, CONSOLE_SCREENS, ReviewConsole
+from .console import CONSOLE_BINDINGS, ReviewConsole
 from .messages import DecisionDone, DecisionKept, DecisionReverted, HookLogGrew, SessionUpdated
 from .notifications import app_notifier
-from .screens import DATA_SCREENS, SCREEN_CSS, load
+from .screens import CONSOLE_SCREENS, DATA_SCREENS, SCREEN_CSS, load
 from .screens.base import UpdateScreen
 from .screens.console_base import ConsoleScreen
 from .screens.help import HelpScreen, help_rows
@@ -337,13 +337,13 @@ class PhasewatchApp(App[int]):
         if not self.watch_enabled:
             update = first
             # the rest of a large log, in parts; and the repair offers the first read left
-            while update.hook_pending or update.offers is None:
-                again = [session.project.hook_log] if update.hook_pending else []
+            while update.hooks.pending or update.offers is None:
+                again = [session.project.hook_log] if update.hooks.pending else []
                 await self._after_keys()
                 update = await asyncio.to_thread(session.refresh, again)
                 self._post(update)
             return
-        if first.hook_pending:  # a large log: its newest lines now, not after the watch set-up
+        if first.hooks.pending:  # a large log: its newest lines now, not after the watch set-up
             hook_log = session.project.hook_log
             await self._after_keys()
             self._post(await asyncio.to_thread(session.refresh, [hook_log]))
@@ -365,7 +365,7 @@ class PhasewatchApp(App[int]):
             if update.unseen:  # unsearchable now: its recovery is reported, however quick
                 watcher.forget(update.unseen)
             self._post(update)
-            if update.hook_pending:  # a large log is read in parts, between other changes
+            if update.hooks.pending:  # a large log is read in parts, between other changes
                 watcher.again([session.project.hook_log])
         self.watch_mode = "stopped"
 
@@ -377,7 +377,7 @@ class PhasewatchApp(App[int]):
             self.on_session_updated(SessionUpdated(update))
         else:
             self.post_message(SessionUpdated(update))
-        if update.hook_changed:
+        if update.hooks.changed:
             self.post_message(HookLogGrew())
 
     @work(thread=True, exclusive=True, group="demo", name="demo", exit_on_error=False)

@@ -54,7 +54,7 @@ from textual.screen import Screen
 
 from .bindings import refresh_bindings_if_changed
 from .messages import Decision, DecisionDone, DecisionKept, DecisionReverted
-from .screens import load
+from .screens import CONSOLE_SCREENS, load
 from .screens.console_base import ConsoleScreen, KeyGuard
 
 if TYPE_CHECKING:
@@ -83,12 +83,6 @@ CONSOLE_BINDINGS: list[Binding] = [
     Binding("z", "console('undo-repair')", "Undo repair"),
 ]
 
-#: name -> "module:Class"; imported when first opened (nothing waits at most start-ups).
-CONSOLE_SCREENS: dict[str, str] = {
-    "attention": "phasewatch.tui.screens.attention:AttentionScreen",
-    "escalations": "phasewatch.tui.screens.escalations:EscalationsScreen",
-    "plan": "phasewatch.tui.screens.plan:PlanScreen",
-}
 
 OwnWrite = Callable[[Path, "FileStamp | None"], None]
 
