@@ -28,6 +28,7 @@ from phasewatch.core import memory
 from phasewatch.core.log import internal_failure
 from phasewatch.core.systems import SYSTEMS
 from phasewatch.core.text import clean
+from phasewatch.widgets._textual import css_generation, mark_styled
 from textual import events, on, work
 from textual.app import App, CSSPathType, SystemCommand
 from textual.binding import Binding, BindingType
@@ -202,7 +203,7 @@ class PhasewatchApp(App[int]):
         self._ui_idle.set()
         self._held_at = 0.0  # (monotonic) the key the reads wait for
         self._notes: list[str] = []
-        #: Textual's CSS generation (``_css_update_count``) the stylesheet last ran at; see
+        #: Textual's CSS generation (widgets/_textual.py) the stylesheet last ran at; see
         #: :meth:`refresh_css`; the stylesheet's own at first (see below).
         self._css_styled_at: int | None = None
         self.theme = DARK
@@ -212,7 +213,7 @@ class PhasewatchApp(App[int]):
         # by it as it mounts. Said so, Textual's start of the first mode does not re-parse every
         # stylesheet and restyle the app before the first frame (~25 ms); a theme set later (a
         # config's) makes a newer generation, which is refreshed as usual.
-        self._css_styled_at = self._css_update_count
+        self._css_styled_at = css_generation(self)
         self.data_screen("overview")
         memory.share_arenas()  # before the reader threads start: see core/memory.py
         self._session_options = {"ui_idle": self._ui_idle, **(session_options or {})}
@@ -560,7 +561,7 @@ class PhasewatchApp(App[int]):
 
     def refresh_css(self, animate: bool = True) -> None:
         super().refresh_css(animate)
-        self._css_styled_at = self._css_update_count
+        self._css_styled_at = css_generation(self)
 
     def _styled_now(self, screen: Screen[Any]) -> None:
         """Tell Textual that ``screen`` is styled with the stylesheet of the last CSS refresh
@@ -570,7 +571,7 @@ class PhasewatchApp(App[int]):
         theme changed under. A theme change since that refresh (a newer generation) is still
         refreshed when the screen is shown."""
         if self._css_styled_at is not None:
-            screen._css_update_count = self._css_styled_at
+            mark_styled(screen, self._css_styled_at)
 
     def action_toggle_theme(self) -> None:
         self.theme = LIGHT if self.theme == DARK else DARK
