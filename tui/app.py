@@ -73,8 +73,8 @@ DARK, LIGHT = "textual-dark", "textual-light"
 def screens_to_warm(update: SessionUpdate) -> list[str]:
     """The data screens whose modules are imported once the first data is painted: every one
     but a system's screen (``tdd``, ``plugins``: a system's name is its screen's) when the
-    project does not use that system (the plugin screen's models bring pydantic: ~130 ms,
-    ~8 MB)."""
+    project does not use that system (the plugin screen's models bring pydantic:
+    docs/performance.md#start-up-and-keys)."""
     systems = {key.name for key in SYSTEMS}
     return [n for n in DATA_SCREENS if n not in systems or n in update.systems]
 
@@ -175,7 +175,7 @@ class PhasewatchApp(StartupScheduling, App[int]):
         self.data_screens: dict[str, UpdateScreen] = {}
         # Textual made the stylesheet with this theme's variables: the first screen is styled
         # by it as it mounts. Said so, Textual's start of the first mode does not re-parse every
-        # stylesheet and restyle the app before the first frame (~25 ms); a theme set later (a
+        # stylesheet and restyle the app before the first frame; a theme set later (a
         # config's) makes a newer generation, which is refreshed as usual.
         self._css_styled_at = css_generation(self)
         self.data_screen("overview")

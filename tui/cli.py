@@ -100,8 +100,8 @@ def _no_pydantic_plugins() -> None:
     """Tell pydantic this process has no plugins, unless the user set its own switch.
 
     The first time pydantic builds a validator it looks for plugins among the installed
-    packages' entry points: it imports ``importlib.metadata`` (12-18 ms of the 200 ms a ``check``
-    takes) to find none. phasewatch's models are its own business, so the ``phasewatch``
+    packages' entry points: it imports ``importlib.metadata`` (a share of a ``check``'s time:
+    docs/performance.md#the-command-line) to find none. phasewatch's models are its own business, so the ``phasewatch``
     process answers "none" in the place of pydantic's loader. With ``PYDANTIC_DISABLE_PLUGINS``
     set (even empty) pydantic's loader runs and does as it says. The command's choice only:
     ``phasewatch.core`` imported into someone's program leaves pydantic as it is."""
@@ -124,10 +124,10 @@ def run() -> int:
     """The ``phasewatch`` process (the script and ``python -m phasewatch``): :func:`main`, and
     after a ``check``, which writes no file, no tidying of the heap on the way out. The
     interpreter's exit would search every object it made (pydantic's schemas, the parsed state)
-    for garbage cycles to free, one at a time, for a process about to end: 28 ms of a 200 ms
-    ``check``. Frozen, the collector skips them; the exit still flushes and runs its handlers.
+    for garbage cycles to free, one at a time, for a process about to end
+    (docs/performance.md#the-command-line). Frozen, the collector skips them; the exit still flushes and runs its handlers.
     The dashboard's start-up runs with the collector paused (see ``freeze_startup`` in
-    tui/app.py)."""
+    tui/startup.py)."""
     argv = sys.argv[1:]
     command = _command(_log_option(argv)[1])[0]
     if COMMANDS[command].pauses_collector:

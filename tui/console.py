@@ -97,7 +97,7 @@ def _digest(document: object) -> str:
 
 def _decide() -> Any:
     """:mod:`core.decide` (the writer), imported on first use, in the decision's worker
-    (:func:`_call_writer`): a dashboard that only watches never loads it (~2.3 MB)."""
+    (:func:`_call_writer`): a dashboard that only watches never loads it (docs/performance.md#decisions)."""
     from phasewatch.core import decide
 
     return decide
@@ -105,7 +105,7 @@ def _decide() -> Any:
 
 def _call_writer(name: str, *args: Any, **options: Any) -> decide.DecisionResult:
     """``core.decide.<name>(*args, **options)``, in the decision's worker thread: the first
-    decision imports the writer there (~30 ms), never on the UI thread."""
+    decision imports the writer there, never on the UI thread."""
     result: decide.DecisionResult = getattr(_decide(), name)(*args, **options)
     return result
 

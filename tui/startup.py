@@ -1,7 +1,7 @@
 """The dashboard's start-up and the scheduling around keys: what the app does so that its
 first frame shows the data and a key's answer never waits behind a read or the collector
 (docs/design.md#data-flow, "Start-up" and "Keys go first"; the measurements behind each choice
-are in docs/performance.md).
+are in docs/performance.md#start-up-and-keys).
 
 :class:`StartupScheduling` is a part of :class:`~tui.app.PhasewatchApp` (a mixin: Textual never
 sees it, its CSS and bindings are the app's): the first read in a thread as the app mounts,
@@ -43,18 +43,20 @@ Clock = Callable[[], datetime]
 #: What the first read gives: the session and its first update.
 FirstRead = tuple["ProjectSession", "SessionUpdate"]
 
-#: After a key press, when its answer is most likely on screen (a screen switch in tmux: median
-#: ~80 ms); what waits for the collector then waits for the next idle refresh too.
+#: After a key press, when its answer is most likely on screen (a screen switch, measured in
+#: docs/performance.md#start-up-and-keys); what waits for the collector then waits for the
+#: next idle refresh too.
 KEY_ANSWERED_S = 0.12
 #: As the app mounts it waits this long at most for the first read, to paint its data in the
-#: first frame (a real-size project's read takes ~25-40 ms); a slower read shows "Reading...".
+#: first frame (a real-size project's read fits, with a margin); a slower read shows
+#: "Reading...".
 FIRST_READ_WAIT_S = 0.15
 #: The reads after the first wait this long at most for the first data to be painted.
 FIRST_PAINT_WAIT_S = 0.5
 #: A key's answer goes before a large log's read: the read stops at its next part and waits
 #: until the answer is painted, this long at most.
 KEY_HOLD_MAX_S = 0.3
-FIRST_SHOW_S = 0.5  # a data screen's first show (0.1-0.2 s under a storm), with a margin
+FIRST_SHOW_S = 0.5  # a data screen's first show under a write storm, with a margin
 FULL_COLLECTION_GAP_S = 1.0  # at most one full collection after keys per this many seconds
 #: The collector paused for the start-up (``freeze_startup``) runs again after this long at most.
 COLLECTOR_PAUSE_MAX_S = 3.0
@@ -68,7 +70,7 @@ class StartupScheduling(_Base):
     ``freeze_startup`` (the command line sets it): the cyclic garbage collector is paused until
     the first data is painted (the command pauses it before it imports textual; see
     core/memory.py), as its passes over the objects the start-up makes were a large part of the
-    time to the data. The modules imported by then are frozen as the app is built
+    time to the data (docs/performance.md#start-up-and-keys). The modules imported by then are frozen as the app is built
     (``memory.freeze_imports``), so the one full collection after the data scans only what came
     after them; then the objects made so far (the screens built, the session) leave the
     collector's reach too (``gc.freeze``): a full collection scanned them all, a few times a
@@ -121,7 +123,7 @@ class StartupScheduling(_Base):
     def _show_a_quick_first_read(self) -> None:
         """Wait up to ``FIRST_READ_WAIT_S`` for the first read and show it now, before the first
         frame, which is then the data's. The read runs alone meanwhile (the wait releases the
-        GIL); painted first, "Reading..." cost its own layout and paint (~8 ms) and the read
+        GIL); painted first, "Reading..." cost its own layout and paint and the read
         shared the interpreter with it. A slower read (a huge state file, a loaded machine)
         shows "Reading..." and its data when it ends; a failed one is the watcher's to report."""
         try:
@@ -169,17 +171,15 @@ class StartupScheduling(_Base):
         self.call_after_refresh(self._collect_after_key)
 
     def _collect_after_key(self) -> None:
-        """A full collection is a stall (30-100 ms under a write storm, every second or so: the
+        """A full collection is a stall (under a write storm, every second or so: the
         repaints' Textual strips are cycles only the collector frees) and a key press waiting
         behind one is the stall a user feels. So, once a key's answer is painted (this timer,
         then the next idle refresh), a full collection that is coming anyway (over half of the
         young collections it waits for have run) is run now, at most once a second
         (FULL_COLLECTION_GAP_S): the next key finds it done. Not within FIRST_SHOW_S of a data
         screen's build: its first show lasts longer than the timer and is painted in parts (the
-        next key collects). Storm in tmux, 60 keys, 3 interleaved runs each: every key but the
-        first 0.10-0.12 s at worst, against 0.13-0.22 s; the first key (the hook screen's first
-        show, 0.15-0.25 s either way) can still meet a collection the collector started on its
-        own."""
+        next key collects). The first key (the hook screen's first show) can still meet a
+        collection the collector started on its own (docs/performance.md#start-up-and-keys)."""
         now = collector_clock()
         if (
             now - self._full_collected_at >= FULL_COLLECTION_GAP_S
@@ -224,13 +224,13 @@ def read_in_background(
 
 def after_first_data(freeze: bool, screens: Iterable[str], ui_idle: threading.Event) -> None:
     """Once the first data is on screen, in a daemon thread: import the modules of the data
-    ``screens`` a key may show next ("module:Class"; the first press of ``2`` waited 30 ms
-    for the hook screen's, ~150 ms under a write storm), then end the start-up's pause of the
+    ``screens`` a key may show next ("module:Class"; the first press of ``2`` waited for the
+    hook screen's), then end the start-up's pause of the
     collector, with ``freeze`` moving the objects made so far out of its reach (see
     :class:`StartupScheduling`), and give the heap pages the start-up freed back to the system
-    (~2 MB of an idle app's ~62). Each import, and the collection, waits while a key is
+    (docs/performance.md#start-up-and-keys). Each import, and the collection, waits while a key is
     answered (``ui_idle`` clear; see :meth:`StartupScheduling._hold_reads`). The writer is not
-    imported here: a dashboard that only watches never needs it (2.3 MB), and the first decision
+    imported here: a dashboard that only watches never needs it, and the first decision
     imports it in its own worker."""
 
     def run() -> None:

@@ -10,15 +10,12 @@ cells) until something else invalidated them.
 
 Textual's render caches are keyed by the table's update count, which every added row, changed
 cell, sort and resize bumps, so each update leaves every render made before it unreachable in
-LRU caches of up to 10,000 cells and 1,000 rows and lines: a live table holds them all. A
-dashboard of 400 state writes kept the matrix's caches full: headless, the process grew
-86.7 -> 110.2 MB; with :class:`LiveTable`, which drops them when the count moves on,
-85.6 -> 91.9 MB.
+LRU caches of up to 10,000 cells and 1,000 rows and lines: a live table holds them all, and
+:class:`LiveTable` drops them when the count moves on (docs/performance.md#tables).
 
 A cell is rendered through Rich's general layout (``Styled(Padding(cell))`` into
-``console.render_lines``: measure, wrap, pad, split into lines), ~370 us a cell when the
-dashboard first paints: the location matrix's 14 lines took 25-33 ms of its first data frame
-(a pty, 2 CPUs). Every cell here is one line of ``Text`` in a row one line high, which
+``console.render_lines``: measure, wrap, pad, split into lines), a large part of the
+dashboard's first data frame. Every cell here is one line of ``Text`` in a row one line high, which
 :func:`one_line` renders straight to the same segments (see :meth:`LiveTable.draw_cell`);
 any other cell takes Textual's way.
 """
