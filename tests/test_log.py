@@ -78,6 +78,17 @@ def test_a_second_log_to_replaces_the_first(tmp_path: Path) -> None:
     assert "Traceback" in (tmp_path / "b.log").read_text()
 
 
+def test_the_processes_a_command_starts_log_to_the_same_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from phasewatch.tui.cli import _start_log
+
+    monkeypatch.setenv(log.ENV, "")  # (restored after the test, whatever _start_log sets)
+    monkeypatch.chdir(tmp_path)
+    assert _start_log("relative.log")
+    assert os.environ[log.ENV] == str(tmp_path / "relative.log")  # (serve's dashboards)
+
+
 @pytest.mark.parametrize(
     ("argv", "expected"),
     [

@@ -159,7 +159,9 @@ def _log_option(argv: Sequence[str]) -> tuple[str | None, list[str]]:
 
 def _start_log(path: str | None) -> bool:
     """Log to ``path`` (``--log``) or ``PHASEWATCH_LOG``'s file; False after saying why the file
-    cannot be opened. Without either nothing is logged anywhere (core/log.py)."""
+    cannot be opened. Without either nothing is logged anywhere (core/log.py). The file is
+    handed on in ``PHASEWATCH_LOG`` (absolute), so the processes this one starts (``serve``'s
+    dashboards) log to it too."""
     from phasewatch.core.log import ENV, from_environment
 
     where = path if path is not None else from_environment()
@@ -174,6 +176,7 @@ def _start_log(path: str | None) -> bool:
         reason = exc.strerror or type(exc).__name__
         print(f"phasewatch: {name}: cannot write {clean(where)}: {reason}", file=sys.stderr)
         return False
+    os.environ[ENV] = os.path.abspath(where)
     return True
 
 
