@@ -42,7 +42,7 @@ LOWEST       := .venv-lowest
 LOWEST_STAMP := $(LOWEST)/.installed
 LOWEST_TESTS := tests/test_cli_check.py tests/test_sources.py tests/test_files_read.py \
 	tests/test_hooklog.py tests/test_tdd.py tests/test_plugins.py tests/test_models.py \
-	tests/test_decide.py tests/test_decide_codec.py
+	tests/test_decide.py tests/test_decide_codec.py tests/test_textual_compat.py
 
 $(LOWEST_STAMP): pyproject.toml tests/lowest_constraints.py
 	$(PYTHON) -m venv $(LOWEST)

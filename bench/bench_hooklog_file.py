@@ -112,7 +112,7 @@ async def main(root: Path) -> None:
             now = time.perf_counter() - t0
             if "data" not in marks and app.first_data_seconds is not None:
                 marks["data"] = app.first_data_seconds
-            counted = app.last_update.hook_total if app.last_update is not None else 0
+            counted = app.last_update.hooks.total if app.last_update is not None else 0
             if not wrote and counted >= N // 2:  # a state change in the middle of the load
                 wrote = True
                 doc = feature_state()

@@ -85,11 +85,11 @@ from phasewatch.core.session import ProjectSession
 t = time.perf_counter()
 s = ProjectSession(sys.argv[1])
 u = s.refresh()
-while u.hook_pending:
+while u.hooks.pending:
     u = s.refresh({s.project.hook_log})
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print(f"session: {u.hook_total:,} lines, {u.hooks.count:,} rows, "
-      f"{len(u.hook_findings)} findings, {time.perf_counter() - t:.1f} s, peak RSS {peak:.0f} MiB")
+print(f"session: {u.hooks.total:,} lines, {u.hooks.store.count:,} rows, "
+      f"{len(u.hooks.findings)} findings, {time.perf_counter() - t:.1f} s, peak RSS {peak:.0f} MiB")
 """
 
 CHECK = """

@@ -9,6 +9,7 @@ from itertools import islice
 from typing import Any
 
 from .findings import Finding, Rule, Severity, make, rule
+from .log import internal_failure
 from .text import shorten
 
 #: What a check that raised becomes (every system's checks run here).
@@ -90,6 +91,7 @@ def run_checks(em: Emitter, checks: Iterable[Callable[..., None]], *args: Any) -
         try:
             check(em, *args)
         except Exception as exc:  # the audit must never take the dashboard down
+            internal_failure(__name__, f"audit check {check.__name__} raised", exc)
             em.add(
                 AUDIT_INTERNAL,
                 f"$ ({check.__name__})",

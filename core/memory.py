@@ -8,8 +8,8 @@ this does nothing.
 
 Threads make it worse: glibc gives each new thread its own arena, and ``malloc_trim`` cannot
 return the free top of a thread's arena. :func:`share_arenas` keeps every thread in the main
-arena: the dashboard after reading a 1M-line log on two threads, medians of 5 (headless): 109 MB
-resident with an arena per thread, 95 MB shared (peak 170 -> 148 MB), load time the same.
+arena, which keeps a large log's read from leaving the process at its peak
+(docs/performance.md#start-up-and-keys).
 
 The cyclic garbage collector: a program's start-up makes hundreds of thousands of objects that
 live as long as it does (modules, classes, widgets) and little garbage, yet the collector passes
@@ -94,9 +94,8 @@ def freeze_imports() -> None:
     """While the collector is paused for a start-up: move every object made so far (the
     modules imported, which live as long as the process) out of the collector's reach
     (``gc.freeze``), so the one full collection :func:`end_startup` runs scans only what the
-    start-up made after them. The dashboard with a 1M-line log, keys sent from its first frame
-    (tmux, 3 starts each): that collection 31-47 ms -> 13-22 ms, a stall the first key met. The
-    few cycles the imports left (~430 objects) are kept, not freed."""
+    start-up made after them: that collection is a stall the first key met, and it is shorter
+    the less it scans (docs/performance.md#start-up-and-keys). The few cycles the imports left (~430 objects) are kept, not freed."""
     if _paused:
         gc.freeze()
 

@@ -297,7 +297,8 @@ def repair_offer(snap: Snapshot | None, timeline: Any = ()) -> RepairOffer | Non
 
 class RepairOfferer:
     """:meth:`offer` after every update, planning again only when its inputs changed: the
-    planners diff whole documents (37 ms for a 737 KiB state), the update loop must not pay
+    planners diff whole documents (docs/performance.md#reading-and-planning), the update loop
+    must not pay
     that for a file nobody wrote. Inputs are compared by identity (the session hands out the
     same parsed document until the file changes)."""
 

@@ -34,6 +34,7 @@ from msgspec.structs import replace
 
 from .diff import capped_paths
 from .findings import Finding, is_transition, sort_findings
+from .log import internal_failure
 from .memory import release_memory
 from .snapshot import Snapshot, observe
 from .sources import FileStamp, Project, StateReader, StateSource, discover
@@ -49,7 +50,7 @@ if TYPE_CHECKING:
 TIMELINE_CAP = 2000
 RAW_CAP = 200
 EVENTS_CAP = 500
-# A huge hook log is read over several refreshes (``SessionUpdate.hook_pending``), so state
+# A huge hook log is read over several refreshes (``HookLogView.pending``), so state
 # changes are never stuck behind it: each refresh polls it (HOOK_READ_BYTES a poll, ~24k lines,
 # ~15 ms to parse on two threads) for up to HOOK_PART_SECONDS. Its lines are indexed first (a
 # newline scan), so they show at once, parsed when on screen.
@@ -150,15 +151,34 @@ class HookTail(Struct, frozen=True):
     lines: int | None = None  # lines the file held right after a rotation/reset (else None)
 
 
+class HookLogView(Struct, frozen=True):
+    """The hook log in a :class:`SessionUpdate` (``update.hooks``), beside the systems' views
+    (``update.systems``, :class:`~core.systems.SystemView`): the log is the session's own (see
+    docs/design.md#systems), so its view is typed here. The records are not carried: they are
+    in ``store`` (the session's :class:`~core.hooklog.store.HookStore`), which viewers read."""
+
+    store: HookStore | None = None  # the records (rows), read by the hook screen
+    rows: int = 0  # rows the store held at this update (a viewer compares)
+    tail: HookTail = field(default_factory=HookTail)  # the last read of the log
+    changed: bool = False  # this refresh changed the log's rows or status (for the worker)
+    findings: list[Finding] = field(default_factory=list)  # over every line read
+    stats: dict[str, Any] = field(default_factory=dict)  # over every line read
+    total: int = 0  # lines read (parsed, counted) this session
+    rotations: int = 0  # rotations/rewrites of the log seen this session
+    rotated_at: datetime | None = None  # when the last one was seen
+    pending: bool = False  # more of the log waits: refresh again with the log "changed"
+    progress: tuple[int, int] | None = None  # (bytes read, file size) while pending
+
+
 class SessionUpdate(Struct):
     """What one :meth:`ProjectSession.refresh` produced. Plain data, safe to hand to the UI.
 
     The state picture only: a newer update says all an older one would (the app lets the newest
     through, and a screen not shown yet keeps the newest). What changed is told by revision
     numbers a screen compares with the ones it rendered: ``versions`` (per project, the ``seq``
-    of its newest timeline entry), ``discovery``, each system's ``rev``, ``hook_rows``;
+    of its newest timeline entry), ``discovery``, each system's ``rev``, ``hooks.rows``;
     ``timeline`` holds every entry kept (a screen takes those newer than it has, by ``seq``). The
-    hook log's records are not carried: they are in ``hooks`` (the session's
+    hook log's records are not carried: they are in ``hooks.store`` (the session's
     :class:`~core.hooklog.store.HookStore`), which viewers read.
     """
 
@@ -169,18 +189,7 @@ class SessionUpdate(Struct):
     versions: dict[str, int] = field(default_factory=dict)  # project -> newest timeline seq
     discovery: int = 0  # rediscoveries that changed the project's layout
     files: dict[str, FileStatus] = field(default_factory=dict)  # by path relative to the root
-    # hook log
-    hooks: HookStore | None = None  # the records (rows), read by the hook screen
-    hook_rows: int = 0  # rows the store held at this update (a viewer compares)
-    hook_tail: HookTail = field(default_factory=HookTail)  # the last read of the log
-    hook_changed: bool = False  # this refresh changed the log's rows or status (for the worker)
-    hook_findings: list[Finding] = field(default_factory=list)  # over every line read
-    hook_stats: dict[str, Any] = field(default_factory=dict)  # over every line read
-    hook_total: int = 0  # lines read (parsed, counted) this session
-    hook_rotations: int = 0  # rotations/rewrites of the log seen this session
-    hook_rotated_at: datetime | None = None  # when the last one was seen
-    hook_pending: bool = False  # more of the log waits: refresh again with the log "changed"
-    hook_progress: tuple[int, int] | None = None  # (bytes read, file size) while pending
+    hooks: HookLogView = field(default_factory=HookLogView)  # the hook log
     # timeline and recent events
     timeline: tuple[Observation, ...] = ()
     timeline_total: int = 0
@@ -238,7 +247,7 @@ class SessionUpdate(Struct):
         pools: list[Iterable[Finding]] = [
             self.project.findings,
             snap.findings if snap is not None else (),
-            self.hook_findings,
+            self.hooks.findings,
             *(view.findings for view in self.systems.values()),
         ]
         for pool in pools:
@@ -453,7 +462,7 @@ class ProjectSession:
         """Re-read what ``changed`` names (None: everything) and report what is new.
 
         ``hooks_later``: on the first refresh, leave a non-empty hook log for the next one
-        (``hook_pending``), and the repair offers (``offers`` None) for the next refresh: the
+        (``hooks.pending``), and the repair offers (``offers`` None) for the next refresh: the
         state's first frame waits neither for the log's modules and lines nor for the writer's
         package the planners import (the app's start-up, docs/design.md#data-flow)."""
         with self._lock:
@@ -518,17 +527,19 @@ class ProjectSession:
             versions=dict(self._versions),
             discovery=self._discovery,
             files=self._file_statuses(),
-            hooks=self._hooks,
-            hook_rows=0 if self._hooks is None else self._hooks.count,
-            hook_tail=tail,
-            hook_changed=hook_changed,
-            hook_findings=self._hook_findings,
-            hook_stats=self._hook_stats,
-            hook_total=self._hook_total,
-            hook_rotations=self._hook_rotations,
-            hook_rotated_at=self._hook_rotated_at,
-            hook_pending=self._hook_pending,
-            hook_progress=self._hook_progress() if self._hook_pending else None,
+            hooks=HookLogView(
+                store=self._hooks,
+                rows=0 if self._hooks is None else self._hooks.count,
+                tail=tail,
+                changed=hook_changed,
+                findings=self._hook_findings,
+                stats=self._hook_stats,
+                total=self._hook_total,
+                rotations=self._hook_rotations,
+                rotated_at=self._hook_rotated_at,
+                pending=self._hook_pending,
+                progress=self._hook_progress() if self._hook_pending else None,
+            ),
             timeline=timeline,
             timeline_total=self._timeline_total,
             events=tuple(self.events),
@@ -882,6 +893,7 @@ class ProjectSession:
         try:
             loaded = system.load(self.project, self._configured, known=before.data is not None)
         except Exception as exc:  # keep the dashboard alive on a parser bug
+            internal_failure(__name__, f"loading {system.title} raised", exc)
             errors.append(f"{system.title}: {type(exc).__name__}: {exc}")
             return
         if loaded is None:

@@ -341,7 +341,7 @@ def _parse(raw: bytes) -> Any:
     """Parse like the owner's ``JSON.parse``: a byte order mark and ``NaN``/``Infinity`` are
     errors (Python's json would accept both), invalid UTF-8 becomes U+FFFD as in node.
 
-    msgspec first (a 5.8 MB state: 24 ms against json's 40): where it decodes a document,
+    msgspec first (faster: docs/performance.md#reading-and-planning): where it decodes a document,
     json decodes it to the same value. What it refuses (invalid UTF-8, a lone surrogate, a
     number out of a double's range, a broken document) goes to json, which takes it as
     ``JSON.parse`` does or says where it breaks. A property test holds the two together."""

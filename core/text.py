@@ -35,7 +35,7 @@ _UNSAFE_IN_JSON = re.compile(f"[\x7f-\x9f{HIDDEN}]")
 # What _CONTROLS matches, as it can reach a string of a UTF-8 JSON document: strict JSON forbids
 # raw C0 characters in strings, so only an escape (``\b \f \r \uXXXX``) or a raw DEL, C1 or
 # bidirectional character can. Each pattern has a literal prefix, which ``re`` finds with a fast
-# scan (one alternation of them all is ten times slower on a 5 MB document).
+# scan (one alternation of them all is much slower: docs/performance.md#reading-and-planning).
 _JSON_ESCAPE = re.compile(rb"\\[bfru]")
 _JSON_RAW_UNCLEAN = tuple(
     re.compile(p).search
@@ -94,7 +94,7 @@ def clean_json(value: Any) -> Any:
 def json_is_clean(raw: bytes) -> bool:
     """True when no string (or key) of the JSON document ``raw`` can hold anything :func:`clean`
     removes, so the parsed document needs no :func:`clean_json` pass (the common case: a
-    recursive pass over a 5 MB state costs several times its parse). False may be a false alarm
+    recursive pass over a large state costs several times its parse). False may be a false alarm
     (an escaped backslash before ``u``), never the reverse."""
     if b"\x7f" in raw or _JSON_ESCAPE.search(raw):
         return False

@@ -32,6 +32,7 @@ from typing import Any, Literal
 
 from msgspec import Struct, field
 
+from .log import internal_failure
 from .sources import FileStamp
 
 DEFAULT_STEP_MS = 15  # quiet time before watchfiles yields a group of changes
@@ -488,6 +489,7 @@ class Watcher:
                     self._on_changes(changes, restart)
                     pending = asyncio.ensure_future(gen.__anext__())
             except Exception as exc:  # a directory vanished between listing and watching
+                internal_failure(__name__, "the OS watch stopped", exc)
                 self.errors = [*self.errors[-4:], f"{type(exc).__name__}: {exc}"]
                 try:
                     await asyncio.wait_for(inner.wait(), _RETRY_S)

@@ -552,10 +552,10 @@ async def test_a_large_hook_log_loads_in_parts_into_a_screen_not_shown(
         await wait_until(pilot, lambda: view.total > 0, timeout=30)
         await wait_until(pilot, lambda: view.total == 400, timeout=30)
         assert not screen.is_mounted and screen._pending is not None
-        await wait_until(pilot, lambda: app.last_update.hook_total == 400, timeout=30)
+        await wait_until(pilot, lambda: app.last_update.hooks.total == 400, timeout=30)
         assert view.record_fields(view.total - 1)["reason"] == "r399"  # in file order, whole
         assert app.updates_received > 10
-        assert app.last_update is not None and not app.last_update.hook_pending
+        assert app.last_update is not None and not app.last_update.hooks.pending
         shown = await show(pilot, app, "2", "hooks")
         assert [r["reason"] for r in shown_records(shown)] == [f"r{i}" for i in range(400)]
         assert "400 of 400 records" in screen_text(app)
@@ -597,8 +597,8 @@ async def test_a_key_holds_a_large_logs_read_until_its_answer_is_painted(tmp_pat
         await wait_until(pilot, idle.is_set)
         assert seen[0] == ("clear", None) and seen[-1] == ("set", "hooks")
         assert app.screen.is_mounted
-        await wait_until(pilot, lambda: not app.last_update.hook_pending, timeout=30)
-        assert app.last_update.hook_total == 400
+        await wait_until(pilot, lambda: not app.last_update.hooks.pending, timeout=30)
+        assert app.last_update.hooks.total == 400
 
 
 async def test_a_rewrite_while_the_log_is_read_in_parts_is_not_misread(
@@ -628,7 +628,7 @@ async def test_a_rewrite_while_the_log_is_read_in_parts_is_not_misread(
     async with app.run_test(size=SIZE) as pilot:
         screen = await show(pilot, app, "2", "hooks")
         await wait_until(pilot, lambda: "hook log rotated" in screen_text(app))
-        await wait_until(pilot, lambda: not app.last_update.hook_pending, timeout=30)
+        await wait_until(pilot, lambda: not app.last_update.hooks.pending, timeout=30)
         await pilot.pause()
         reasons = [r["reason"] for r in shown_records(screen)]
         numbers = [int(r[1:]) for r in reasons if r]
@@ -645,7 +645,7 @@ async def test_the_hook_screen_reads_the_store_when_first_opened(tmp_path: Path)
         log = HookLog(tmp_path / ".isdlc" / "hook-activity.log", max_bytes=10**9)
         for i in range(300):
             log.append(TS.format(i // 60, i % 60), "gate-blocker", "allow", None, None, f"r{i}")
-        await wait_until(pilot, lambda: app.last_update.hook_total == 300, timeout=30)
+        await wait_until(pilot, lambda: app.last_update.hooks.total == 300, timeout=30)
         assert set(app.data_screens) == {"overview"}
         screen = await show(pilot, app, "2", "hooks")
         assert [r["reason"] for r in shown_records(screen)] == [f"r{i}" for i in range(300)]
@@ -725,7 +725,7 @@ async def test_the_collector_paused_for_the_start_up_runs_again_without_data(
     import gc
 
     import phasewatch.core.session as session_module
-    import phasewatch.tui.app as app_module
+    import phasewatch.tui.startup as startup_module
 
     write_state(tmp_path / ".isdlc" / "state.json", F.feature_state())
     if ending == "failed read":
@@ -735,8 +735,8 @@ async def test_the_collector_paused_for_the_start_up_runs_again_without_data(
 
         monkeypatch.setattr(session_module, "ProjectSession", broken)
     else:
-        monkeypatch.setattr(app_module, "_read_in_background", lambda *args: None)  # never ends
-        monkeypatch.setattr(app_module, "FIRST_READ_WAIT_S", 0.01)
+        monkeypatch.setattr(startup_module, "read_in_background", lambda *args: None)  # never ends
+        monkeypatch.setattr(startup_module, "FIRST_READ_WAIT_S", 0.01)
     try:
         app = make_app(tmp_path, freeze_startup=True)
         assert not gc.isenabled()
@@ -782,14 +782,14 @@ async def test_a_due_full_collection_runs_once_a_key_is_answered(
     import gc
 
     import phasewatch.core.memory as memory
-    import phasewatch.tui.app as app_module
+    import phasewatch.tui.startup as startup_module
 
     collected: list[float] = []
     due = [(0, 0, 10)]  # gc.get_count(): ten young collections since the last full one
     now = [1000.0]  # the collector's clock: moves only when the test moves it
     monkeypatch.setattr(gc, "freeze", lambda: None)  # (the test process's heap stays collectable)
     monkeypatch.setattr(memory, "release_memory", lambda: None)
-    monkeypatch.setattr(app_module, "collector_clock", lambda: now[0])
+    monkeypatch.setattr(startup_module, "collector_clock", lambda: now[0])
 
     def collect(generation: int = 2) -> int:  # a full collection as the callbacks see it
         info = {"generation": generation, "collected": 0, "uncollectable": 0}
@@ -831,9 +831,9 @@ async def test_a_due_full_collection_runs_once_a_key_is_answered(
         async with app.run_test(size=SIZE) as pilot:
             await wait_until(pilot, lambda: app.first_data_seconds is not None)
             assert await key("3", 0) == 0  # the timeline's first show
-            assert await key("1", app_module.FIRST_SHOW_S - 0.1) == 0  # still within it
+            assert await key("1", startup_module.FIRST_SHOW_S - 0.1) == 0  # still within it
             assert await key("3", 0.1) == (1 if freeze else 0)  # a quick answer: collected
-            gap = app_module.FULL_COLLECTION_GAP_S
+            gap = startup_module.FULL_COLLECTION_GAP_S
             assert await key("1", gap - 0.1) == (1 if freeze else 0)  # within the gap
             due[0] = (0, 0, 2)  # none due
             assert await key("3", 0.1) == (1 if freeze else 0)
@@ -848,15 +848,15 @@ async def test_before_the_first_read_every_screen_says_it_is_reading(tmp_path, m
     """The first frame is drawn before the project is read: until the first update no data
     screen may say a file is missing (there is a hook log, a plan and a registry here), each
     says it is reading; the first update shows the data."""
-    import phasewatch.tui.app as app_module
+    import phasewatch.tui.startup as startup_module
 
     write_state(tmp_path / ".isdlc" / "state.json", F.feature_state())
     (tmp_path / ".isdlc" / "hook-activity.log").write_text(
         json.dumps({"ts": TS.format(1, 0), "hook": "gate-blocker", "event": "allow"}) + "\n"
     )
     held: list[tuple] = []
-    read = app_module._read_in_background
-    monkeypatch.setattr(app_module, "_read_in_background", lambda *args: held.append(args))
+    read = startup_module.read_in_background
+    monkeypatch.setattr(startup_module, "read_in_background", lambda *args: held.append(args))
     app = make_app(tmp_path, watch=False)
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: bool(held))
@@ -886,19 +886,19 @@ async def test_a_quick_first_read_is_in_the_first_frame(tmp_path, monkeypatch, q
     before), a slower one after "Reading..."."""
     import threading
 
-    import phasewatch.tui.app as app_module
+    import phasewatch.tui.startup as startup_module
 
     write_state(tmp_path / ".isdlc" / "state.json", F.feature_state())
     name = F.feature_state()["project"]["name"]
     gate = threading.Event()
-    read = app_module._read_in_background
+    read = startup_module.read_in_background
 
     def held(*args) -> None:  # the slow read ends only once the first frame is up
         threading.Thread(target=lambda: (gate.wait(10), read(*args)), daemon=True).start()
 
     if not quick:
-        monkeypatch.setattr(app_module, "_read_in_background", held)
-        monkeypatch.setattr(app_module, "FIRST_READ_WAIT_S", 0.05)
+        monkeypatch.setattr(startup_module, "read_in_background", held)
+        monkeypatch.setattr(startup_module, "FIRST_READ_WAIT_S", 0.05)
     first_frame: list[str] = []
 
     class Watched(PhasewatchApp):
@@ -992,7 +992,7 @@ async def test_the_log_is_read_only_once_the_first_data_is_painted(tmp_path, mon
     monkeypatch.setattr(session_module.ProjectSession, "refresh", spy)
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(
-            pilot, lambda: app.last_update is not None and app.last_update.hook_rows > 0
+            pilot, lambda: app.last_update is not None and app.last_update.hooks.rows > 0
         )
     assert calls[0] == (True, False)  # the first read: before any paint
     assert len(calls) > 1 and all(painted for _first, painted in calls[1:]), calls

@@ -172,13 +172,13 @@ def read_log(root, lines: int, measure: bool = True) -> tuple[Any, int]:
     try:
         before = tracemalloc.get_traced_memory()[0]
         update = session.refresh()
-        while update.hook_pending:
+        while update.hooks.pending:
             update = session.refresh({session.project.hook_log})
         gc.collect()
         held = tracemalloc.get_traced_memory()[0] - before
     finally:
         tracemalloc.stop()
-    assert update.hook_total == lines
+    assert update.hooks.total == lines
     return session, held
 
 

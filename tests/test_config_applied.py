@@ -63,7 +63,7 @@ def _everything(update: SessionUpdate, session: ProjectSession) -> set[str]:
     snap = update.snapshot()
     ids = {f.rule_id for f in update.findings_for()}
     ids |= {f.rule_id for f in snap.findings} if snap else set()
-    ids |= {f.rule_id for f in update.hook_findings}
+    ids |= {f.rule_id for f in update.hooks.findings}
     for view in update.systems.values():
         ids |= {f.rule_id for f in view.findings}
     registry = update.system(PLUGINS_SYSTEM).data

@@ -438,11 +438,11 @@ def test_numpy_is_imported_only_for_a_log_past_the_bound(tmp_path: Path, size: s
         f"s = ProjectSession({str(tmp_path)!r})\n"
         "for _ in range(20):\n"
         "    u = s.refresh(None)\n"
-        "    if not u.hook_pending: break\n"
-        "h = u.hooks\n"
+        "    if not u.hooks.pending: break\n"
+        "h = u.hooks.store\n"
         "masks = [h.mask(HookFilter(text=t, events=frozenset({'block'})), 0, h.filled)"
         " for t in ('disk 5', 'gate')]\n"
-        "print(h.filled, u.hook_stats['total'], sum(masks[0]), 'numpy' in sys.modules)\n"
+        "print(h.filled, u.hooks.stats['total'], sum(masks[0]), 'numpy' in sys.modules)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     filled, total, hits, imported = out.stdout.split()

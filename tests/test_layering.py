@@ -154,16 +154,16 @@ def test_the_command_line_does_not_read_package_metadata_at_start() -> None:
 FIRST_FRAME = """
 import asyncio, json, sys, threading
 from pathlib import Path
-import phasewatch.tui.app as app_module
+import phasewatch.tui.startup as startup_module
 from phasewatch.tui.app import PhasewatchApp
 
 # The first read runs in a thread started as the app mounts, alongside the first frame: held
 # until Ready here, so what is imported by then is what the first frame itself needed.
 gate = threading.Event()
-read = app_module._read_in_background
+read = startup_module.read_in_background
 def held(*args):
     threading.Thread(target=lambda: (gate.wait(), read(*args)), daemon=True).start()
-app_module._read_in_background = held
+startup_module.read_in_background = held
 
 HEAVY = ("pydantic", "numpy", "phasewatch.core.session", "phasewatch.core.decide",
          "phasewatch.core.decide.writer",

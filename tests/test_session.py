@@ -135,8 +135,8 @@ def test_invalid_json_is_not_torn(repo: Path) -> None:
 
 def rows(u: SessionUpdate) -> list:
     """The hook log's rows as the hook screen shows them (parsed from the store)."""
-    assert u.hooks is not None
-    return [u.hooks.record(i) for i in range(u.hook_rows)]
+    assert u.hooks.store is not None
+    return [u.hooks.store.record(i) for i in range(u.hooks.rows)]
 
 
 def test_hook_log_lines_go_to_the_store(repo: Path) -> None:
@@ -144,16 +144,16 @@ def test_hook_log_lines_go_to_the_store(repo: Path) -> None:
     log.append(F.ts(1), "gate-blocker", "allow", "05-test-strategy", "x", None)
     s = ProjectSession(repo, clock=Tick())
     u = s.refresh()
-    assert [r.event for r in rows(u)] == ["allow"] and u.hook_changed
+    assert [r.event for r in rows(u)] == ["allow"] and u.hooks.changed
     assert u.files[".isdlc/hook-activity.log"].status == "ok"
     log.append(
         F.ts(2), "gate-blocker", "block", "05-test-strategy", "x", "V7: state_version 41 < disk 43"
     )
     u = s.refresh({log.path})
-    assert [r.event for r in rows(u)] == ["allow", "block"] and u.hooks.filled == 2
-    assert u.hook_total == 2 and u.hook_stats["total"] == 2
+    assert [r.event for r in rows(u)] == ["allow", "block"] and u.hooks.store.filled == 2
+    assert u.hooks.total == 2 and u.hooks.stats["total"] == 2
     u = s.refresh({log.path})
-    assert u.hook_rows == 2 and not u.hook_changed
+    assert u.hooks.rows == 2 and not u.hooks.changed
 
 
 @pytest.mark.parametrize("with_log", [True, False])
@@ -165,14 +165,14 @@ def test_hooks_later_shows_the_state_first_and_the_log_at_the_next_refresh(
         log.append(F.ts(1), "gate-blocker", "allow", "05-test-strategy", "x", None)
     s = ProjectSession(repo, clock=Tick())
     first = s.refresh(None, hooks_later=True)
-    assert first.snapshots and first.hook_pending == with_log and first.hook_rows == 0
-    assert first.hooks is None and first.hook_total == 0
+    assert first.snapshots and first.hooks.pending == with_log and first.hooks.rows == 0
+    assert first.hooks.store is None and first.hooks.total == 0
     status = first.files[".isdlc/hook-activity.log"].status
     assert status == ("ok" if with_log else "missing")
     second = s.refresh([log.path] if with_log else None)
-    assert not second.hook_pending and second.hooks is not None
+    assert not second.hooks.pending and second.hooks.store is not None
     assert [r.event for r in rows(second)] == (["allow"] if with_log else [])
-    assert second.hook_total == (1 if with_log else 0)
+    assert second.hooks.total == (1 if with_log else 0)
 
 
 def test_the_first_refresh_with_hooks_later_needs_neither_numpy_nor_the_tdd_reader(
@@ -190,7 +190,7 @@ def test_the_first_refresh_with_hooks_later_needs_neither_numpy_nor_the_tdd_read
         "import sys\n"
         "from phasewatch.core.session import ProjectSession\n"
         f"u = ProjectSession({str(repo)!r}).refresh(None, hooks_later=True)\n"
-        "assert u.snapshots and u.hook_pending\n"
+        "assert u.snapshots and u.hooks.pending\n"
         "print(sorted({m.split('.')[0] for m in sys.modules} & {'numpy'}),"
         " 'phasewatch.core.tdd' in sys.modules, 'phasewatch.core.hooklog' in sys.modules)\n"
     )
@@ -212,7 +212,7 @@ def test_the_refresh_that_reads_the_log_gives_its_heap_back_once_at_its_end(
     monkeypatch.setattr(session_module, "release_memory", lambda: counted.append(s._hook_total))
     s.refresh(None, hooks_later=True)
     assert counted == []
-    assert s.refresh([log.path]).hook_total == 1 and counted == [1]
+    assert s.refresh([log.path]).hooks.total == 1 and counted == [1]
     s.refresh([log.path])
     assert counted == [1]
 
@@ -233,7 +233,7 @@ def test_a_project_without_hook_lines_never_imports_numpy(repo: Path, log: str) 
         "u = s.refresh(None, hooks_later=True)\n"
         "u = s.refresh(None)\n"
         "u = s.refresh(None)\n"
-        "assert u.hooks is not None and u.hooks.count == 0 and u.hook_total == 0\n"
+        "assert u.hooks.store is not None and u.hooks.store.count == 0 and u.hooks.total == 0\n"
         "print(u.files['.isdlc/hook-activity.log'].status, 'numpy' in sys.modules,"
         " 'phasewatch.core.hooklog.store' in sys.modules)\n"
     )
@@ -274,7 +274,7 @@ def test_an_update_is_the_state_picture(repo: Path) -> None:
     write_state(state_path(repo), F.bump(F.feature_state()))
     c = s.refresh({state_path(repo)})
     assert [e.seq for e in c.timeline] == [1, 2] and c.versions == {"": 2} != a.versions
-    assert c.hooks is b.hooks is s.hooks and c.hook_rows == 1 and c.hook_total == 1
+    assert c.hooks.store is b.hooks.store is s.hooks and c.hooks.rows == 1 and c.hooks.total == 1
     assert c.snapshot() is not a.snapshot() and c.timeline[:1] == a.timeline
 
 
@@ -346,29 +346,32 @@ def test_a_large_hook_log_shows_at_once_and_is_counted_in_parts(repo: Path) -> N
     size = log.path.stat().st_size
     s = ProjectSession(repo, clock=Tick(), hook_read_bytes=4096, hook_part_seconds=0)
     u = s.refresh()
-    assert u.snapshots and u.hook_pending and u.hook_rows == 0
-    assert u.hook_progress == (0, size)
+    assert u.snapshots and u.hooks.pending and u.hooks.rows == 0
+    assert u.hooks.progress == (0, size)
     u = s.refresh({log.path})
-    assert u.hook_rows == 300 and u.hook_pending and u.hooks.filled == 0 and u.hook_changed
-    assert u.hooks.record(299).reason == "reason 0299" and u.hooks.record(299).line_no == 300
+    assert u.hooks.rows == 300 and u.hooks.pending and u.hooks.store.filled == 0 and u.hooks.changed
+    assert (
+        u.hooks.store.record(299).reason == "reason 0299"
+        and u.hooks.store.record(299).line_no == 300
+    )
     u = s.refresh({log.path})
-    done, total = u.hook_progress
-    assert total == size and 0 < done <= 4096 and 0 < u.hooks.filled < 300
-    assert u.hook_stats["total"] == u.hooks.filled  # counted: what was parsed
+    done, total = u.hooks.progress
+    assert total == size and 0 < done <= 4096 and 0 < u.hooks.store.filled < 300
+    assert u.hooks.stats["total"] == u.hooks.store.filled  # counted: what was parsed
     log.append(F.ts(400), "gate-blocker", "allow", "05-test-strategy", "x", "appended")
     u = s.refresh({log.path})
-    assert u.hook_rows == 301 and u.hooks.record(300).reason == "appended"
+    assert u.hooks.rows == 301 and u.hooks.store.record(300).reason == "appended"
     refreshes = 0
-    while u.hook_pending:
+    while u.hooks.pending:
         u = s.refresh({log.path})
         refreshes += 1
         assert refreshes < 100
     assert refreshes >= size // 4096 - 2
     assert [r.reason for r in rows(u)] == [f"reason {i:04d}" for i in range(300)] + ["appended"]
     assert [r.line_no for r in rows(u)] == list(range(1, 302))
-    assert u.hook_progress is None and u.hook_total == 301 and u.hooks.filled == 301
-    assert u.hook_stats["total"] == 301 and u.hook_findings
-    block = next(f for f in u.hook_findings if f.rule_id == "HOOK-BLOCK")
+    assert u.hooks.progress is None and u.hooks.total == 301 and u.hooks.store.filled == 301
+    assert u.hooks.stats["total"] == 301 and u.hooks.findings
+    block = next(f for f in u.hooks.findings if f.rule_id == "HOOK-BLOCK")
     assert block.path == "line 251" and "6 block(s)" in block.message  # blocks at 0, 50 .. 250
 
 
@@ -381,10 +384,10 @@ def test_a_key_being_answered_ends_a_part_at_its_next_poll(repo: Path) -> None:
     s.refresh()
     s.refresh({log.path})  # the index
     u = s.refresh({log.path})
-    assert u.hook_pending and 0 < u.hook_progress[0] <= 2048  # one poll: the UI is busy
+    assert u.hooks.pending and 0 < u.hooks.progress[0] <= 2048  # one poll: the UI is busy
     idle.set()
     u = s.refresh({log.path})
-    assert not u.hook_pending and u.hooks.filled == 300  # the rest, in one part
+    assert not u.hooks.pending and u.hooks.store.filled == 300  # the rest, in one part
 
 
 def test_a_large_append_is_read_forward_in_parts(repo: Path) -> None:
@@ -398,13 +401,13 @@ def test_a_large_append_is_read_forward_in_parts(repo: Path) -> None:
     log = _big_log(repo)
     size = log.path.stat().st_size
     u = s.refresh({log.path})
-    assert u.hook_pending and u.hook_rows == 301
-    done, total = u.hook_progress
+    assert u.hooks.pending and u.hooks.rows == 301
+    done, total = u.hooks.progress
     assert total == size and before < done <= before + 4096
-    while u.hook_pending:
+    while u.hooks.pending:
         u = s.refresh({log.path})
     assert [r.reason for r in rows(u)] == ["first"] + [f"reason {i:04d}" for i in range(300)]
-    assert u.hook_stats["total"] == 301 and u.hook_findings
+    assert u.hooks.stats["total"] == 301 and u.hooks.findings
 
 
 def test_a_rewrite_while_reading_in_parts_drops_the_unread_rows(repo: Path) -> None:
@@ -414,21 +417,21 @@ def test_a_rewrite_while_reading_in_parts_drops_the_unread_rows(repo: Path) -> N
     kept = log.path.read_text().splitlines()[-20:]
     s = ProjectSession(repo, clock=Tick(), hook_read_bytes=4096, hook_part_seconds=0)
     s.refresh()
-    assert s.refresh({log.path}).hook_rows == 300  # indexed, not parsed
+    assert s.refresh({log.path}).hooks.rows == 300  # indexed, not parsed
     log.path.write_text("\n".join(kept) + "\n")  # the owner's in-place rotation
     u = s.refresh({log.path})
-    while u.hook_pending:
+    while u.hooks.pending:
         u = s.refresh({log.path})
     assert [r.reason for r in rows(u)] == [f"reason {i:04d}" for i in range(280, 300)]
     # parsed first, then rewritten: the rows read stay, the rotation is marked once
     log2 = _big_log(repo)
     u = s.refresh({log2.path})
-    while u.hook_pending:
+    while u.hooks.pending:
         u = s.refresh({log2.path})
-    before = u.hook_rows
+    before = u.hooks.rows
     log2.path.write_text("\n".join(log2.path.read_text().splitlines()[-5:]) + "\n")
     log2.append(F.ts(999), "gate-blocker", "allow", "05-test-strategy", "x", "after")
     u = s.refresh({log2.path})
-    assert u.hook_rotations == 1 and u.hooks.markers == 1
+    assert u.hooks.rotations == 1 and u.hooks.store.markers == 1
     got = rows(u)
     assert all(r.valid for r in got[:before]) and got[-1].reason == "after"

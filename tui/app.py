@@ -16,32 +16,39 @@ import asyncio
 import contextlib
 import gc
 import os
-import threading
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import Future, InvalidStateError
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from phasewatch.core import memory
+from phasewatch.core.log import internal_failure
 from phasewatch.core.systems import SYSTEMS
 from phasewatch.core.text import clean
-from textual import events, on, work
+from phasewatch.widgets._textual import css_generation, mark_styled
+from textual import on, work
 from textual.app import App, CSSPathType, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
-from .console import CONSOLE_BINDINGS, CONSOLE_SCREENS, ReviewConsole
+from . import startup
+from .console import CONSOLE_BINDINGS, ReviewConsole
 from .messages import DecisionDone, DecisionKept, DecisionReverted, HookLogGrew, SessionUpdated
 from .notifications import app_notifier
-from .screens import DATA_SCREENS, SCREEN_CSS, load
+from .screens import CONSOLE_SCREENS, DATA_SCREENS, SCREEN_CSS, load
 from .screens.base import UpdateScreen
 from .screens.console_base import ConsoleScreen
 from .screens.help import HelpScreen, help_rows
 from .screens.overview import other_screen
+from .startup import (
+    COLLECTOR_PAUSE_MAX_S,
+    FIRST_PAINT_WAIT_S,
+    Clock,
+    StartupScheduling,
+    after_first_data,
+)
 
 if TYPE_CHECKING:
     from phasewatch.core.config import Config
@@ -49,9 +56,6 @@ if TYPE_CHECKING:
     from phasewatch.core.sources import FileStamp
     from phasewatch.core.watch import Watcher
 
-Clock = Callable[[], datetime]
-#: What the first read gives: the session and its first update.
-FirstRead = tuple["ProjectSession", "SessionUpdate"]
 
 SCREEN_NAMES = tuple(DATA_SCREENS)  # (the list and its keys: tui/screens/__init__.py)
 #: The keys 1-7, one per data screen, made from the one list.
@@ -64,30 +68,13 @@ SCREEN_BINDINGS: list[Binding] = [
 #: a quiet spell is still read at once, and so are our own writes and a large log's next part.
 UPDATE_GAP_S = 1 / 15
 DARK, LIGHT = "textual-dark", "textual-light"
-#: After a key press, when its answer is most likely on screen (a screen switch in tmux: median
-#: ~80 ms); what waits for the collector then waits for the next idle refresh too.
-KEY_ANSWERED_S = 0.12
-#: As the app mounts it waits this long at most for the first read, to paint its data in the
-#: first frame (a real-size project's read takes ~25-40 ms); a slower read shows "Reading...".
-FIRST_READ_WAIT_S = 0.15
-#: The reads after the first wait this long at most for the first data to be painted.
-FIRST_PAINT_WAIT_S = 0.5
-#: A key's answer goes before a large log's read: the read stops at its next part and waits
-#: until the answer is painted, this long at most.
-KEY_HOLD_MAX_S = 0.3
-FIRST_SHOW_S = 0.5  # a data screen's first show (0.1-0.2 s under a storm), with a margin
-FULL_COLLECTION_GAP_S = 1.0  # at most one full collection after keys per this many seconds
-#: The collector paused for the start-up (``freeze_startup``) runs again after this long at most.
-COLLECTOR_PAUSE_MAX_S = 3.0
-#: The clock of the two windows above (a test sets its own, so they hold at any load).
-collector_clock = time.monotonic
 
 
 def screens_to_warm(update: SessionUpdate) -> list[str]:
     """The data screens whose modules are imported once the first data is painted: every one
     but a system's screen (``tdd``, ``plugins``: a system's name is its screen's) when the
-    project does not use that system (the plugin screen's models bring pydantic: ~130 ms,
-    ~8 MB)."""
+    project does not use that system (the plugin screen's models bring pydantic:
+    docs/performance.md#start-up-and-keys)."""
     systems = {key.name for key in SYSTEMS}
     return [n for n in DATA_SCREENS if n not in systems or n in update.systems]
 
@@ -97,7 +84,7 @@ def screen_class(name: str) -> type[UpdateScreen]:
     return load(DATA_SCREENS[name].where)
 
 
-class PhasewatchApp(App[int]):
+class PhasewatchApp(StartupScheduling, App[int]):
     """``PhasewatchApp(path, read_only=False, project_id=None, demo=None)``.
 
     Test/bench keywords: ``clock`` (a callable returning an aware datetime: freezes elapsed time
@@ -108,19 +95,8 @@ class PhasewatchApp(App[int]):
     ``demo``: an object with ``run()`` (blocking; run in a thread worker) and optionally
     ``stop()`` (called on exit), e.g. a ``core.simulate`` Simulator writing into ``path``.
 
-    ``freeze_startup`` (the command line sets it): the cyclic garbage collector is paused until
-    the first data is painted (the command pauses it before it imports textual; see
-    core/memory.py): its passes over the objects the start-up makes, a full one at about the
-    first frame, were 33-38 ms of the ~0.3 s to the data. The modules imported by then are
-    frozen as the app is built (``memory.freeze_imports``), so the one full collection after the
-    data scans only what came after them; then the objects made so far (the screens built, the
-    session) leave the collector's reach too (``gc.freeze``): a full collection scanned them
-    all, ~60-80 ms, a few times a minute under a write storm, each one a stall a key press
-    could wait behind (19 ms after the freeze). The
-    collector runs again then, or when the first read fails, the app ends, or after
-    ``COLLECTOR_PAUSE_MAX_S`` whatever happens. The full collections are moved to just after a
-    key's answer is painted (see :meth:`_collect_after_key`). Off by default: a process that
-    starts many apps (the tests) would keep each one's start-up garbage.
+    ``freeze_startup`` (the command line sets it): the start-up's pause of the garbage
+    collector (tui/startup.py :class:`~tui.startup.StartupScheduling`).
     """
 
     # the screens' stylesheets, then the app's own (last, so it wins a tie: tui/screens/__init__.py)
@@ -189,19 +165,9 @@ class PhasewatchApp(App[int]):
         #: Set once the first data is painted: the reads after it wait (one GIL, see run_watcher).
         self._first_painted = asyncio.Event()
         self._posted_at = 0.0  # time.monotonic() of the last update posted
-        self._freeze_startup = freeze_startup
-        if freeze_startup:
-            memory.pause_collector()
-            memory.freeze_imports()
-        self._full_collected_at = 0.0  # (monotonic) the last full collection's end
-        self._screen_built_at = 0.0  # (monotonic) the last data screen built (its first show)
-        self._key_timer: Timer | None = None  # (see on_event)
-        #: Clear while a key is answered (see _hold_reads): the reads and the warm-up wait.
-        self._ui_idle = threading.Event()
-        self._ui_idle.set()
-        self._held_at = 0.0  # (monotonic) the key the reads wait for
+        self._init_startup(freeze_startup)
         self._notes: list[str] = []
-        #: Textual's CSS generation (``_css_update_count``) the stylesheet last ran at; see
+        #: Textual's CSS generation (widgets/_textual.py) the stylesheet last ran at; see
         #: :meth:`refresh_css`; the stylesheet's own at first (see below).
         self._css_styled_at: int | None = None
         self.theme = DARK
@@ -209,16 +175,12 @@ class PhasewatchApp(App[int]):
         self.data_screens: dict[str, UpdateScreen] = {}
         # Textual made the stylesheet with this theme's variables: the first screen is styled
         # by it as it mounts. Said so, Textual's start of the first mode does not re-parse every
-        # stylesheet and restyle the app before the first frame (~25 ms); a theme set later (a
+        # stylesheet and restyle the app before the first frame; a theme set later (a
         # config's) makes a newer generation, which is refreshed as usual.
-        self._css_styled_at = self._css_update_count
+        self._css_styled_at = css_generation(self)
         self.data_screen("overview")
         memory.share_arenas()  # before the reader threads start: see core/memory.py
         self._session_options = {"ui_idle": self._ui_idle, **(session_options or {})}
-        #: The first read, started as the app mounts (:meth:`_start_first_read`).
-        self._first_read: Future[FirstRead] = Future()
-        self._read_started = False
-        self._first_shown = False  # the first read was shown as the app mounted
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -262,31 +224,6 @@ class PhasewatchApp(App[int]):
         if self.startup_seconds is None:
             self.startup_seconds = time.perf_counter() - self._t0
             self._styled_now(self.screen)
-
-    def _start_first_read(self) -> None:
-        """Start the first read (import the core, discover and read the project) in a thread,
-        once, as the app mounts; :meth:`_show_a_quick_first_read` then waits for it. Started
-        before the app mounts, it shared the interpreter with Textual's set-up and gained
-        nothing (bench/bench_startup.py, 2 CPUs, quiet)."""
-        if self._read_started:
-            return
-        self._read_started = True
-        _read_in_background(
-            self._first_read, self.path, self.clock, self._session_options, self.config
-        )
-
-    def _show_a_quick_first_read(self) -> None:
-        """Wait up to ``FIRST_READ_WAIT_S`` for the first read and show it now, before the first
-        frame, which is then the data's. The read runs alone meanwhile (the wait releases the
-        GIL); painted first, "Reading..." cost its own layout and paint (~8 ms) and the read
-        shared the interpreter with it. A slower read (a huge state file, a loaded machine)
-        shows "Reading..." and its data when it ends; a failed one is the watcher's to report."""
-        try:
-            self.session, first = self._first_read.result(FIRST_READ_WAIT_S)
-        except Exception:  # TimeoutError, or the read's own failure (see run_watcher)
-            return
-        self._first_shown = True
-        self._post(first, now=True)
 
     async def on_unmount(self) -> None:
         self._stop.set()
@@ -336,13 +273,13 @@ class PhasewatchApp(App[int]):
         if not self.watch_enabled:
             update = first
             # the rest of a large log, in parts; and the repair offers the first read left
-            while update.hook_pending or update.offers is None:
-                again = [session.project.hook_log] if update.hook_pending else []
+            while update.hooks.pending or update.offers is None:
+                again = [session.project.hook_log] if update.hooks.pending else []
                 await self._after_keys()
                 update = await asyncio.to_thread(session.refresh, again)
                 self._post(update)
             return
-        if first.hook_pending:  # a large log: its newest lines now, not after the watch set-up
+        if first.hooks.pending:  # a large log: its newest lines now, not after the watch set-up
             hook_log = session.project.hook_log
             await self._after_keys()
             self._post(await asyncio.to_thread(session.refresh, [hook_log]))
@@ -364,7 +301,7 @@ class PhasewatchApp(App[int]):
             if update.unseen:  # unsearchable now: its recovery is reported, however quick
                 watcher.forget(update.unseen)
             self._post(update)
-            if update.hook_pending:  # a large log is read in parts, between other changes
+            if update.hooks.pending:  # a large log is read in parts, between other changes
                 watcher.again([session.project.hook_log])
         self.watch_mode = "stopped"
 
@@ -376,7 +313,7 @@ class PhasewatchApp(App[int]):
             self.on_session_updated(SessionUpdated(update))
         else:
             self.post_message(SessionUpdated(update))
-        if update.hook_changed:
+        if update.hooks.changed:
             self.post_message(HookLogGrew())
 
     @work(thread=True, exclusive=True, group="demo", name="demo", exit_on_error=False)
@@ -388,6 +325,8 @@ class PhasewatchApp(App[int]):
         if event.state != WorkerState.ERROR:
             return
         error = event.worker.error
+        if isinstance(error, BaseException):
+            internal_failure(__name__, f"the {event.worker.name} worker failed", error)
         reason = clean(f"{type(error).__name__}: {error}")
         text = f"{clean(event.worker.name)} failed: {reason}"
         if event.worker.group == "watch":
@@ -418,7 +357,7 @@ class PhasewatchApp(App[int]):
             self.first_data_seconds = time.perf_counter() - self._t0
             self._open_where_the_data_is(update)
             later = [DATA_SCREENS[name].where for name in screens_to_warm(update)]
-            self.call_after_refresh(_after_first_data, self._freeze_startup, later, self._ui_idle)
+            self.call_after_refresh(after_first_data, self._freeze_startup, later, self._ui_idle)
             self.call_after_refresh(self._first_painted.set)
 
     def _open_where_the_data_is(self, update: SessionUpdate) -> None:
@@ -449,7 +388,7 @@ class PhasewatchApp(App[int]):
         screen = self.data_screens.get(name)
         if screen is None:
             screen = screen_class(name)(name=name)
-            self._screen_built_at = collector_clock()
+            self._screen_built_at = startup.collector_clock()
             self._styled_now(screen)  # (its widgets are styled when they mount)
             self.data_screens[name] = screen
             self.install_screen(screen, name)
@@ -496,68 +435,9 @@ class PhasewatchApp(App[int]):
         if self.watcher is not None:
             self.watcher.expect_own_write(path, stamp)
 
-    # ------------------------------------------------------------------ the collector
-
-    async def on_event(self, event: events.Event) -> None:
-        if isinstance(event, events.Key):
-            self._hold_reads()
-            # (a key the focused widget leaves comes back up to the app: one timer at a time)
-            if self._freeze_startup and not self._key_timer:
-                self._key_timer = self.set_timer(KEY_ANSWERED_S, self._after_key, name="collect")
-        await super().on_event(event)
-
-    def _hold_reads(self) -> None:
-        """A key's answer goes first: a large log's read stops at its next part (its parts hold
-        the GIL) and the next refresh waits until the answer is painted (two refreshes after
-        the key), KEY_HOLD_MAX_S at most."""
-        self._held_at = held = time.monotonic()
-        self._ui_idle.clear()
-        self.call_after_refresh(self._answer_painted, held, 1)
-
-    def _answer_painted(self, held: float, more: int) -> None:
-        if held != self._held_at:
-            return  # a later key holds them
-        if more and time.monotonic() - held < KEY_HOLD_MAX_S:
-            self.call_after_refresh(self._answer_painted, held, more - 1)
-            return
-        self._ui_idle.set()
-
-    async def _after_keys(self) -> None:
-        """Until the last key's answer is painted (KEY_HOLD_MAX_S at most)."""
-        if not self._ui_idle.is_set():
-            await asyncio.to_thread(self._ui_idle.wait, KEY_HOLD_MAX_S)
-
-    def _note_collection(self, phase: str, info: dict[str, int]) -> None:
-        if phase == "stop" and info["generation"] == 2:
-            self._full_collected_at = collector_clock()
-
-    def _after_key(self) -> None:
-        self._key_timer = None
-        self.call_after_refresh(self._collect_after_key)
-
-    def _collect_after_key(self) -> None:
-        """A full collection is a stall (30-100 ms under a write storm, every second or so: the
-        repaints' Textual strips are cycles only the collector frees) and a key press waiting
-        behind one is the stall a user feels. So, once a key's answer is painted (this timer,
-        then the next idle refresh), a full collection that is coming anyway (over half of the
-        young collections it waits for have run) is run now, at most once a second
-        (FULL_COLLECTION_GAP_S): the next key finds it done. Not within FIRST_SHOW_S of a data
-        screen's build: its first show lasts longer than the timer and is painted in parts (the
-        next key collects). Storm in tmux, 60 keys, 3 interleaved runs each: every key but the
-        first 0.10-0.12 s at worst, against 0.13-0.22 s; the first key (the hook screen's first
-        show, 0.15-0.25 s either way) can still meet a collection the collector started on its
-        own."""
-        now = collector_clock()
-        if (
-            now - self._full_collected_at >= FULL_COLLECTION_GAP_S
-            and now - self._screen_built_at >= FIRST_SHOW_S
-            and gc.get_count()[2] * 2 >= gc.get_threshold()[2]
-        ):
-            gc.collect()
-
     def refresh_css(self, animate: bool = True) -> None:
         super().refresh_css(animate)
-        self._css_styled_at = self._css_update_count
+        self._css_styled_at = css_generation(self)
 
     def _styled_now(self, screen: Screen[Any]) -> None:
         """Tell Textual that ``screen`` is styled with the stylesheet of the last CSS refresh
@@ -567,7 +447,7 @@ class PhasewatchApp(App[int]):
         theme changed under. A theme change since that refresh (a newer generation) is still
         refreshed when the screen is shown."""
         if self._css_styled_at is not None:
-            screen._css_update_count = self._css_styled_at
+            mark_styled(screen, self._css_styled_at)
 
     def action_toggle_theme(self) -> None:
         self.theme = LIGHT if self.theme == DARK else DARK
@@ -651,58 +531,3 @@ class PhasewatchApp(App[int]):
         yield SystemCommand(
             "Re-read files", "Compare every watched file now (r)", self.action_reread
         )
-
-
-def _read_in_background(
-    future: Future[FirstRead],
-    path: str | os.PathLike[str] | None,
-    clock: Clock,
-    options: dict[str, Any],
-    config: Config | None,
-) -> None:
-    """Import the core, discover the project and read it once, in a daemon thread, into
-    ``future`` (never raises here: a failure is re-raised in the watcher worker, which reports
-    it). ``config``: the one read before the app, which the session applies to every finding
-    (None: no config file was read; the defaults change nothing). The module the review
-    console needs for the first update is imported here too, off the UI thread (the writer
-    only with the first decision, in its worker)."""
-
-    def run() -> None:
-        try:
-            from phasewatch.core import review  # noqa: F401  (see the docstring)
-            from phasewatch.core.session import ProjectSession
-
-            session = ProjectSession(path, clock=clock, config=config, **options)
-            first = session.refresh(None, hooks_later=True)  # the log: the next refresh
-            settle(future.set_result, (session, first))
-        except BaseException as exc:
-            settle(future.set_exception, exc)
-
-    def settle(how: Callable[[Any], None], value: Any) -> None:
-        # the app quit before the read ended: the worker awaiting it cancelled the future
-        with contextlib.suppress(InvalidStateError):
-            how(value)
-
-    threading.Thread(target=run, name="phasewatch-first-read", daemon=True).start()
-
-
-def _after_first_data(freeze: bool, screens: Iterable[str], ui_idle: threading.Event) -> None:
-    """Once the first data is on screen, in a daemon thread: import the modules of the data
-    ``screens`` a key may show next ("module:Class"; the first press of ``2`` waited 30 ms
-    for the hook screen's, ~150 ms under a write storm), then end the start-up's pause of the
-    collector, with ``freeze`` moving the objects made so far out of its reach (see
-    :class:`PhasewatchApp`), and give the heap pages the start-up freed back to the system
-    (~2 MB of an idle app's ~62). Each import, and the collection, waits while a key is
-    answered (``ui_idle`` clear; see :meth:`PhasewatchApp._hold_reads`). The writer is not
-    imported here: a dashboard that only watches never needs it (2.3 MB), and the first decision
-    imports it in its own worker."""
-
-    def run() -> None:
-        for where in screens:
-            ui_idle.wait(KEY_HOLD_MAX_S)
-            load(where)
-        ui_idle.wait(KEY_HOLD_MAX_S)
-        memory.end_startup(freeze)
-        memory.release_memory()
-
-    threading.Thread(target=run, name="phasewatch-warm-up", daemon=True).start()

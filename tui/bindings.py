@@ -1,8 +1,8 @@
 """Refresh the footer only when a binding's availability actually changed.
 
 ``refresh_bindings()`` made Textual's Footer recompose every key it shows, each new key styled
-from scratch (~25 ms of CSS work per call at 120 columns: most of the cost of an update when it
-ran after every file write). The footer is one widget now (``widgets/footer.py``), but a refresh
+from scratch (CSS work that was most of the cost of an update when it ran after every file
+write: docs/performance.md#widgets). The footer is one widget now (``widgets/footer.py``), but a refresh
 still has the screen gather every node's bindings and ask each ``check_action``. Nodes whose
 ``check_action`` depends on live data call :func:`refresh_bindings_if_changed` instead: it
 evaluates ``check_action`` for the node's own bindings (cheap) and refreshes only when one of the

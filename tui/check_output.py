@@ -5,8 +5,8 @@ directory or project id from a listing) is cleaned of escapes first: a directory
 
 A report is built once, as :class:`Line` s of (text, style) spans. On a terminal (or with
 ``FORCE_COLOR``) rich prints them in colour; in a pipe, where rich would print the same text
-without styles, they are written as they are and rich is never imported (~40 ms of a script's
-``check``). A test holds the two renderings to the same text."""
+without styles, they are written as they are and rich is never imported (a share of a
+script's ``check``: docs/performance.md#the-command-line). A test holds the two renderings to the same text."""
 
 from __future__ import annotations
 

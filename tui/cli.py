@@ -1,8 +1,9 @@
 """The ``phasewatch`` command.
 
-``phasewatch [PATH]`` opens the dashboard; the other commands (``check``, ``simulate``,
-``review``, ``escalation``, ``approve``, ``repair``) are headless and never import textual, so scripts start
-fast. ``demo`` runs the simulator into a temporary directory and opens the dashboard on it.
+``phasewatch [PATH]`` opens the dashboard; the headless commands (``check``, the decisions,
+``simulate``) never import textual, so scripts start fast. ``demo`` runs the simulator into a
+temporary directory and opens the dashboard on it. :data:`COMMAND_TABLE`, at the end, is the one
+list of commands: the dispatch, ``--help``'s list and the completion tree are made from it.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import sys
 import types
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from phasewatch.core import memory
 from phasewatch.core.config_file import config_to_read
@@ -24,34 +25,13 @@ from phasewatch.core.text import clean, json_safe
 if TYPE_CHECKING:
     from phasewatch.core.decide.command import Kind as DecisionKind
 
-COMMANDS = (
-    "check",
-    "simulate",
-    "demo",
-    "review",
-    "escalation",
-    "approve",
-    "repair",
-    "dashboard",
-    "serve",
-    "config",
-    "completion",
-)
+#: How the commands' list in ``phasewatch --help`` is laid out (see :data:`COMMAND_TABLE`).
+HELP_LIST = """commands:
+{}
 
-EPILOG = """commands:
-  phasewatch [PATH]                 open the live dashboard (default: current directory)
-  phasewatch check [PATH]           audit once; exit 0 clean, 1 findings, 2 cannot read
-  phasewatch demo                   simulated workflow with injected faults, in the dashboard
-  phasewatch simulate DIR           drive a directory like a real agent workflow would
-  phasewatch review ACTION [PATH]   answer the supervised review gate (continue|review|resume|redo)
-  phasewatch escalation ACTION      answer pending escalations (retry|skip|cancel)
-  phasewatch approve [PATH]         approve the TDD plan (--discard removes the lock only)
-  phasewatch repair [PATH]          repair location drift, or a stale write (--against FILE)
-  phasewatch serve [PATH]           the dashboard in a browser (loopback, token; phasewatch[web])
-  phasewatch config --show          print the effective configuration
-  phasewatch completion SHELL       print a completion script (bash, zsh, tcsh)
-
-Run `phasewatch COMMAND --help` for a command's options."""
+Run `phasewatch COMMAND --help` for a command's options. Every command takes --log FILE
+(or PHASEWATCH_LOG=FILE): phasewatch's internal failures, with their tracebacks, appended to
+FILE for a bug report; nothing is logged otherwise."""
 
 
 class _Version(argparse.Action):
@@ -68,7 +48,7 @@ def _dashboard_parser(with_path: bool = True) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="phasewatch",
         description="Live dashboard and supervised review console for phased agent workflows.",
-        epilog=EPILOG,
+        epilog=HELP_LIST.format("\n".join(f"  {c.usage:<34}{c.about}" for c in COMMAND_TABLE)),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     if with_path:
@@ -84,6 +64,9 @@ def _dashboard_parser(with_path: bool = True) -> argparse.ArgumentParser:
     )
     p.add_argument("--no-notify", action="store_true", help="no desktop notification or command")
     p.add_argument("--version", action=_Version, nargs=0, help="print the version and exit")
+    p.add_argument(
+        "--log", metavar="FILE", help="append internal failures' tracebacks to FILE (any command)"
+    )
     return p
 
 
@@ -124,8 +107,8 @@ def _no_pydantic_plugins() -> None:
     """Tell pydantic this process has no plugins, unless the user set its own switch.
 
     The first time pydantic builds a validator it looks for plugins among the installed
-    packages' entry points: it imports ``importlib.metadata`` (12-18 ms of the 200 ms a ``check``
-    takes) to find none. phasewatch's models are its own business, so the ``phasewatch``
+    packages' entry points: it imports ``importlib.metadata`` (a share of a ``check``'s time:
+    docs/performance.md#the-command-line) to find none. phasewatch's models are its own business, so the ``phasewatch``
     process answers "none" in the place of pydantic's loader. With ``PYDANTIC_DISABLE_PLUGINS``
     set (even empty) pydantic's loader runs and does as it says. The command's choice only:
     ``phasewatch.core`` imported into someone's program leaves pydantic as it is."""
@@ -148,13 +131,13 @@ def run() -> int:
     """The ``phasewatch`` process (the script and ``python -m phasewatch``): :func:`main`, and
     after a ``check``, which writes no file, no tidying of the heap on the way out. The
     interpreter's exit would search every object it made (pydantic's schemas, the parsed state)
-    for garbage cycles to free, one at a time, for a process about to end: 28 ms of a 200 ms
-    ``check``. Frozen, the collector skips them; the exit still flushes and runs its handlers.
+    for garbage cycles to free, one at a time, for a process about to end
+    (docs/performance.md#the-command-line). Frozen, the collector skips them; the exit still flushes and runs its handlers.
     The dashboard's start-up runs with the collector paused (see ``freeze_startup`` in
-    tui/app.py)."""
+    tui/startup.py)."""
     argv = sys.argv[1:]
-    command = _command(argv)[0]
-    if command in ("dashboard", "demo"):
+    command = _command(_log_option(argv)[1])[0]
+    if COMMANDS[command].pauses_collector:
         # the imports' share of the start-up too; the app starts it again once its data shows
         memory.pause_collector()
     code = main(argv)
@@ -163,24 +146,55 @@ def run() -> int:
     return code
 
 
+def _log_option(argv: Sequence[str]) -> tuple[str | None, list[str]]:
+    """The file ``--log FILE`` (or ``--log=FILE``) names anywhere before ``--``, which every
+    command takes, and the arguments without it; the last one wins."""
+    rest, path, args = [], None, list(argv)
+    while args:
+        arg = args.pop(0)
+        if arg == "--":
+            rest += [arg, *args]
+            break
+        if arg == "--log" and args:
+            path = args.pop(0)
+        elif arg.startswith("--log="):
+            path = arg.removeprefix("--log=")
+        else:
+            rest.append(arg)
+    return path, rest
+
+
+def _start_log(path: str | None) -> bool:
+    """Log to ``path`` (``--log``) or ``PHASEWATCH_LOG``'s file; False after saying why the file
+    cannot be opened. Without either nothing is logged anywhere (core/log.py). The file is
+    handed on in ``PHASEWATCH_LOG`` (absolute), so the processes this one starts (``serve``'s
+    dashboards) log to it too."""
+    from phasewatch.core.log import ENV, from_environment
+
+    where = path if path is not None else from_environment()
+    if where is None:
+        return True
+    from phasewatch.core.log import log_to
+
+    try:
+        log_to(where)
+    except OSError as exc:
+        name = "--log" if path is not None else ENV
+        reason = exc.strerror or type(exc).__name__
+        print(f"phasewatch: {name}: cannot write {clean(where)}: {reason}", file=sys.stderr)
+        return False
+    os.environ[ENV] = os.path.abspath(where)
+    return True
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     _no_pydantic_plugins()
-    command, args = _command(sys.argv[1:] if argv is None else argv)
-    handlers: dict[str, Callable[[list[str]], int]] = {
-        "check": cmd_check,
-        "dashboard": cmd_dashboard,
-        "demo": cmd_demo,
-        "simulate": cmd_simulate,
-        "review": lambda a: _decide("review", a),
-        "escalation": lambda a: _decide("escalation", a),
-        "approve": lambda a: _decide("approve", a),
-        "repair": cmd_repair,
-        "serve": cmd_serve,
-        "config": cmd_config,
-        "completion": cmd_completion,
-    }
+    log, argv = _log_option(sys.argv[1:] if argv is None else argv)
+    if not _start_log(log):
+        return 2
+    command, args = _command(argv)
     try:
-        return handlers[command](args)
+        return COMMANDS[command].run(args)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:  # `phasewatch check | head`
@@ -663,19 +677,7 @@ def _completion_parser() -> argparse.ArgumentParser:
 
 def command_parsers() -> dict[str, Callable[[], argparse.ArgumentParser]]:
     """Each command's parser builder: the same functions the commands parse with."""
-    return {
-        "check": _check_parser,
-        "simulate": _simulate_parser,
-        "demo": _demo_parser,
-        "review": lambda: _decide_parser("review"),
-        "escalation": lambda: _decide_parser("escalation"),
-        "approve": lambda: _decide_parser("approve"),
-        "repair": _repair_parser,
-        "dashboard": _dashboard_parser,
-        "serve": _serve_parser,
-        "config": _config_parser,
-        "completion": _completion_parser,
-    }
+    return {c.name: c.parser for c in COMMAND_TABLE}
 
 
 def full_parser(directory_hint: Any = None) -> argparse.ArgumentParser:
@@ -706,6 +708,57 @@ def cmd_completion(argv: list[str]) -> int:
         return 2
     print(shtab.complete(full_parser(shtab.DIRECTORY), shell=args.shell))
     return 0
+
+
+# ------------------------------------------------------------------------------ the commands
+
+
+class Command(NamedTuple):
+    """One command: its name, its line in ``--help`` (``usage``, ``about``), what runs it (with
+    the arguments after its name) and its parser's builder (the one it parses with)."""
+
+    name: str
+    usage: str
+    about: str
+    run: Callable[[list[str]], int]
+    parser: Callable[[], argparse.ArgumentParser]
+    #: Start-up with the collector paused (the app's start; see :func:`run`).
+    pauses_collector: bool = False
+
+
+def _decision(
+    kind: DecisionKind,
+) -> tuple[Callable[[list[str]], int], Callable[[], argparse.ArgumentParser]]:
+    return (lambda argv: _decide(kind, argv)), (lambda: _decide_parser(kind))
+
+
+#: Every command, in ``--help``'s order (the first, the dashboard, also runs without a name).
+COMMAND_TABLE = (
+    Command("dashboard", "phasewatch [PATH]", "open the live dashboard (default: current directory)",
+            cmd_dashboard, _dashboard_parser, pauses_collector=True),
+    Command("check", "phasewatch check [PATH]", "audit once; exit 0 clean, 1 findings, 2 cannot read",
+            cmd_check, _check_parser),
+    Command("demo", "phasewatch demo", "simulated workflow with injected faults, in the dashboard",
+            cmd_demo, _demo_parser, pauses_collector=True),
+    Command("simulate", "phasewatch simulate DIR", "drive a directory like a real agent workflow would",
+            cmd_simulate, _simulate_parser),
+    Command("review", "phasewatch review ACTION [PATH]",
+            "answer the supervised review gate (continue|review|resume|redo)", *_decision("review")),
+    Command("escalation", "phasewatch escalation ACTION",
+            "answer pending escalations (retry|skip|cancel)", *_decision("escalation")),
+    Command("approve", "phasewatch approve [PATH]",
+            "approve the TDD plan (--discard removes the lock only)", *_decision("approve")),
+    Command("repair", "phasewatch repair [PATH]",
+            "repair location drift, or a stale write (--against FILE)", cmd_repair, _repair_parser),
+    Command("serve", "phasewatch serve [PATH]",
+            "the dashboard in a browser (loopback, token; phasewatch[web])", cmd_serve, _serve_parser),
+    Command("config", "phasewatch config --show", "print the effective configuration",
+            cmd_config, _config_parser),
+    Command("completion", "phasewatch completion SHELL",
+            "print a completion script (bash, zsh, tcsh)", cmd_completion, _completion_parser),
+)  # fmt: skip
+#: The commands by name.
+COMMANDS = {c.name: c for c in COMMAND_TABLE}
 
 
 if __name__ == "__main__":

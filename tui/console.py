@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 from msgspec.structs import replace
 from phasewatch.core.confirm import DEFAULT_SECONDS, still_holds
+from phasewatch.core.log import internal_failure
 from phasewatch.core.notify import Event, Notifier
 from phasewatch.core.systems import TDD
 from phasewatch.core.text import clean, shorten
@@ -53,7 +54,7 @@ from textual.screen import Screen
 
 from .bindings import refresh_bindings_if_changed
 from .messages import Decision, DecisionDone, DecisionKept, DecisionReverted
-from .screens import load
+from .screens import CONSOLE_SCREENS, load
 from .screens.console_base import ConsoleScreen, KeyGuard
 
 if TYPE_CHECKING:
@@ -82,12 +83,6 @@ CONSOLE_BINDINGS: list[Binding] = [
     Binding("z", "console('undo-repair')", "Undo repair"),
 ]
 
-#: name -> "module:Class"; imported when first opened (nothing waits at most start-ups).
-CONSOLE_SCREENS: dict[str, str] = {
-    "attention": "phasewatch.tui.screens.attention:AttentionScreen",
-    "escalations": "phasewatch.tui.screens.escalations:EscalationsScreen",
-    "plan": "phasewatch.tui.screens.plan:PlanScreen",
-}
 
 OwnWrite = Callable[[Path, "FileStamp | None"], None]
 
@@ -101,18 +96,52 @@ def _digest(document: object) -> str:
 
 
 def _decide() -> Any:
-    """:mod:`core.decide` (the writer), imported on first use, in the decision's worker
-    (:func:`_call_writer`): a dashboard that only watches never loads it (~2.3 MB)."""
+    """:mod:`core.decide` (the writer), imported on first use, in the decision's worker (the
+    ``write_*`` functions below): a dashboard that only watches never loads it
+    (docs/performance.md#decisions)."""
     from phasewatch.core import decide
 
     return decide
 
 
-def _call_writer(name: str, *args: Any, **options: Any) -> decide.DecisionResult:
-    """``core.decide.<name>(*args, **options)``, in the decision's worker thread: the first
-    decision imports the writer there (~30 ms), never on the UI thread."""
-    result: decide.DecisionResult = getattr(_decide(), name)(*args, **options)
-    return result
+# The writer's functions the console calls, typed, each importing its part of core.decide in the
+# decision's worker thread (never on the UI thread): a Decision's ``call`` is one of these.
+
+
+def write_review(
+    path: Path, action: str, *, seen: dict[str, Any] | None, guidance: str | None
+) -> decide.DecisionResult:
+    from phasewatch.core.decide.review import decide_review
+
+    return decide_review(path, action, guidance=guidance, seen=seen, via="tui")
+
+
+def write_escalation(
+    path: Path, action: str, *, seen: dict[str, Any] | None, reason: str | None
+) -> decide.DecisionResult:
+    from phasewatch.core.decide.escalation import decide_escalation
+
+    return decide_escalation(path, action, reason=reason, seen=seen, via="tui")
+
+
+def write_approval(
+    progress: Path, *, discard: bool, expect_sha256: str | None
+) -> decide.DecisionResult:
+    from phasewatch.core.decide.approval import decide_approval
+
+    return decide_approval(progress, discard=discard, expect_sha256=expect_sha256, via="tui")
+
+
+def write_repair(path: Path, plan: decide.RepairPlan) -> decide.DecisionResult:
+    from phasewatch.core.decide.repair import apply_repair
+
+    return apply_repair(path, plan, via="tui")
+
+
+def write_undo(path: Path) -> decide.DecisionResult:
+    from phasewatch.core.decide.repair import undo_repair
+
+    return undo_repair(path, via="tui")
 
 
 def _review() -> Any:
@@ -371,16 +400,16 @@ class ReviewConsole:
     ) -> None:
         """Answer the review gate ``view`` shows (``seen`` = the document it came from)."""
         self._decide_state(
-            f"review {action}", view.source, view.raw, "decide_review", action, asker,
-            guidance=guidance,
+            f"review {action}", view.source, view.raw, asker,
+            lambda path: write_review(path, action, seen=view.raw, guidance=guidance),
         )  # fmt: skip
 
     def decide_escalation(
         self, snap: Snapshot, action: str, *, reason: str | None = None, asker: MessagePump
     ) -> None:
         self._decide_state(
-            f"escalation {action}", snap.source, snap.raw, "decide_escalation", action, asker,
-            reason=reason,
+            f"escalation {action}", snap.source, snap.raw, asker,
+            lambda path: write_escalation(path, action, seen=snap.raw, reason=reason),
         )  # fmt: skip
 
     def _decide_state(
@@ -388,17 +417,15 @@ class ReviewConsole:
         label: str,
         source: str,
         seen: dict[str, Any] | None,
-        writer: str,
-        action: str,
         asker: MessagePump,
-        **options: Any,
+        write: Callable[[Path], decide.DecisionResult],
     ) -> None:
-        """A decision on a state file, compared by the writer (``core.decide``'s function
-        ``writer``) against ``seen``."""
+        """A decision on a state file: ``write(path)`` (a ``write_*`` function, which the
+        writer compares against ``seen``)."""
         if self.last_update is None:
             return
         path = self.last_update.project.root / source
-        call = partial(_call_writer, writer, path, action, seen=seen, via="tui", **options)
+        call = partial(write, path)
         self.submit(Decision(label, call, path, (str(path), _digest(seen))), asker)
 
     def decide_plan(
@@ -411,10 +438,7 @@ class ReviewConsole:
             return
         progress = self.last_update.project.tdd_progress
         expect = None if discard else plan_sha256
-        call = partial(
-            _call_writer, "decide_approval", progress, discard=discard, expect_sha256=expect,
-            via="tui",
-        )  # fmt: skip
+        call = partial(write_approval, progress, discard=discard, expect_sha256=expect)
         label = "approve --discard" if discard else "approve"
         own = None if discard else progress
         self.submit(Decision(label, call, own, (str(progress), plan_sha256)), asker)
@@ -452,7 +476,7 @@ class ReviewConsole:
         if self.last_update is None or self._busy(offer.plan.action):
             return
         path = self.last_update.project.root / offer.source
-        call = partial(_call_writer, "apply_repair", path, offer.plan, via="tui")
+        call = partial(write_repair, path, offer.plan)
         seen = (str(path), _digest(offer.plan.to_json()))
         self._plans[seen] = offer.plan
         self.submit(Decision(offer.plan.action, call, path, seen), asker)
@@ -478,7 +502,7 @@ class ReviewConsole:
 
         def answered(yes: bool | None) -> None:
             if yes and not self._busy("repair undo"):
-                call = partial(_call_writer, "undo_repair", path, via="tui")
+                call = partial(write_undo, path)
                 decision = Decision("repair undo", call, path, (str(path), ("undo", version)))
                 self.submit(decision, self.app.screen)
 
@@ -537,6 +561,7 @@ class ReviewConsole:
         try:
             result = decision.call()
         except Exception as exc:  # core.decide reports I/O errors itself; this is a bug guard
+            internal_failure(__name__, f"the decision {decision.label!r} raised", exc)
             result = _decide().DecisionResult(
                 "error", f"{type(exc).__name__}: {exc}", action=decision.label
             )

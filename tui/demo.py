@@ -29,6 +29,7 @@ from typing import Any
 
 from phasewatch.core.config import ConfigError
 from phasewatch.core.config import load as load_config
+from phasewatch.core.log import internal_failure
 from phasewatch.core.text import plural
 from phasewatch.tui.app import PhasewatchApp
 from textual import events
@@ -138,6 +139,7 @@ class Autopilot:
             try:
                 self.tick()
             except Exception as exc:  # never let the autopilot take the demo down
+                internal_failure(__name__, "the demo's autopilot raised", exc)
                 self.log(f"autopilot: {type(exc).__name__}: {exc}")
 
     def tick(self) -> None:
@@ -326,6 +328,7 @@ class DemoRunner:
                 if not self._stop.is_set():
                     player.run()
         except Exception as exc:
+            internal_failure(__name__, f"the demo's {type(player).__name__} raised", exc)
             self.log(f"demo: {type(player).__name__} stopped: {exc}")
 
     def stop(self) -> None:
@@ -369,7 +372,8 @@ def main(argv: list[str] | None = None) -> int:
         if headless:
             return _headless(args, root)
         return _dashboard(args, root)
-    except Exception as exc:  # a clear message, never a traceback
+    except Exception as exc:  # a clear message on the terminal, the traceback in the log
+        internal_failure(__name__, "the demo failed", exc)
         print(f"phasewatch demo: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
     finally:

@@ -1,7 +1,7 @@
 """DataTables that keep no renders they can never use again (:class:`LiveTable`), and repaint
 rows measured after they were first painted (:class:`MeasuredTable`).
 
-Textual 8.2's ``DataTable`` measures new rows when idle (``_update_dimensions``); the tables
+Textual 8.2's ``DataTable`` measures new rows when idle; the tables
 here measure them at once instead (:meth:`MeasuredTable.measure_now`). Rows painted before that
 are cached at the old column widths (an auto-width column starts at its label's
 width), and the caches are cleared only for auto-height rows: a table filled while the screen
@@ -10,16 +10,13 @@ cells) until something else invalidated them.
 
 Textual's render caches are keyed by the table's update count, which every added row, changed
 cell, sort and resize bumps, so each update leaves every render made before it unreachable in
-LRU caches of up to 10,000 cells and 1,000 rows and lines: a live table holds them all. A
-dashboard of 400 state writes kept the matrix's caches full: headless, the process grew
-86.7 -> 110.2 MB; with :class:`LiveTable`, which drops them when the count moves on,
-85.6 -> 91.9 MB.
+LRU caches of up to 10,000 cells and 1,000 rows and lines: a live table holds them all, and
+:class:`LiveTable` drops them when the count moves on (docs/performance.md#tables).
 
 A cell is rendered through Rich's general layout (``Styled(Padding(cell))`` into
-``console.render_lines``: measure, wrap, pad, split into lines), ~370 us a cell when the
-dashboard first paints: the location matrix's 14 lines took 25-33 ms of its first data frame
-(a pty, 2 CPUs). Every cell here is one line of ``Text`` in a row one line high, which
-:func:`one_line` renders straight to the same segments (see :meth:`LiveTable._render_cell`);
+``console.render_lines``: measure, wrap, pad, split into lines), a large part of the
+dashboard's first data frame. Every cell here is one line of ``Text`` in a row one line high, which
+:func:`one_line` renders straight to the same segments (see :meth:`LiveTable.draw_cell`);
 any other cell takes Textual's way.
 """
 
@@ -37,6 +34,8 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey
+
+from ._textual import TableInternals
 
 _NULL = Style.null()
 #: Characters that end the fast path: line breaks and tabs (Rich lays them out), and the two
@@ -72,19 +71,19 @@ def one_line(
     return list(Segment.apply_style(line, pre, post))
 
 
-class LiveTable(DataTable[Any]):
+class LiveTable(TableInternals):
     """A DataTable that keeps no render it can never use again (see the module's docstring):
     every table here that is updated while it is shown."""
 
     _rendered_at = -1  # the update count the render caches hold renders of
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        if self._update_count != self._rendered_at:
-            self._rendered_at = self._update_count
-            self._drop_stale_renders()
+        if self.generation != self._rendered_at:
+            self._rendered_at = self.generation
+            self.drop_render_caches()
         return super().render_lines(crop)
 
-    def _render_cell(
+    def draw_cell(
         self,
         row_index: int,
         column_index: int,
@@ -96,42 +95,22 @@ class LiveTable(DataTable[Any]):
         """One cell's lines: a one-line Text by :func:`one_line`, cached as Textual caches its
         own renders (same key, same styles, so a render found there is whichever way made it);
         any other cell as Textual renders it."""
-        header = row_index == -1
-        row_key = self._header_row_key if header else self._row_locations.get_key(row_index)
-        column_key = self._column_locations.get_key(column_index)
-        if row_key is None or column_key is None:
-            return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
-        key = (
-            row_key,
-            column_key,
-            base_style,
-            cursor,
-            hover,
-            self._show_hover_cursor,
-            self._update_count,
-            self._pseudo_class_state,
-        )
-        lines: list[list[Segment]] | None = self._cell_render_cache.get(key)
+        key = self.cell_cache_key(row_index, column_index, base_style, cursor, hover)
+        if key is None:
+            return super().draw_cell(row_index, column_index, base_style, width, cursor, hover)
+        lines = self.cached_cell(key)
         if lines is not None:
             return lines
         cell = self._one_line_cell(row_index, column_index, width)
         if cell is None:
-            return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
+            return super().draw_cell(row_index, column_index, base_style, width, cursor, hover)
+        header = row_index == -1
         fixed = not header and (row_index < self.fixed_rows or column_index < self.fixed_columns)
-        component, post = self._get_styles_to_render_cell(
-            header,
-            False,
-            fixed,
-            hover,
-            cursor,
-            self.show_cursor,
-            self._show_hover_cursor,
-            self.cursor_foreground_priority == "css",
-            self.cursor_background_priority == "css",
-        )
+        component, post = self.cell_styles(header, fixed, hover, cursor)
         pre = base_style + Style.from_meta({"row": row_index, "column": column_index})
         line = one_line(cell, width, self.cell_padding, pre + component, post, self.app.console)
-        self._cell_render_cache[key] = lines = [line]
+        lines = [line]
+        self.cache_cell(key, lines)
         return lines
 
     def _one_line_cell(self, row_index: int, column_index: int, width: int) -> Text | None:
@@ -139,14 +118,10 @@ class LiveTable(DataTable[Any]):
         justified) in a row (or header) one line high and a column wider than its padding."""
         if column_index < 0 or width <= 2 * self.cell_padding:
             return None
-        if row_index == -1:
-            if self.header_height != 1:
-                return None
-        else:
-            row = self.rows.get(self._row_locations.get_key(row_index))  # type: ignore[arg-type]
-            if row is None or row.height != 1:
-                return None
-        cells = self._get_row_renderables(row_index).cells
+        height = self.header_height if row_index == -1 else self.row_height_at(row_index)
+        if height != 1:
+            return None
+        cells = self.row_cells(row_index)
         cell = cells[column_index] if column_index < len(cells) else None
         if type(cell) is not Text:
             return None
@@ -160,30 +135,15 @@ class LiveTable(DataTable[Any]):
             return None
         return cell
 
-    def _drop_stale_renders(self) -> None:
-        """Empty the caches whose keys hold the update count (every entry is of an older one)."""
-        self._cell_render_cache.clear()
-        self._row_render_cache.clear()
-        self._row_renderable_cache.clear()
-        self._line_cache.clear()
-
 
 class MeasuredTable(LiveTable):
     def measure_now(self) -> None:
         """Measure the rows and cells added or changed since the last measure now, as Textual's
         DataTable does when the app is next idle. Until then it paints an auto-height table
         without its new rows: the dashboard's first data frame showed the location matrix's
-        header alone, its rows one frame (~15 ms) later. Call it once a batch of changes is
-        made, so the frame that follows shows them whole."""
-        if self._updated_cells:
-            cells = self._updated_cells.copy()
-            self._updated_cells.clear()
-            self._update_column_widths(cells)
-        if self._require_update_dimensions:
-            self._require_update_dimensions = False
-            rows = self._new_rows.copy()
-            self._new_rows.clear()
-            self._update_dimensions(rows)
+        header alone, its rows one frame later. Call it once a batch of changes is made, so the
+        frame that follows shows them whole."""
+        self.measure_pending()
 
     def fix_column_width(self, key: str, width: int) -> None:
         """Give column ``key`` a fixed ``width`` (cells, padding not included) and lay the
@@ -194,14 +154,14 @@ class MeasuredTable(LiveTable):
             return
         column.auto_width = False
         column.width = width
-        self._require_update_dimensions = True
+        self.dimensions_stale()
         self.measure_now()
 
-    def _update_dimensions(self, new_rows: Any) -> None:
+    def dimensions_updated(self, new_rows: Any) -> None:
         before = [c.get_render_width(self) for c in self.columns.values()]
-        super()._update_dimensions(new_rows)
+        super().dimensions_updated(new_rows)
         if [c.get_render_width(self) for c in self.columns.values()] != before:
-            self._clear_caches()
+            self.clear_caches()
             self.refresh()
 
 

@@ -4,8 +4,8 @@ need of Textual's ``Select``, in one widget.
 ``Select`` is six widgets (its box, a label, two arrows, the list and the list's container), all
 composed, styled and laid out when its screen is first shown: 18 of the hook screen's 46. A
 :class:`Chooser` draws its box itself and builds its list only when it is opened, in a small modal
-screen just below it (a key press -> the hook screen's first show under a write storm, in tmux:
-154-194 ms with Selects in 6 runs, 116-182 with Choosers in 5, median 147).
+screen just below it, so the hook screen's first show builds none of it
+(docs/performance.md#widgets).
 
 It looks and answers like a ``Select``: Enter, space, the down arrow or a click open the list;
 Enter or a click picks; Escape closes it unchanged. Labels are rich ``Text`` (never markup).

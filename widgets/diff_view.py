@@ -22,7 +22,7 @@ from ._style import theme_styles
 #: A change's colour role in ``_style.theme_styles`` (the app's theme: dark and light).
 KIND_ROLE = {"added": "success", "removed": "error", "changed": "warning"}
 KIND_GLYPH = {"added": "+", "removed": "-", "changed": "~"}
-MAX_ROWS = 1000  # a DataTable takes ~1 s per 10k rows; the rest is summarised in one row
+MAX_ROWS = 1000  # a DataTable's rows cost (docs/performance.md#widgets); the rest is one row
 
 
 class DiffView(Vertical):

@@ -2,9 +2,8 @@
 
 Textual's ``Footer`` is a container of one ``FooterKey`` widget per key (15 on the hook screen,
 half of its widgets), each composed, styled, laid out and rendered, and composed again when the
-screen's bindings change. At a screen's first show that was most of the work: the hook screen's
-first frame took 100-150 ms of the UI thread with it, 34-39 ms with this footer (in-process, the
-real-size project). This footer looks the same (the same theme variables and spacing, the
+screen's bindings change. At a screen's first show that was most of the work
+(docs/performance.md#widgets). This footer looks the same (the same theme variables and spacing, the
 command palette's key at the right behind a bar: the snapshots are byte for byte Textual's)
 and draws its keys itself; a change of bindings is a repaint, not a rebuild.
 

@@ -16,6 +16,7 @@ from msgspec import Struct
 
 from ..files.read import MAX_BYTES, read_fd, read_regular
 from ..files.write import Dir, WriteRefused, fsync_dir, may_write, open_dir
+from ..log import internal_failure
 from ..sources import project_id_problem
 from ..text import clean
 from .codec import reread
@@ -328,7 +329,8 @@ def _rel(root: Path, path: Path) -> str:
 
 def failure(root: Path, path: Path, exc: Exception) -> tuple[Outcome, str]:
     """An exception while deciding, as an outcome: permission problems are the user's to fix
-    (``refused-invalid``, exit 2, with what to do), anything else an I/O ``error``."""
+    (``refused-invalid``, exit 2, with what to do), anything else an I/O ``error`` (its
+    traceback in the log: it may be a bug)."""
     if isinstance(exc, PermissionError):
         where = Path(exc.filename) if isinstance(exc.filename, str) else path
         shown = clean(_rel(root, where))
@@ -337,4 +339,5 @@ def failure(root: Path, path: Path, exc: Exception) -> tuple[Outcome, str]:
             f"{shown}: permission denied; nothing written. This user must be able to read and "
             f"write it and search its directory (chmod u+rwx {clean(_rel(root, fix))})"
         )
+    internal_failure(__name__, f"deciding on {path.name!r} raised", exc)
     return ERROR, f"{clean(path.name)}: {type(exc).__name__}: {exc}"

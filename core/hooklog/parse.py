@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 
 import msgspec
 
+from ..log import internal_failure
 from ..protocol import HOOK_EVENTS, parse_iso
 from ..text import clean, shorten
 
@@ -159,6 +160,7 @@ def parse_line(line: bytes | str, line_no: int = 0, offset: int = 0) -> HookReco
             ts, hook, event, phase, agent, reason, line_no, offset, True, None, None, tuple(notes)
         )
     except Exception as exc:  # defensive: a parser of untrusted bytes must never raise
+        internal_failure(__name__, "a hook log line's parser raised", exc)
         return _invalid(str(line)[:RAW_KEEP], f"unparseable: {type(exc).__name__}", line_no, offset)
 
 

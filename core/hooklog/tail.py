@@ -20,6 +20,7 @@ from pathlib import Path
 
 from msgspec import Struct, field
 
+from ..log import internal_failure
 from .batch import Batch, parse
 from .columns import PLAIN, Col, vector
 from .parse import KEEP_BYTES, MAX_LINE, HookRecord, _overlong
@@ -143,6 +144,7 @@ class HookLogTailer:
         try:
             return self._poll()
         except Exception as exc:  # defensive: never let the dashboard die on a log read
+            internal_failure(__name__, "reading the hook log raised", exc)
             return TailResult(error=f"{type(exc).__name__}: {exc}")
 
     def read_all(self) -> TailResult:

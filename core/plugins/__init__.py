@@ -16,6 +16,7 @@ corpus taken from its repository (``tests/conformance/plugins``).
 from __future__ import annotations
 
 from ..findings import Finding, make
+from ..log import internal_failure
 from ..sources import Project
 from ..text import shorten
 from . import rules
@@ -71,6 +72,7 @@ def load_registry(project: Project) -> Registry:
     try:
         return load(project)
     except Exception as exc:  # last resort: the dashboard must keep running on any input
+        internal_failure(__name__, "auditing the plugin registry raised", exc)
         finding = make(
             R_UNREADABLE,
             source=rel(project, project.plugins_md),

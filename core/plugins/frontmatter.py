@@ -12,6 +12,7 @@ from typing import Any
 
 import yaml
 
+from ..log import internal_failure
 from ..text import shorten
 
 _NULLS = {"null", "Null", "NULL", "~", ""}
@@ -53,6 +54,7 @@ def load_yaml_literal(text: str) -> tuple[Any, str | None, list[str]]:
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
         return None, f"{exc.problem or exc.context or 'invalid YAML'}{where}", dups
     except Exception as exc:  # a third-party parser on untrusted text: report, never raise
+        internal_failure(__name__, "the YAML parser raised", exc)
         return None, f"{type(exc).__name__}: {shorten(str(exc), 120)}", dups
     if node is None:
         return None, None, dups

@@ -20,6 +20,7 @@ from msgspec import Struct, field
 
 from ..files.read import read_fd
 from ..findings import Finding, make
+from ..log import internal_failure
 from ..protocol import parse_iso
 from ..sources import R_UNREADABLE, Project, read_bytes
 from ..text import clean, shorten
@@ -71,6 +72,7 @@ def parse_progress(text: str | bytes) -> TddPlan:
             return plan
         _parse(bytes(text), plan)
     except Exception as exc:  # defensive: untrusted input must never take the dashboard down
+        internal_failure(__name__, "the progress file's parser raised", exc)
         plan.notes.append(f"parse stopped: {type(exc).__name__}")
     return plan
 

@@ -9,7 +9,49 @@ from __future__ import annotations
 
 import importlib
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
+
+
+class Row(NamedTuple):
+    """One screen of the app, in :data:`SCREENS`."""
+
+    name: str  # how the app, the console and the config name it (``show('hooks')``, NAME)
+    where: str  # "module:Class" in this package, imported when the screen is first shown
+    kind: Literal["data", "console", "modal"]
+    title: str = ""  # data: on the help screen and in the command palette (TITLE)
+    label: str = ""  # data: its number key's label in the footer
+    css: bool = False  # ``<module>.tcss`` beside the module holds its stylesheet
+
+
+#: Every screen, the one list. The data screens come first, in key order (``1``-``7``): the
+#: app's number keys, the ``?`` help and the command palette are made from them, and
+#: ``default_screen`` in the config (``core.config.Screen``, a Literal core needs for the type
+#: checker and the validator) names one of them (``tests/test_app_navigation.py`` holds the two
+#: to the same names). The console's screens are opened by name (``ReviewConsole.open``). A
+#: class in this list gets its ``NAME`` (and a data screen its ``TITLE``) from its row
+#: (:func:`named`). A screen's module is imported when the screen is first shown: the first
+#: frame needs only the overview. The hook log's records are not in the updates: they are in
+#: the session's store, which the hook screen reads when it is shown and whenever the log grew
+#: (:class:`~tui.messages.HookLogGrew`).
+SCREENS: tuple[Row, ...] = (
+    Row("overview", "overview:OverviewScreen", "data", "Overview", "Overview"),
+    Row("hooks", "hooks:HookActivityScreen", "data", "Hook activity", "Hooks", css=True),
+    Row("timeline", "timeline:TimelineScreen", "data", "Timeline", "Timeline"),
+    Row("history", "history:HistoryScreen", "data", "History", "History"),
+    Row("tdd", "tdd:TddScreen", "data", "TDD", "TDD"),
+    Row("plugins", "plugins:PluginsScreen", "data", "Plugins", "Plugins"),
+    Row("views", "views:ViewsScreen", "data", "Framework views", "Views"),
+    Row("attention", "attention:AttentionScreen", "console", css=True),
+    Row("escalations", "escalations:EscalationsScreen", "console", css=True),
+    Row("plan", "plan:PlanScreen", "console", css=True),
+    Row("gate", "review:GatePanel", "modal", css=True),
+    Row("repair", "dialogs:RepairDialog", "modal", css=True),
+    Row("help", "help:HelpScreen", "modal", css=True),
+    Row("projects", "projects:ProjectSwitcher", "modal", css=True),
+)
+
+#: The base classes' modules, whose stylesheets come before every screen's (see SCREEN_CSS).
+BASE_CSS = ("base", "panels")
 
 
 class DataScreen(NamedTuple):
@@ -18,32 +60,21 @@ class DataScreen(NamedTuple):
     where: str  # "module:Class", imported when the screen is first shown
 
 
-#: The data screens in key order (``1``-``7``), the one list: the app's number keys, the ``?``
-#: help and the command palette are made from it, and ``default_screen`` in the config
-#: (``core.config.Screen``) names one of them (a test holds the two to the same names). A
-#: screen's module is imported when the screen is first shown: the first frame needs only the
-#: overview, and the others (hook log view, plugin registry, TDD board...) cost ~70 ms of
-#: imports at start-up. The hook log's records are not in the updates: they are in the
-#: session's store, which the hook screen reads when it is shown and whenever the log grew
-#: (:class:`~tui.messages.HookLogGrew`).
+#: The data screens by name, in key order (from :data:`SCREENS`).
 DATA_SCREENS: dict[str, DataScreen] = {
-    "overview": DataScreen("Overview", "Overview", f"{__name__}.overview:OverviewScreen"),
-    "hooks": DataScreen("Hook activity", "Hooks", f"{__name__}.hooks:HookActivityScreen"),
-    "timeline": DataScreen("Timeline", "Timeline", f"{__name__}.timeline:TimelineScreen"),
-    "history": DataScreen("History", "History", f"{__name__}.history:HistoryScreen"),
-    "tdd": DataScreen("TDD", "TDD", f"{__name__}.tdd:TddScreen"),
-    "plugins": DataScreen("Plugins", "Plugins", f"{__name__}.plugins:PluginsScreen"),
-    "views": DataScreen("Framework views", "Views", f"{__name__}.views:ViewsScreen"),
+    row.name: DataScreen(row.title, row.label, f"{__name__}.{row.where}")
+    for row in SCREENS
+    if row.kind == "data"
 }
+#: The console's screens by name: "module:Class" (from :data:`SCREENS`).
+CONSOLE_SCREENS: dict[str, str] = {
+    row.name: f"{__name__}.{row.where}" for row in SCREENS if row.kind == "console"
+}
+_ROWS = {f"{__name__}.{row.where}": row for row in SCREENS}
 
 _WHERE = {
     "UpdateScreen": "base",
-    "HelpScreen": "help",
-    "ProjectSwitcher": "projects",
-    **{
-        screen.where.rpartition(":")[2]: screen.where.partition(":")[0].rpartition(".")[2]
-        for screen in DATA_SCREENS.values()
-    },
+    **{row.where.partition(":")[2]: row.where.partition(":")[0] for row in SCREENS},
 }
 
 __all__ = sorted(_WHERE)
@@ -54,19 +85,13 @@ __all__ = sorted(_WHERE)
 #: names its screen class, so a rule reaches only that screen.
 SCREEN_CSS = tuple(
     Path(__file__).with_name(f"{module}.tcss")
-    for module in (
-        "base",
-        "panels",
-        "hooks",
-        "attention",
-        "escalations",
-        "plan",
-        "review",
-        "dialogs",
-        "help",
-        "projects",
-    )
+    for module in (*BASE_CSS, *(row.where.partition(":")[0] for row in SCREENS if row.css))
 )
+
+
+def named(cls: type) -> Row | None:
+    """The row of :data:`SCREENS` naming ``cls`` (None for a class not in it: a base class)."""
+    return _ROWS.get(f"{cls.__module__}:{cls.__qualname__}")
 
 
 def load(where: str) -> Any:

@@ -27,7 +27,6 @@ if TYPE_CHECKING:
 
 
 class AttentionScreen(ConsoleScreen):
-    NAME = "attention"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open_item", "Open"),
         Binding("escape", "back", "Back"),

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from phasewatch.widgets.footer import KeyFooter
 from phasewatch.widgets.status_bar import StatusBar
@@ -29,6 +29,8 @@ from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Static
+
+from . import named
 
 if TYPE_CHECKING:
     from phasewatch.core.session import SessionUpdate
@@ -40,10 +42,17 @@ READING = "Reading the project files…"
 class UpdateScreen(Screen[None]):
     """Base of the data screens (see the module docstring for the contract)."""
 
-    #: Screen name used by the app (mode name, command palette, key binding).
+    #: Screen name used by the app (mode name, command palette, key binding): its row's in
+    #: ``tui.screens.SCREENS``, as the title.
     NAME = "screen"
     #: Human title.
     TITLE = "Screen"
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        row = named(cls)
+        if row is not None:
+            cls.NAME, cls.TITLE = row.name, row.title
 
     def __init__(self, *, name: str | None = None, id: str | None = None) -> None:
         super().__init__(name=name, id=id)
@@ -166,17 +175,17 @@ class UpdateScreen(Screen[None]):
             return
         others = [f for f in update.files.values() if f.kind != "state"]
         notes: list[str] = []
-        tail = update.hook_tail
-        if update.hook_rotations and update.hook_rotated_at is not None:
+        tail = update.hooks.tail
+        if update.hooks.rotations and update.hooks.rotated_at is not None:
             # a session fact, not only this update's: the next append must not make it vanish
-            when = update.hook_rotated_at.astimezone().strftime("%H:%M:%S")
-            times = f" ×{update.hook_rotations}" if update.hook_rotations > 1 else ""
+            when = update.hooks.rotated_at.astimezone().strftime("%H:%M:%S")
+            times = f" ×{update.hooks.rotations}" if update.hooks.rotations > 1 else ""
             what = "replaced" if tail.reset else "rotated"
             notes.append(f"hook log {what}{times} (last {when})")
         if tail.error:
             notes.append("hook log: " + tail.error)
-        if update.hook_progress is not None:
-            done, size = update.hook_progress
+        if update.hooks.progress is not None:
+            done, size = update.hooks.progress
             notes.append(f"reading the hook log: {done * 100 // max(size, 1)}% of {_mb(size)}")
         notes.extend(getattr(self.app, "status_notes", lambda: [])())
         bar.show(mode, update.state_file(self.project_id), others, notes, update.at)

@@ -18,6 +18,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 
 from ..bindings import refresh_bindings_if_changed
+from . import named
 
 if TYPE_CHECKING:
     from phasewatch.core.session import SessionUpdate
@@ -51,8 +52,15 @@ class KeyGuard:
 
 
 class ConsoleScreen(Screen[None]):
-    #: The name the service opens it by (``tui.console.CONSOLE_SCREENS``).
+    #: The name the service opens it by: its row's in ``tui.screens.SCREENS``.
     NAME = ""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        row = named(cls)
+        if row is not None:
+            cls.NAME = row.name
+
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "back", "Back")]
 
     def __init__(self, console: ReviewConsole, **kwargs: Any) -> None:

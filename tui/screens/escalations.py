@@ -32,7 +32,6 @@ if TYPE_CHECKING:
 
 
 class EscalationsScreen(ConsoleScreen):
-    NAME = "escalations"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("r", "answer('retry')", "Retry phase"),
         Binding("s", "skip", "Skip (override)…"),

@@ -18,8 +18,6 @@ class HistoryScreen(PanelScreen):
     selected one's times, per-phase duration bars, metrics and reviews. Data:
     ``update.snapshot(project_id).state.workflow_history``, re-set on a new version only."""
 
-    NAME = "history"
-    TITLE = "History"
     EMPTY = "No finished workflow in workflow_history yet."
 
     BINDINGS: ClassVar[list[BindingType]] = [

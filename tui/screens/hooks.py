@@ -20,12 +20,10 @@ from .panels import PanelScreen
 class HookActivityScreen(PanelScreen):
     """Key ``2``. Every hook-log line read this session (a virtual view: only visible lines
     render, parsed from the log when shown), filters by hook/event/phase and text, per-hook and
-    per-event counts, the log's findings (the whole log). Data: ``update.hooks`` (the session's
-    record store, read by the view; :meth:`sync_log` when the app says the log grew),
-    ``hook_findings``, ``hook_total``, ``hook_progress``."""
+    per-event counts, the log's findings (the whole log). Data: ``update.hooks`` (its ``store``, the
+    session's records, read by the view; :meth:`sync_log` when the app says the log grew;
+    ``findings``, ``total``, ``progress``)."""
 
-    NAME = "hooks"
-    TITLE = "Hook activity"
     EMPTY = "No hook activity yet: .isdlc/hook-activity.log is missing or empty."
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -59,8 +57,9 @@ class HookActivityScreen(PanelScreen):
     def show_update(self, update: SessionUpdate) -> None:
         """The view reads the session's store (attached once); the rest of the update follows
         the usual path (applied now, or merged until the screen shows)."""
-        if update.hooks is not None and update.hooks is not self.log_view.store:
-            self.log_view.attach(update.hooks)
+        store = update.hooks.store
+        if store is not None and store is not self.log_view.store:
+            self.log_view.attach(store)
         super().show_update(update)
 
     def sync_log(self) -> None:
@@ -74,7 +73,7 @@ class HookActivityScreen(PanelScreen):
     def apply_update(self, update: SessionUpdate) -> None:
         self.sync_log()
         body = self.body
-        tail = update.hook_tail
+        tail = update.hooks.tail
         if body.view.total:
             self.show_empty(None)
         elif tail.error:
@@ -90,20 +89,20 @@ class HookActivityScreen(PanelScreen):
 
     def _show_notes(self, update: SessionUpdate) -> None:
         text = Text()
-        read = f"{update.hook_total:,} lines"
-        if update.hook_pending and update.hook_progress is not None:
-            done, size = update.hook_progress
+        read = f"{update.hooks.total:,} lines"
+        if update.hooks.pending and update.hooks.progress is not None:
+            done, size = update.hooks.progress
             read += f", {done * 100 // max(size, 1)}% of the log so far"
         text.append(f"Findings and counts cover the whole log ({read}).\n", style="dim")
-        for f in update.hook_findings[:3]:
+        for f in update.hooks.findings[:3]:
             text.append(f.rule_id + " ", style="bold")
             text.append(" ".join(f.message.split())[:300])
             text.append("\n")
-        more = len(update.hook_findings) - 3
+        more = len(update.hooks.findings) - 3
         if more > 0:
             text.append(f"… {more} more finding(s) on the Overview", style="dim")
         text.rstrip()
-        if not update.hook_findings and not update.hook_total:
+        if not update.hooks.findings and not update.hooks.total:
             text = Text()
         notes = self.query_one("#panel-notes", Static)
         show_in(notes, text)

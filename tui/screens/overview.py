@@ -73,9 +73,6 @@ def other_data_hint(update: SessionUpdate) -> str:
 
 
 class OverviewScreen(UpdateScreen):
-    NAME = "overview"
-    TITLE = "Overview"
-
     def __init__(self, *, name: str | None = None, id: str | None = None) -> None:
         super().__init__(name=name, id=id)
         self._shown_project: object = object()  # project the widgets currently show

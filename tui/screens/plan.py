@@ -30,7 +30,6 @@ if TYPE_CHECKING:
 
 
 class PlanScreen(ConsoleScreen):
-    NAME = "plan"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("a", "approve", "Approve plan…"),
         Binding("x", "discard", "Discard lock…"),

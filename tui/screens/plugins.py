@@ -21,8 +21,6 @@ class PluginsScreen(PanelScreen):
     ``update.system(PLUGINS)`` (its ``data``, a ``core.plugins.Registry`` or None, includes its
     findings); re-set only when its ``rev`` moved (keyed cell updates)."""
 
-    NAME = "plugins"
-    TITLE = "Plugins"
     EMPTY = "No plugin registry: PLUGINS.md and plugins/*/ are not in this project."
 
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -21,8 +21,6 @@ class TddScreen(PanelScreen):
     differ), the slices and the plan's findings. Data: ``update.system(TDD)`` (its ``data``, a
     ``core.tdd.TddPlan``, carries the hook's verdict); re-set only when its ``rev`` moved."""
 
-    NAME = "tdd"
-    TITLE = "TDD"
     EMPTY = "No .tdd-progress.md in this project (the TDD plugin writes it at the project root)."
 
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -21,8 +21,6 @@ class TimelineScreen(PanelScreen):
     highlighted version with its predecessor, or two marked versions. Data: ``update.timeline``
     (entries APPENDED, a delta), converted by :func:`core.session.view_entry`."""
 
-    NAME = "timeline"
-    TITLE = "Timeline"
     EMPTY = "No state version observed yet in this session."
 
     BINDINGS: ClassVar[list[BindingType]] = [

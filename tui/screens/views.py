@@ -25,8 +25,6 @@ class ViewsScreen(PanelScreen):
     ends it, no file changes)."""
 
     EXPIRE_S = 5.0
-    NAME = "views"
-    TITLE = "Framework views"
     EMPTY = NO_STATE
 
     BINDINGS: ClassVar[list[BindingType]] = [
