@@ -1,0 +1,101 @@
+"""`phasewatch serve`'s page asks no other host for anything (issue 42): the library's page
+loads Roboto Mono from fonts.googleapis.com; phasewatch gives it the copy the library ships.
+
+Checked on the real server: every address the page and its stylesheet name is this server's,
+and the font is served; and, where a headless Chromium is installed, by the browser itself
+(every request it makes while loading the page goes to the server)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import urllib.request
+from pathlib import Path
+from urllib.parse import urljoin, urlsplit
+
+import pytest
+from phasewatch.tui.serve import self_contained
+
+from tests.test_serve import fetch, free_port, start, stop
+
+URL = re.compile(r"""(?:src|href)\s*=\s*["']([^"']+)["']|url\(\s*["']?([^"')]+)["']?\s*\)""")
+
+
+def _addresses(text: str, base: str) -> set[str]:
+    found = set()
+    for m in URL.finditer(text):
+        ref = m.group(1) or m.group(2)
+        if ref.startswith(("data:", "#")) or "{{" in ref:
+            continue
+        found.add(urljoin(base, ref))
+    return found
+
+
+def test_the_template_loses_its_remote_font_link():
+    page = '<head>\n<link\n rel="stylesheet"\n href="https://fonts.googleapis.com/css?family=Roboto%20Mono"\n/>\n</head>'
+    out = self_contained(page)
+    assert "googleapis" not in out and "fonts/RobotoMono-VariableFont_wght.ttf" in out
+
+
+@pytest.fixture
+def served(tmp_path):
+    port = free_port()
+    proc, url = start(tmp_path, "--port", str(port))
+    assert url, proc.stderr.read()
+    yield url
+    if proc.poll() is None:
+        stop(proc)
+
+
+def test_every_address_the_page_names_is_this_server(served):
+    status, page, _ = fetch(served)
+    assert status == 200
+    own = urlsplit(served).netloc
+    addresses = _addresses(page, served)
+    css = [a for a in addresses if a.endswith(".css")]
+    for sheet in css:
+        code, text, _ = fetch(sheet)
+        assert code == 200
+        addresses |= _addresses(text, sheet)
+    # (the SVG namespace is an identifier in an attribute the browser never fetches)
+    fetched = {a for a in addresses if "www.w3.org/2000/svg" not in a}
+    assert fetched and all(urlsplit(a).netloc == own for a in fetched), fetched
+    font = next(a for a in fetched if a.endswith(".ttf"))
+    with urllib.request.urlopen(font, timeout=5) as response:  # the shipped font, served
+        assert response.status == 200 and len(response.read()) > 10_000
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no headless Chromium on this machine")
+def test_headless_chromium_requests_only_this_server(served, tmp_path: Path):
+    """Chromium's own network log (--log-net-log) while it loads the page and runs its script."""
+    log = tmp_path / "net.json"
+    subprocess.run(
+        [
+            CHROMIUM or "chromium",
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--disable-default-apps",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            f"--log-net-log={log}",
+            "--virtual-time-budget=5000",
+            "--dump-dom",
+            served,
+        ],
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    text = log.read_text(encoding="utf-8", errors="replace")
+    hosts = set(re.findall(r'"url":"(?:https?|wss?)://([^/"]+)', text))
+    assert hosts, "the browser logged no request"
+    own = urlsplit(served).netloc
+    assert hosts == {own}, hosts
