@@ -137,6 +137,17 @@ def _command(argv: Sequence[str]) -> tuple[str, list[str]]:
     return "dashboard", list(argv)
 
 
+def _did_you_mean(args: Sequence[str]) -> str | None:
+    """The command a mistyped first word was probably meant to be (it is no directory)."""
+    import difflib
+
+    word = args[0] if args else ""
+    if not word or word.startswith("-") or os.path.exists(word):
+        return None
+    near = difflib.get_close_matches(word.lower(), COMMANDS, n=1, cutoff=0.6)
+    return near[0] if near else None
+
+
 def run() -> int:
     """The ``phasewatch`` process (the script and ``python -m phasewatch``): :func:`main`, and
     after a ``check``, which writes no file, no tidying of the heap on the way out. The
@@ -159,6 +170,13 @@ def run() -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     _no_pydantic_plugins()
     command, args = _command(sys.argv[1:] if argv is None else argv)
+    if command == "dashboard" and (near := _did_you_mean(args)):
+        print(
+            f"phasewatch: {clean(args[0])!r} is neither a command nor a directory; "
+            f"did you mean `phasewatch {near}`?",
+            file=sys.stderr,
+        )
+        return 2
     handlers: dict[str, Callable[[list[str]], int]] = {
         "check": cmd_check,
         "dashboard": cmd_dashboard,

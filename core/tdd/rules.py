@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..checks import Emitter, run_checks
 from ..findings import Finding, Severity, rule
+from ..text import plural
 from .model import Slice, TddPlan
 from .summary import true_remaining
 
@@ -288,8 +289,9 @@ def check_hook_count(em: Emitter, plan: TddPlan) -> None:
     em.add(
         R_HOOK_MISCOUNT,
         "$",
-        f"Stop hook counts {hook.remaining} remaining ({hook.total} slice lines − "
-        f"{hook.terminal} terminal Status lines); the file has {remaining} remaining. "
+        f"The stop hook finds {plural(hook.total, 'slice heading')} and "
+        f"{plural(hook.terminal, 'terminal Status line')}, so it counts "
+        f"{max(0, hook.remaining)} remaining; the file has {remaining} remaining. "
         f"It would {hook.decision} the stop now ({hook.reason})."
         + (" Why the counts differ: " + "; ".join(reasons) + "." if reasons else ""),
         expected=remaining,
