@@ -84,3 +84,14 @@ def test_sarif_rule_names_are_not_their_ids():
     )
     assert len({d["name"] for d in descriptors}) == len(descriptors)
     assert Severity.ERROR  # (the import is the findings' own)
+
+
+def test_completion_descriptions_show_no_raw_markup():
+    for shell in ("bash", "zsh", "tcsh"):
+        done = subprocess.run(
+            [sys.executable, "-m", "phasewatch", "completion", shell],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        assert "``" not in done.stdout and "**" not in done.stdout, shell

@@ -40,7 +40,7 @@ DEFAULT_PLUGIN_FAULTS = "plugin-drift,plugin-tamper"
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="phasewatch demo",
-        description=__doc__.split("\n\n")[0],
+        description=__doc__.split("\n\n")[0].replace("``", ""),  # plain words (completion)
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="Everything is written to a temporary directory, removed on exit unless --keep.",
     )
