@@ -95,3 +95,14 @@ def test_completion_descriptions_show_no_raw_markup():
             check=True,
         )
         assert "``" not in done.stdout and "**" not in done.stdout, shell
+
+
+async def test_the_palette_has_one_keys_entry(tmp_path: Path):
+    from phasewatch.tui.app import PhasewatchApp
+
+    from tests.helpers.app import frozen_clock
+
+    app = PhasewatchApp(tmp_path, clock=frozen_clock, watch=False)
+    async with app.run_test(size=(120, 36)):
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        assert titles.count("Keys") == 1 and len(titles) == len(set(titles))
