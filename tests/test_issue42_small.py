@@ -106,3 +106,23 @@ async def test_the_palette_has_one_keys_entry(tmp_path: Path):
     async with app.run_test(size=(120, 36)):
         titles = [c.title for c in app.get_system_commands(app.screen)]
         assert titles.count("Keys") == 1 and len(titles) == len(set(titles))
+
+
+async def test_escalation_keys_are_not_offered_when_nothing_is_pending(tmp_path: Path):
+    from phasewatch.tui.app import PhasewatchApp
+    from phasewatch.tui.screens.escalations import EscalationsScreen
+
+    from tests import factories as F
+    from tests.helpers.app import frozen_clock, wait_until, write_state
+
+    write_state(tmp_path / ".isdlc" / "state.json", F.feature_state())  # no escalation
+    app = PhasewatchApp(tmp_path, clock=frozen_clock, watch=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        app.action_console("escalations", "any")
+        await wait_until(pilot, lambda: isinstance(app.screen, EscalationsScreen))
+        screen = app.screen
+        for action, params in (("answer", ("retry",)), ("skip", ()), ("cancel_workflow", ())):
+            assert screen.check_action(action, params) is False
+        shown = {b.binding.description for b in screen.active_bindings.values() if b.enabled}
+        assert not {"Retry phase", "Skip (override)…", "Cancel workflow…"} & shown
