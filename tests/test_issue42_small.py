@@ -126,3 +126,22 @@ async def test_escalation_keys_are_not_offered_when_nothing_is_pending(tmp_path:
             assert screen.check_action(action, params) is False
         shown = {b.binding.description for b in screen.active_bindings.values() if b.enabled}
         assert not {"Retry phase", "Skip (override)…", "Cancel workflow…"} & shown
+
+
+def test_the_i_marker_legend_says_where_i_stands_after_a_phase_completes():
+    """Between STEP 3e and the next start, I marks current_phase's row (core.locations), so the
+    legend cannot say only "the phase at current_phase_index"."""
+    from phasewatch.core.locations import location_rows
+    from phasewatch.core.models import parse_state
+    from phasewatch.widgets.location_matrix import POINTER_LEGEND, pointer_text
+
+    from tests.helpers.repair import PHASES, state
+
+    doc = state(1)
+    doc["phases"][PHASES[1]]["status"] = "completed"  # STEP 3e: completed, index one past
+    doc["active_workflow"]["phase_status"][PHASES[1]] = "completed"
+    doc["active_workflow"]["current_phase_index"] = 2
+    parsed = parse_state(doc, "s")[0]
+    rows = {r.key: r for r in location_rows(parsed)}
+    assert "I" in pointer_text(rows[PHASES[1]]) and "I" not in pointer_text(rows[PHASES[2]])
+    assert "one past a phase just completed: I stays on it" in POINTER_LEGEND
