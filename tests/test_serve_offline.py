@@ -10,7 +10,9 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import socket
 import subprocess
+import sys
 import urllib.request
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
@@ -18,7 +20,16 @@ from urllib.parse import urljoin, urlsplit
 import pytest
 from phasewatch.tui.serve import self_contained
 
-from tests.test_serve import fetch, free_port, start, stop
+
+def _get(url: str) -> tuple[int, bytes]:
+    with urllib.request.urlopen(url, timeout=5) as response:
+        return response.status, response.read()
+
+
+def fetch(url: str) -> tuple[int, str]:
+    status, body = _get(url)
+    return status, body.decode()
+
 
 URL = re.compile(r"""(?:src|href)\s*=\s*["']([^"']+)["']|url\(\s*["']?([^"')]+)["']?\s*\)""")
 
@@ -41,30 +52,43 @@ def test_the_template_loses_its_remote_font_link():
 
 @pytest.fixture
 def served(tmp_path):
-    port = free_port()
-    proc, url = start(tmp_path, "--port", str(port))
-    assert url, proc.stderr.read()
-    yield url
-    if proc.poll() is None:
-        stop(proc)
+    """``phasewatch serve`` on a free port, and the address it printed."""
+    pytest.importorskip("textual_serve")
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "phasewatch", "serve", str(tmp_path), "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    url = next((line.split()[1] for line in proc.stdout if line.startswith("open ")), None)
+    try:
+        assert url, proc.stderr.read() if proc.stderr else ""
+        yield url
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=30)
 
 
 def test_every_address_the_page_names_is_this_server(served):
-    status, page, _ = fetch(served)
+    status, page = fetch(served)
     assert status == 200
     own = urlsplit(served).netloc
     addresses = _addresses(page, served)
     css = [a for a in addresses if a.endswith(".css")]
     for sheet in css:
-        code, text, _ = fetch(sheet)
+        code, text = fetch(sheet)
         assert code == 200
         addresses |= _addresses(text, sheet)
     # (the SVG namespace is an identifier in an attribute the browser never fetches)
     fetched = {a for a in addresses if "www.w3.org/2000/svg" not in a}
     assert fetched and all(urlsplit(a).netloc == own for a in fetched), fetched
     font = next(a for a in fetched if a.endswith(".ttf"))
-    with urllib.request.urlopen(font, timeout=5) as response:  # the shipped font, served
-        assert response.status == 200 and len(response.read()) > 10_000
+    code, body = _get(font)  # the shipped font, served
+    assert code == 200 and len(body) > 10_000
 
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

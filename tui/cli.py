@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from phasewatch.core import memory
 from phasewatch.core.config_file import config_to_read
 from phasewatch.core.text import clean, json_safe
+from phasewatch.tui.config_flags import _dashboard_config, _theme_problem
 
 if TYPE_CHECKING:
     from phasewatch.core.decide.command import Kind as DecisionKind
@@ -327,32 +328,6 @@ def cmd_dashboard(argv: list[str]) -> int:
     )
 
 
-def _dashboard_config(args: argparse.Namespace):
-    """The config file's settings with the command line's notification flags on top; None when
-    there is neither (the app makes the defaults after its first frame, so pydantic is not
-    imported before it); False when the file cannot be used (the error is printed)."""
-    flags = args.notify_cmd is not None or args.no_notify
-    if not flags and not config_to_read(args.config):
-        return None
-    from phasewatch.core.config import ConfigError, load
-
-    try:
-        config, where = load(args.config)
-    except ConfigError as exc:
-        print(f"phasewatch: {exc}", file=sys.stderr)
-        return False
-    problem = _theme_problem(config)
-    if problem:
-        print(f"phasewatch: {clean(str(where))}: {problem}", file=sys.stderr)
-        return False
-    notes = config.notifications
-    if args.notify_cmd is not None:
-        notes = notes.model_copy(update={"command": args.notify_cmd})
-    if args.no_notify:
-        notes = notes.model_copy(update={"enabled": False})
-    return config.model_copy(update={"notifications": notes})
-
-
 def cmd_demo(argv: list[str]) -> int:
     from phasewatch.tui.demo import main as demo_main
 
@@ -542,19 +517,6 @@ def cmd_repair(argv: list[str]) -> int:
 
     args = vars(_repair_parser().parse_args(argv))
     return run_repair(RepairCommand(**args))
-
-
-def _theme_problem(config) -> str | None:
-    """Why the config's theme cannot be used (no Textual theme has that name), or None."""
-    from phasewatch.core.config import did_you_mean
-    from textual.theme import BUILTIN_THEMES
-
-    if config.theme is None or config.theme in BUILTIN_THEMES:
-        return None
-    return (
-        f"theme: no theme named {clean(repr(config.theme))}"
-        f"{did_you_mean(config.theme, BUILTIN_THEMES)}; themes: {', '.join(sorted(BUILTIN_THEMES))}"
-    )
 
 
 def _check_config(path: Path | None):

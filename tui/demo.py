@@ -352,7 +352,7 @@ TEMP_PREFIX = "phasewatch-demo-"
 
 
 def main(argv: list[str] | None = None) -> int:
-    from phasewatch.tui.cli import _dashboard_config
+    from phasewatch.tui.config_flags import _dashboard_config
 
     args = build_parser().parse_args(argv)
     # the whole config, with --notify-cmd / --no-notify on top, as `phasewatch` itself reads it
