@@ -145,3 +145,13 @@ def test_the_i_marker_legend_says_where_i_stands_after_a_phase_completes():
     rows = {r.key: r for r in location_rows(parsed)}
     assert "I" in pointer_text(rows[PHASES[1]]) and "I" not in pointer_text(rows[PHASES[2]])
     assert "one past a phase just completed: I stays on it" in POINTER_LEGEND
+
+
+def test_the_plugin_screen_speaks_plain_words():
+    """Was `contract numbering (0, 2-6)`, `stage ? · 0-6` and `? unsealed`."""
+    from phasewatch.widgets import plugin_table as T
+
+    assert all("contract" not in v and "?" not in v for v in T.NUMBERINGS.values())
+    assert all(v.startswith("of ") for v in T.SHORT_NUMBERING.values())
+    source = Path(T.__file__).read_text(encoding="utf-8")
+    assert '"? unsealed"' not in source and "no checksum yet" in source
