@@ -152,3 +152,21 @@ async def test_v_filters_the_list_by_severity_and_brings_hidden_rows_back() -> N
         assert flist.show(standing(found)) == [] and sev() == ["error"]
         await pilot.press("v")
         assert sev() == ["error", "info", "warning"] and flist.table.row_count == 3
+
+
+async def test_the_whole_file_is_named_not_dollar() -> None:
+    """A finding about the whole file (path `$`) shows the file's name and "the whole file"."""
+    from pathlib import Path
+
+    from phasewatch.core.sources import ReadResult, read_finding
+
+    f = read_finding(ReadResult(Path("s"), "torn", error="x"), SRC)
+    assert f.path == "$"
+    app = ListApp()
+    async with app.run_test(size=(120, 20)):
+        flist = app.query_one(FindingsList)
+        flist.show(standing([f]), emphasise_new=False)
+        (key,) = flist.keys
+        assert flist.table.get_cell(key, "path").plain == SRC
+        assert "the whole file" in detail_content(standing([f])[0]).plain
+        assert "$" not in detail_content(standing([f])[0]).plain.split("path", 1)[1].split("\n")[0]

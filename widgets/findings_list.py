@@ -103,7 +103,7 @@ def detail_content(item: Item | None) -> Content:
         ("rule", f"{f.rule_id}" + (f" — {title}" if title else "")),
         ("severity", sev + (f" ({scope})" if scope else "")),
         ("source", f.source),
-        ("path", f.path),
+        ("path", "the whole file" if f.path == "$" else f.path),
         ("expected", _value(f.expected)),
         ("actual", _value(f.actual)),
         ("message", f.message),
@@ -217,7 +217,9 @@ class FindingsList(Vertical):
         sev_style = styles.get(sev, styles["plain"])
         mark = "⟲" if item.event is not None else SEVERITY_GLYPH.get(sev, "?")
         rule_style = sev_style + styles["new"] if new else sev_style
-        where = f.path if not f.source else f"{f.source}:{f.path}"
+        # "$" (JSONPath's root) is the whole file: shown as the file's name alone
+        path = "" if f.path == "$" else f.path
+        where = path if not f.source else f"{f.source}:{path}" if path else f.source
         if len(where) > WHERE_WIDTH:  # leave the message room at 120 columns
             where = "…" + where[-(WHERE_WIDTH - 1) :]
         return (
