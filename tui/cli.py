@@ -590,7 +590,10 @@ def cmd_config(argv: list[str]) -> int:
 
 #: Shells ``shtab`` writes a completion script for.
 SHELLS = ("bash", "zsh", "tcsh")
-COMPLETION_HINT = "phasewatch completion needs shtab: pip install 'phasewatch[completion]'"
+COMPLETION_HINT = (  # no release on the index yet: the checkout's or the wheel's extra (README)
+    "phasewatch completion needs shtab, the phasewatch[completion] extra: pip install shtab "
+    "in phasewatch's environment (or, in a checkout, pip install -e '.[completion]')"
+)
 
 
 def _completion_parser() -> argparse.ArgumentParser:

@@ -37,7 +37,10 @@ from typing import Any
 
 from phasewatch.core.text import clean
 
-EXTRA_HINT = "phasewatch serve needs the web extra: pip install 'phasewatch[web]'"
+EXTRA_HINT = (  # no release on the index yet: the checkout's or the wheel's extra (README)
+    "phasewatch serve needs the phasewatch[web] extra: pip install textual-serve in "
+    "phasewatch's environment (or, in a checkout, pip install -e '.[web]')"
+)
 
 
 def is_loopback(host: str) -> bool:
