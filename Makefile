@@ -81,9 +81,12 @@ reliability: $(STAMP)
 
 # The generated iSDLC corpus from the real framework's own code (node and a git directory of
 # vihang-hub/isdlc-framework in ISDLC_REPO); make test replays the committed one without node.
+# The Plugin Freedom System's registry variants, judged by its own bash functions (a git
+# directory of glittercowboy/plugin-freedom-system in PFS_REPO).
 corpus: $(STAMP)
 	bash tests/conformance/isdlc/make_corpus.sh
 	bash tests/conformance/observe/make.sh
+	if [ -n "$(PFS_REPO)" ]; then $(BIN)/python tests/conformance/plugins/generate.py "$(PFS_REPO)" e9af91e9419f; fi
 
 clean:
 	rm -rf $(VENV) $(LOWEST) .pytest_cache .ruff_cache .mypy_cache build dist *.egg-info

@@ -280,7 +280,9 @@ def _value(value: Any) -> str:
 def _rule_descriptor(rule: Rule) -> dict[str, Any]:
     return {
         "id": rule.id,
-        "name": rule.id,
+        # SARIF's name is an identifier distinct from the id (the SARIF Multitool warns when
+        # they are equal): SYNC-CURRENT -> SyncCurrent
+        "name": "".join(part.capitalize() for part in rule.id.split("-")),
         "shortDescription": {"text": clean(rule.title)},
         "fullDescription": {
             "text": f"{clean(rule.title).rstrip('.')}. Source: {clean(rule.seed)}."

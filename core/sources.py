@@ -43,8 +43,7 @@ R_TORN = rule(
     Severity.WARNING,
     "The file was empty or cut mid-document when read (its owner writes non-atomically).",
     seed="docs/formats.md#how-the-state-file-is-written",
-    fix="Usually transient: the owner's next write completes the file; look again (the "
-    "dashboard keeps showing the last good version meanwhile).",
+    fix="Usually transient: the owner's next write completes the file; look again.",
     scope="read",
 )
 R_INVALID = rule(
@@ -471,6 +470,8 @@ def read_finding(result: ReadResult, source: str, *, kept: bool = False) -> Find
     }
     r = rules.get(result.status, R_INVALID)
     hint = None
+    if r is R_TORN and kept:  # only a version it saw can be shown meanwhile
+        hint = f"{R_TORN.fix} The dashboard keeps showing the last good version it read meanwhile."
     if r is R_INVALID:  # a fix that fits what was seen: no promise of a version never read
         hint = (
             "Restore it from the last good version phasewatch showed (the Timeline holds its "

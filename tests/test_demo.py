@@ -217,3 +217,65 @@ async def test_the_demo_app_announces_its_autopilot(tmp_path):
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_until(pilot, lambda: bool(notes))
     assert notes[0] == "autopilot after 20 s"
+
+
+def _demo_args(monkeypatch, argv):
+    """What the demo hands its dashboard (or its headless run): ``main`` up to that point."""
+    from phasewatch.tui import demo
+
+    seen = {}
+
+    def capture(args, root):
+        seen["args"] = args
+        return 0
+
+    monkeypatch.setattr(demo, "_headless", capture)
+    monkeypatch.setattr(demo, "_dashboard", capture)
+    assert demo.main(argv) == 0
+    return seen["args"]
+
+
+def test_the_demo_honours_the_whole_config_and_notify_cmd(tmp_path, monkeypatch):
+    """Not only [autopilot]: [notifications], [rules] and --notify-cmd reach the dashboard."""
+    config = tmp_path / "config.toml"
+    config.write_text(
+        '[autopilot]\nwait_seconds = 3\n[notifications]\ncommand = "from-file"\n'
+        '[rules]\nSYNC-AGENT = "off"\n',
+        encoding="utf-8",
+    )
+    args = _demo_args(monkeypatch, ["--config", str(config), "--dir", str(tmp_path / "d")])
+    assert args.autopilot == 3
+    assert args.config_loaded.notifications.command == "from-file"
+    assert args.config_loaded.rules["SYNC-AGENT"] == "off"
+    args = _demo_args(
+        monkeypatch,
+        ["--config", str(config), "--notify-cmd", "cat >> n.jsonl", "--dir", str(tmp_path / "e")],
+    )
+    assert args.config_loaded.notifications.command == "cat >> n.jsonl"
+    args = _demo_args(monkeypatch, ["--notify-cmd", "x", "--dir", str(tmp_path / "f")])
+    assert args.config_loaded.notifications.command == "x"  # no config file: flags alone
+    args = _demo_args(monkeypatch, ["--no-notify", "--dir", str(tmp_path / "g")])
+    assert args.config_loaded.notifications.enabled is False
+
+
+def test_the_demo_refuses_a_bad_config(tmp_path, capsys):
+    config = tmp_path / "config.toml"
+    config.write_text("[notifications\n", encoding="utf-8")
+    assert main(["--config", str(config), "--dir", str(tmp_path / "d")]) == 2
+    assert "phasewatch" in capsys.readouterr().err
+
+
+async def test_the_demo_dashboard_runs_the_notify_command(tmp_path):
+    """The DemoApp takes the config like the dashboard: its notifier runs the command."""
+    from phasewatch.core.config import Config
+    from phasewatch.tui.demo import DemoApp
+
+    from tests.helpers.app import frozen_clock
+
+    cfg = Config().model_copy()
+    cfg = cfg.model_copy(
+        update={"notifications": cfg.notifications.model_copy(update={"command": "true"})}
+    )
+    app = DemoApp(tmp_path, clock=frozen_clock, watch=False, config=cfg)
+    async with app.run_test(size=(120, 36)):
+        assert app.config is not None and app.config.notifications.command == "true"

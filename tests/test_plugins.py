@@ -327,9 +327,22 @@ def test_status_drift_table_vs_entry(tmp_path):
 
 
 def test_mojibake_and_bold_do_not_count_as_drift(tmp_path):
-    row = f"| **MinimalKick** | **{MOJI['🚧']} Stage 3.2** | 1.0.0 | 2025-11-13 |"
+    row = f"| MinimalKick | **{MOJI['🚧']} Stage 3.2** | 1.0.0 | 2025-11-13 |"
     reg = load_registry(full_layout(tmp_path, table_mk=row, status="Stage 3.2"))
     assert reg.findings == []
+
+
+@pytest.mark.parametrize(
+    "cell",
+    ["**MinimalKick**", "[MinimalKick](plugins/MinimalKick/)", "minimalkick", "`MinimalKick`"],
+)
+def test_a_row_the_systems_grep_cannot_find_is_flagged(tmp_path, cell):
+    """The system looks a row up as `grep "^| Name |"` (generated cases: variants.json shapes)."""
+    row = f"| {cell} | 🚧 Stage 3.2 | 1.0.0 | 2025-11-13 |"
+    reg = load_registry(full_layout(tmp_path, table_mk=row, status="Stage 3.2"))
+    f = only(reg.findings, "PLG-ROW-UNFOUND")
+    assert f.severity == Severity.WARNING and "| MinimalKick |" in f.message
+    assert [x.rule_id for x in reg.findings if x.severity != Severity.INFO] == ["PLG-ROW-UNFOUND"]
 
 
 def test_last_updated_drift_and_date_formats(tmp_path):
@@ -373,6 +386,26 @@ def test_timeline_out_of_order(tmp_path):
     f = only(load_registry(full_layout(tmp_path, timeline=timeline)).findings, "PLG-TIMELINE-ORDER")
     assert f.path == "### MinimalKick.Lifecycle Timeline[2]"
     assert (f.expected, f.actual) == (">= 2025-11-11", "2025-11-09")
+    assert f.severity == Severity.WARNING
+
+
+@pytest.mark.parametrize(
+    ("dates", "updater"),
+    [
+        (["2025-11-20", "2025-11-10", "2025-11-11"], True),  # one entry put under the heading
+        (["2025-11-21", "2025-11-20", "2025-11-10", "2025-11-11"], True),
+        (["2025-11-12", "2025-11-11", "2025-11-10"], True),  # newest first throughout
+        (["2025-11-11", "2025-11-10", "2025-11-12"], False),  # newest is last: not the updater
+        (["2025-11-10", "2025-11-12", "2025-11-11"], False),
+    ],
+)
+def test_timeline_newest_first_is_the_systems_updater(tmp_path, dates, updater):
+    """The system's updatePluginTimeline puts each new entry right under the heading (`sed
+    "/^## Lifecycle Timeline$/a ..."`; generated cases: variants.json `updater-timeline`)."""
+    timeline = "\n".join(f"- **{d} (Stage 1):** step" for d in dates)
+    f = only(load_registry(full_layout(tmp_path, timeline=timeline)).findings, "PLG-TIMELINE-ORDER")
+    assert f.severity == (Severity.INFO if updater else Severity.WARNING)
+    assert ("updatePluginTimeline" in f.message) == updater
 
 
 def test_timeline_malformed_entries(tmp_path):

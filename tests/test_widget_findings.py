@@ -126,3 +126,47 @@ async def test_messages_take_the_width_the_other_columns_leave() -> None:
         await pilot.pause()
         assert flist._message_room == MESSAGE_MIN_WIDTH
         assert table.get_cell(flist.keys[0], "message").cell_len == MESSAGE_MIN_WIDTH
+
+
+async def test_v_filters_the_list_by_severity_and_brings_hidden_rows_back() -> None:
+    """lazygit/k9s-style: `v` cycles all -> errors and warnings -> errors only -> all."""
+    from phasewatch.core.findings import Severity
+
+    found = [
+        make(R.SYNC_CURRENT, source=SRC, path="current_phase", message="w"),
+        make(R.TR_NEXT_ACTIVATED, source=SRC, path="phases.a.status", message="i"),
+        make(R.SYNC_CURRENT, source=SRC, path="x", message="e", severity=Severity.ERROR),
+    ]
+    app = ListApp()
+    async with app.run_test(size=(120, 20)) as pilot:
+        flist = app.query_one(FindingsList)
+        flist.show(standing(found), emphasise_new=False)
+        flist.table.focus()
+        sev = lambda: sorted(str(i.finding.severity) for i in flist.items.values())  # noqa: E731
+        assert sev() == ["error", "info", "warning"]
+        await pilot.press("v")
+        assert sev() == ["error", "warning"]
+        await pilot.press("v")
+        assert sev() == ["error"]
+        # an update while filtered keeps the filter
+        assert flist.show(standing(found)) == [] and sev() == ["error"]
+        await pilot.press("v")
+        assert sev() == ["error", "info", "warning"] and flist.table.row_count == 3
+
+
+async def test_the_whole_file_is_named_not_dollar() -> None:
+    """A finding about the whole file (path `$`) shows the file's name and "the whole file"."""
+    from pathlib import Path
+
+    from phasewatch.core.sources import ReadResult, read_finding
+
+    f = read_finding(ReadResult(Path("s"), "torn", error="x"), SRC)
+    assert f.path == "$"
+    app = ListApp()
+    async with app.run_test(size=(120, 20)):
+        flist = app.query_one(FindingsList)
+        flist.show(standing([f]), emphasise_new=False)
+        (key,) = flist.keys
+        assert flist.table.get_cell(key, "path").plain == SRC
+        assert "the whole file" in detail_content(standing([f])[0]).plain
+        assert "$" not in detail_content(standing([f])[0]).plain.split("path", 1)[1].split("\n")[0]

@@ -87,7 +87,7 @@ async def test_rows_header_and_cells(tmp_path):
             assert rec.table.status.display in row_text(table, rec.name)
         head = header(widget)
         assert "full entries" in head and "3 plugins" in head and "0 drift" in head
-        numbering = {"contract-0-6": "contract numbering", "unknown": "numbering unknown"}
+        numbering = {"contract-0-6": "stages numbered 0, 2-6", "unknown": "numbering unknown"}
         assert numbering[registry.numbering] in head
         assert not widget.query_one("#plugins-empty").display
 

@@ -513,7 +513,8 @@ class PhasewatchApp(StartupScheduling, App[int]):
     # ------------------------------------------------------------------ command palette
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
+        # Textual's own "Keys" (its key panel) would stand beside ours (`?`): one entry
+        yield from (c for c in super().get_system_commands(screen) if c.title != "Keys")
         for key, (name, (title, _label, _where)) in enumerate(DATA_SCREENS.items(), start=1):
             yield SystemCommand(
                 f"Show {title}",

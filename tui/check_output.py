@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from phasewatch.core.findings import Finding, Rule, Severity
 from phasewatch.core.report import Report
 from phasewatch.core.systems import registered
-from phasewatch.core.text import one_line, plural
+from phasewatch.core.text import clean, one_line, plural
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -199,12 +199,18 @@ def print_rules_table(rules: list[Rule], *, references: bool = False) -> None:
     from rich.text import Text
 
     console = _console()
+    if not console.is_terminal:  # a pipe: one rule a line, tab-separated, ids whole for grep
+        for r in rules:
+            words = [r.id, str(r.severity), r.scope, r.title, *([r.seed] if references else [])]
+            console.file.write("\t".join(clean(w) for w in [*words, r.fix]) + "\n")
+        console.file.write(f"{len(rules)} rules\n")
+        return
     table = Table(show_lines=False, header_style="bold", expand=False)
     columns = ["id", "severity", "scope", "what it means", "how to fix"]
     if references:
         columns.insert(4, "from")
-    for col in columns:
-        table.add_column(col, overflow="fold")
+    for col in columns:  # an id is never broken across lines
+        table.add_column(col, overflow="fold", no_wrap=col == "id")
     for r in rules:
         cells = [Text(r.id, style=STYLE[r.severity]), Text(str(r.severity)), Text(r.scope)]
         cells += [Text(r.title), *([Text(r.seed)] if references else []), Text(r.fix)]

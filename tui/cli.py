@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from phasewatch.core import memory
 from phasewatch.core.config_file import config_to_read
 from phasewatch.core.text import clean, json_safe
+from phasewatch.tui.config_flags import _dashboard_config, _theme_problem
 
 if TYPE_CHECKING:
     from phasewatch.core.decide.command import Kind as DecisionKind
@@ -127,6 +128,17 @@ def _command(argv: Sequence[str]) -> tuple[str, list[str]]:
     return "dashboard", list(argv)
 
 
+def _did_you_mean(args: Sequence[str]) -> str | None:
+    """The command a mistyped first word was probably meant to be (it is no directory)."""
+    import difflib
+
+    word = args[0] if args else ""
+    if not word or word.startswith("-") or os.path.exists(word):
+        return None
+    near = difflib.get_close_matches(word.lower(), COMMANDS, n=1, cutoff=0.6)
+    return near[0] if near else None
+
+
 def run() -> int:
     """The ``phasewatch`` process (the script and ``python -m phasewatch``): :func:`main`, and
     after a ``check``, which writes no file, no tidying of the heap on the way out. The
@@ -193,6 +205,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not _start_log(log):
         return 2
     command, args = _command(argv)
+    if command == "dashboard" and (near := _did_you_mean(args)):
+        print(
+            f"phasewatch: {clean(args[0])!r} is neither a command nor a directory; "
+            f"did you mean `phasewatch {near}`?",
+            file=sys.stderr,
+        )
+        return 2
     try:
         return COMMANDS[command].run(args)
     except KeyboardInterrupt:
@@ -353,38 +372,6 @@ def cmd_dashboard(argv: list[str]) -> int:
     return run_dashboard(
         args.path, read_only=args.read_only, project_id=args.project, config=config
     )
-
-
-def _dashboard_config(args: argparse.Namespace):
-    """The config file's settings with the command line's notification flags on top; None when
-    there is neither (the app makes the defaults after its first frame, so pydantic is not
-    imported before it); False when the file cannot be used (the error is printed)."""
-    flags = args.notify_cmd is not None or args.no_notify
-    if not flags and not config_to_read(args.config):
-        return None
-    from phasewatch.core.config import ConfigError, load
-
-    try:
-        config, where = load(args.config)
-    except ConfigError as exc:
-        print(f"phasewatch: {exc}", file=sys.stderr)
-        return False
-    problem = _theme_problem(config)
-    if problem:
-        print(f"phasewatch: {clean(str(where))}: {problem}", file=sys.stderr)
-        return False
-    notes = config.notifications
-    if args.notify_cmd is not None:
-        notes = notes.model_copy(update={"command": args.notify_cmd})
-    if args.no_notify:
-        notes = notes.model_copy(update={"enabled": False})
-    if notes.enabled and notes.command:
-        from phasewatch.core.notify import command_problem
-
-        if (problem := command_problem(notes.command)) is not None:
-            print(f"phasewatch: {problem}", file=sys.stderr)
-            return False
-    return config.model_copy(update={"notifications": notes})
 
 
 def cmd_demo(argv: list[str]) -> int:
@@ -578,19 +565,6 @@ def cmd_repair(argv: list[str]) -> int:
     return run_repair(RepairCommand(**args))
 
 
-def _theme_problem(config) -> str | None:
-    """Why the config's theme cannot be used (no Textual theme has that name), or None."""
-    from phasewatch.core.config import did_you_mean
-    from textual.theme import BUILTIN_THEMES
-
-    if config.theme is None or config.theme in BUILTIN_THEMES:
-        return None
-    return (
-        f"theme: no theme named {clean(repr(config.theme))}"
-        f"{did_you_mean(config.theme, BUILTIN_THEMES)}; themes: {', '.join(sorted(BUILTIN_THEMES))}"
-    )
-
-
 def _check_config(path: Path | None):
     """The config (agents accepted, per-rule severities); None after printing why it is
     unusable."""
@@ -662,7 +636,10 @@ def cmd_config(argv: list[str]) -> int:
 
 #: Shells ``shtab`` writes a completion script for.
 SHELLS = ("bash", "zsh", "tcsh")
-COMPLETION_HINT = "phasewatch completion needs shtab: pip install 'phasewatch[completion]'"
+COMPLETION_HINT = (  # no release on the index yet: the checkout's or the wheel's extra (README)
+    "phasewatch completion needs shtab, the phasewatch[completion] extra: pip install shtab "
+    "in phasewatch's environment (or, in a checkout, pip install -e '.[completion]')"
+)
 
 
 def _completion_parser() -> argparse.ArgumentParser:

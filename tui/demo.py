@@ -41,7 +41,7 @@ DEFAULT_PLUGIN_FAULTS = "plugin-drift,plugin-tamper"
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="phasewatch demo",
-        description=__doc__.split("\n\n")[0],
+        description=__doc__.split("\n\n")[0].replace("``", ""),  # plain words (completion)
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="Everything is written to a temporary directory, removed on exit unless --keep.",
     )
@@ -62,7 +62,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="answer what has waited this long with no key or click and no dialog open "
         "(0: never, you answer everything; default: the config's [autopilot], else 20)",
     )
-    p.add_argument("--config", type=Path, default=None, help="config file (default: XDG)")
+    p.add_argument(
+        "--config",
+        type=Path,
+        default=None,
+        help="config file (default: XDG): [autopilot], [notifications], rules, theme",
+    )
+    p.add_argument(
+        "--notify-cmd",
+        default=None,
+        metavar="CMD",
+        help="run CMD for each new error or pending decision, as the dashboard does (the demo is "
+        "the safe place to try it)",
+    )
+    p.add_argument("--no-notify", action="store_true", help="no desktop notification or command")
     p.add_argument("--no-tdd", action="store_true", help="no TDD plan")
     p.add_argument("--no-plugins", action="store_true", help="no plugin registry")
     p.add_argument(
@@ -342,13 +355,20 @@ TEMP_PREFIX = "phasewatch-demo-"
 
 
 def main(argv: list[str] | None = None) -> int:
+    from phasewatch.tui.config_flags import _dashboard_config
+
     args = build_parser().parse_args(argv)
+    # the whole config, with --notify-cmd / --no-notify on top, as `phasewatch` itself reads it
+    args.config_loaded = _dashboard_config(args)
+    if args.config_loaded is False:
+        return 2
     if args.autopilot is None:
         try:
-            autopilot = load_config(args.config)[0].autopilot
+            config = args.config_loaded or load_config(args.config)[0]
         except ConfigError as exc:
             print(f"phasewatch demo: {exc}", file=sys.stderr)
             return 2
+        autopilot = config.autopilot
         args.autopilot = autopilot.wait_seconds if autopilot.enabled else 0.0
     if args.speed <= 0:
         print("phasewatch demo: --speed must be > 0", file=sys.stderr)
@@ -472,7 +492,12 @@ def _dashboard(args: argparse.Namespace, root: Path) -> int:
             "everything."
         )
     app = DemoApp(
-        root, read_only=args.read_only, demo=runner, freeze_startup=True, announce=announce
+        root,
+        read_only=args.read_only,
+        demo=runner,
+        freeze_startup=True,
+        announce=announce,
+        config=args.config_loaded,
     )
     if runner.autopilot is not None:
         runner.autopilot.presence = app.presence
@@ -492,7 +517,7 @@ def _headless(args: argparse.Namespace, root: Path) -> int:
     try:
         while thread.is_alive():
             thread.join(5.0)
-            report = audit_project(root)
+            report = audit_project(root, config=args.config_loaded or None)
             snap = report.snapshots[0] if report.snapshots else None
             where = snap.workflow.current_phase if snap and snap.workflow else "no active workflow"
             counts = report.summary
@@ -506,5 +531,5 @@ def _headless(args: argparse.Namespace, root: Path) -> int:
         runner.stop()
         return 130
     print("demo: the final check of the directory:", flush=True)
-    print_report(audit_project(root))
+    print_report(audit_project(root, config=args.config_loaded or None))
     return 0

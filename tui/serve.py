@@ -51,7 +51,10 @@ from typing import Any, ClassVar
 
 from phasewatch.core.text import clean
 
-EXTRA_HINT = "phasewatch serve needs the web extra: pip install 'phasewatch[web]'"
+EXTRA_HINT = (  # no release on the index yet: the checkout's or the wheel's extra (README)
+    "phasewatch serve needs the phasewatch[web] extra: pip install textual-serve in "
+    "phasewatch's environment (or, in a checkout, pip install -e '.[web]')"
+)
 
 #: the largest terminal a browser may ask for: a 4K screen at a small font (memory grows with
 #: the cells: 20000x20000 grew the served dashboard past 1 GB)
@@ -415,10 +418,35 @@ class _Redacting(logging.StreamHandler):
         return super().format(record).replace(self.secret, "<token>")
 
 
+# The library's page asks fonts.googleapis.com for Roboto Mono on every load; the same font
+# ships in its static folder, so the page is given that instead and asks no other host.
+_REMOTE_FONT = re.compile(
+    r"<link\s[^>]*href=\"https?://fonts\.googleapis\.com/[^\"]*\"[^>]*>", re.S
+)
+_LOCAL_FONT = """<style>
+      @font-face {
+        font-family: "Roboto Mono";
+        src: url("{{ config.static.url }}fonts/RobotoMono-VariableFont_wght.ttf") format("truetype");
+        font-weight: 100 700;
+      }
+    </style>"""
+
+
+def self_contained(source: str) -> str:
+    """The page's template with every remote font link replaced by the shipped font."""
+    return _REMOTE_FONT.sub(lambda _m: _LOCAL_FONT, source)
+
+
 def jinja2_loader(path: Path) -> Any:
     import jinja2
 
-    return jinja2.FileSystemLoader(path)
+    files = jinja2.FileSystemLoader(path)
+
+    def load(name: str) -> tuple[str, str | None, Any]:
+        source, filename, uptodate = files.get_source(jinja2.Environment(), name)
+        return self_contained(source), filename, uptodate
+
+    return jinja2.FunctionLoader(load)
 
 
 def page_url(host: str, port: int, token: str) -> str:

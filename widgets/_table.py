@@ -23,12 +23,13 @@ any other cell takes Textual's way.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from textual.binding import Binding, BindingType
 from textual.geometry import Region
 from textual.strip import Strip
 from textual.widget import Widget
@@ -73,9 +74,38 @@ def one_line(
 
 class LiveTable(TableInternals):
     """A DataTable that keeps no render it can never use again (see the module's docstring):
-    every table here that is updated while it is shown."""
+    every table here that is updated while it is shown.
+
+    Every list's first and last row: ``Home``/``End`` (Textual's move the cursor across
+    columns, which a row cursor has none of: the keys did nothing), ``g``/``G`` as in less,
+    lazygit and k9s. ``g`` yields to the app's own ``g`` (the review gate) while a gate waits.
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("home", "first_row", "First", show=False),
+        Binding("end", "last_row", "Last", show=False),
+        Binding("g", "first_row('g')", "First", show=False),
+        Binding("G", "last_row", "Last", show=False),
+    ]
 
     _rendered_at = -1  # the update count the render caches hold renders of
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "first_row" and parameters:  # `g` while a review gate waits: the gate's
+            return not self.app.check_action("console", ("gate",))
+        return super().check_action(action, parameters)
+
+    def action_first_row(self, _key: str = "") -> None:
+        if self.cursor_type in ("row", "cell") and self.row_count:
+            self.move_cursor(row=0)
+        else:
+            self.scroll_home()
+
+    def action_last_row(self) -> None:
+        if self.cursor_type in ("row", "cell") and self.row_count:
+            self.move_cursor(row=self.row_count - 1)
+        else:
+            self.scroll_end()
 
     def render_lines(self, crop: Region) -> list[Strip]:
         if self.generation != self._rendered_at:

@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 from phasewatch.core.findings import Finding, get_rule
 from phasewatch.widgets._table import MeasuredTable, add_columns
 from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import DataTable, Static
@@ -120,7 +121,7 @@ def detail_content(item: Item | None) -> Content:
         ("rule", f"{f.rule_id}" + (f" — {title}" if title else "")),
         ("severity", sev + (f" ({scope})" if scope else "")),
         ("source", f.source),
-        ("path", f.path),
+        ("path", "the whole file" if f.path == "$" else f.path),
         ("expected", _value(f.expected)),
         ("actual", _value(f.actual)),
         ("message", f.message),
@@ -154,8 +155,23 @@ def _sort_key(sev: Any, rule: Any, path: Any) -> tuple[Any, ...]:
     )
 
 
+#: ``v`` cycles what the list shows: everything, errors and warnings, errors only.
+SEVERITY_FILTERS: tuple[tuple[str, frozenset[str] | None], ...] = (
+    ("all findings", None),
+    ("errors and warnings", frozenset({"error", "warning"})),
+    ("errors only", frozenset({"error"})),
+)
+
+
 class FindingsList(Vertical):
-    """Findings table + detail pane. Call :meth:`show`; it returns the rows that are new."""
+    """Findings table + detail pane. Call :meth:`show`; it returns the rows that are new.
+
+    ``v`` filters by severity (:data:`SEVERITY_FILTERS`); the items hidden are kept and come
+    back, not as new rows, when the filter is widened again."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("v", "cycle_severity", "Severity filter", tooltip="all / errors+warnings / errors"),
+    ]
 
     DEFAULT_CSS = """
     FindingsList { height: 1fr; }
@@ -175,6 +191,8 @@ class FindingsList(Vertical):
         self._message_room: int | None = None
         self.rebuilds = 0
         self.cell_updates = 0
+        self.severity_filter = 0  # an index into SEVERITY_FILTERS
+        self._given: list[Item] = []  # every item of the last show, before the filter
 
     def compose(self) -> ComposeResult:
         yield MeasuredTable(id="findings-table", cursor_type="row")
@@ -217,7 +235,9 @@ class FindingsList(Vertical):
         sev_style = styles.get(sev, styles["plain"])
         mark = "⟲" if item.event is not None else SEVERITY_GLYPH.get(sev, "?")
         rule_style = sev_style + styles["new"] if new else sev_style
-        where = f.path if not f.source else f"{f.source}:{f.path}"
+        # "$" (JSONPath's root) is the whole file: shown as the file's name alone
+        path = "" if f.path == "$" else f.path
+        where = path if not f.source else f"{f.source}:{path}" if path else f.source
         if len(where) > WHERE_WIDTH:  # leave the message room at 120 columns
             where = "…" + where[-(WHERE_WIDTH - 1) :]
         return (
@@ -231,9 +251,12 @@ class FindingsList(Vertical):
         the event rows holding a newer event (both emphasised a few seconds)."""
         table = self.table
         styles = theme_styles(self.app)
+        self._given = list(items)
+        keep = SEVERITY_FILTERS[self.severity_filter][1]
         wanted: dict[str, Item] = {}
         for item in items:
-            wanted.setdefault(item.key, item)
+            if keep is None or str(item.finding.severity) in keep:
+                wanted.setdefault(item.key, item)
         stale = len(set(self._items) - set(wanted))
         if len(self._items) > 50 and stale > 0.8 * len(self._items):
             # most rows are stale: one clear is cheaper than many removals
@@ -288,6 +311,14 @@ class FindingsList(Vertical):
                 self._move_to(cursor_key)
         self._update_detail()
         return added
+
+    def action_cycle_severity(self) -> None:
+        self.severity_filter = (self.severity_filter + 1) % len(SEVERITY_FILTERS)
+        label = SEVERITY_FILTERS[self.severity_filter][0]
+        self.show(self._given, emphasise_new=False)
+        hidden = len({item.key for item in self._given}) - len(self._items)
+        more = f" ({hidden} hidden)" if hidden else ""
+        self.notify(f"Findings list: {label}{more}", title="v", markup=False, timeout=3)
 
     def _unmark(self, key: str) -> None:
         self._new.pop(key, None)

@@ -75,8 +75,8 @@ def row_cells(row: PhaseLocations, styles: dict[str, Style]) -> tuple[Text, ...]
 
 #: The pointer letters in plain words (the column's header is ``ptr A I T``).
 POINTER_LEGEND = (
-    "A: active_workflow.current_phase, I: the phase at current_phase_index, "
-    "T: the top-level current_phase"
+    "A: active_workflow.current_phase, I: current_phase_index (one past a phase just "
+    "completed: I stays on it), T: the top-level current_phase"
 )
 
 #: Each column in plain words, by column key (the headers are the file's own names, so they can

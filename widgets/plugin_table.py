@@ -78,12 +78,13 @@ DRIFT_CELLS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "handoff": (("stage",), ("PLG-CH-STALE",)),
 }
 LAYOUTS = {"full-entries": "full entries", "table-only": "table only", "none": "no registry"}
+# in words a newcomer reads: which stage numbers the plugins' files use (docs/formats.md)
 NUMBERINGS = {
-    "contract-0-6": "contract numbering (0, 2-6)",
-    "current-0-3": "current numbering (0-3)",
-    "unknown": "numbering unknown",
+    "contract-0-6": "stages numbered 0, 2-6 (the older plans)",
+    "current-0-3": "stages numbered 0-3",
+    "unknown": "stage numbering unknown",
 }
-SHORT_NUMBERING = {"contract-0-6": "0-6", "current-0-3": "0-3"}
+SHORT_NUMBERING = {"contract-0-6": "of 0-6", "current-0-3": "of 0-3"}
 CELL_WIDTH = 40
 EMPTY_MESSAGE = (
     "No plugin registry: no PLUGINS.md and no plugins/*/.continue-here.md in this project."
@@ -128,11 +129,9 @@ def _stage_cell(rec: PluginRecord) -> str:
         return "— (closed)" if kind in ("working", "installed") else "—"
     if ch.front_matter is None:
         return "? no front matter" if ch.error == "no front matter" else "? unreadable YAML"
-    where = ch.phase or (str(ch.stage) if ch.stage is not None else "?")
-    parts = [f"stage {where}", ch.status or "?"]
-    if rec.numbering in SHORT_NUMBERING:
-        parts.append(SHORT_NUMBERING[rec.numbering])
-    return " · ".join(parts)
+    where = ch.phase or (str(ch.stage) if ch.stage is not None else "unknown")
+    of = f" {SHORT_NUMBERING[rec.numbering]}" if rec.numbering in SHORT_NUMBERING else ""
+    return f"stage {where}{of} · {ch.status or 'no status'}"
 
 
 def _checksum_cell(rec: PluginRecord, pal: Palette) -> tuple[str, Style | None]:
@@ -146,7 +145,7 @@ def _checksum_cell(rec: PluginRecord, pal: Palette) -> tuple[str, Style | None]:
             word = "missing" if state == "missing-file" else state
             return f"? {word}", pal.drift(Severity.WARNING)
     if "missing-checksum" in states:
-        return "? unsealed", pal.severity(Severity.INFO)
+        return "no checksum yet", pal.severity(Severity.INFO)
     return "✓ ok", pal.ok
 
 

@@ -229,31 +229,33 @@ def _legacy(em: Emitter, path: str, key: str) -> None:
         )
 
 
-def _installer_skeleton(state: State) -> set[str]:
+def installer_skeleton(state: State, *, known: bool = False) -> set[str]:
     """The installer's skeleton records still in ``phases`` (pending, never started), when
-    most of its keys are there (a lone old key such as 02-architecture is noted on its own)."""
-    keys = {
+    most of its own keys are there (a lone old key such as 02-architecture is noted on its
+    own). ``known``: also its keys that are today's phase keys too (01-requirements)."""
+    pending = {
         key
         for key, rec in state.phases.items()
-        if key in INSTALLER_PHASE_KEYS
-        and key not in KNOWN_PHASE_KEYS
-        and rec.status in (None, "pending")
-        and rec.started is None
+        if key in INSTALLER_PHASE_KEYS and rec.status in (None, "pending") and rec.started is None
     }
-    return keys if 2 * len(keys) > len(INSTALLER_PHASE_KEYS - KNOWN_PHASE_KEYS) else set()
+    own = pending - KNOWN_PHASE_KEYS
+    if 2 * len(own) <= len(INSTALLER_PHASE_KEYS - KNOWN_PHASE_KEYS):
+        return set()
+    return pending if known else own
 
 
 def check_aliases(em: Emitter, state: State, raw: dict[str, Any]) -> None:
     aw = state.active_workflow
-    skeleton = _installer_skeleton(state)
+    skeleton = installer_skeleton(state)
     if skeleton:
         em.add(
             R.ALIAS_UNKNOWN,
             "phases",
             f"phases holds {len(skeleton)} pending skeleton records under the installer's own "
             f"phase keys ({', '.join(sorted(skeleton))}): the framework's installer writes them "
-            "when it sets the project up, no workflow runs them, and a workflow's init or the "
-            "completion enforcer clears them. Nothing to do.",
+            "when it sets the project up and no workflow runs them. workflow-init.cjs leaves "
+            "them; the orchestrator's init (resetPhasesForWorkflow) or the completion enforcer "
+            "clears them. Nothing to do (they are not listed as stale phases).",
             expected=None,
             actual=sorted(skeleton),
         )

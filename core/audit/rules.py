@@ -79,9 +79,10 @@ SYNC_CURRENT = _r(
     "The top-level current_phase names a different phase than active_workflow.current_phase "
     "(the framework's V9-B).",
     "V9-B in state-logic.cjs / state-write-validator.cjs (docs/framework-facts.md#the-validators)",
-    "Hooks that read the top-level copy act on the wrong phase. The next phase start "
-    "writes both; if the workflow is idle, `phasewatch repair` sets the copy from "
-    "active_workflow.current_phase, which every hook reads.",
+    "Hooks that read the top-level copy act on the wrong phase. The phase loop's next phase "
+    "start (isdlc.md STEP 3c-prime) writes both, but phase-advance.cjs writes only "
+    "active_workflow.current_phase, so after it the copy stays stale. If the workflow is idle, "
+    "`phasewatch repair` sets the copy from active_workflow.current_phase.",
 )
 SYNC_INDEX = _r(
     "SYNC-INDEX",
@@ -547,10 +548,12 @@ TR_STATUS_DOWN = _t(
 TR_NEXT_ACTIVATED = _t(
     "TR-NEXT-ACTIVATED",
     I,
-    "The write that completed phase k also activated phase k+1 (as older framework versions did).",
-    "docs/formats.md#phase-loop (STEP 3e)",
-    "Completing phase k must only complete k and bump the index; starting k+1 is the next write's. "
-    "Double writes of the same fields invite races.",
+    "The write that completed phase k also activated phase k+1 (phase-advance.cjs does this by "
+    "design; the phase loop's STEP 3e does not).",
+    "docs/formats.md#phase-loop (STEP 3e); phase-advance.cjs lines 150-153",
+    "Nothing to do if phase-advance.cjs made the write. Under the phase loop, STEP 3e only "
+    "completes k and bumps the index, and STEP 3c-prime starts k+1: a write doing both is "
+    "another writer.",
 )
 TR_CURRENT_BACK = _t(
     "TR-CURRENT-BACK",

@@ -363,8 +363,9 @@ def check_next_activated(em: Emitter, p: Pair) -> None:
                 R.TR_NEXT_ACTIVATED,
                 ppath(nxt, "status"),
                 f"The write that completed {q(key)} ({p.versions()}) also activated the next "
-                f"phase: {'; '.join(evidence)}. Completing a phase must only complete it and bump "
-                "the index; starting the next phase is a write of its own.",
+                f"phase: {'; '.join(evidence)}. phase-advance.cjs does this in one write by "
+                "design; under the phase loop, STEP 3e only completes the phase and STEP "
+                "3c-prime starts the next.",
                 expected="untouched until the next phase is started",
                 actual=evidence,
             )

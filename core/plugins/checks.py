@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ..checks import Emitter
 from ..findings import Severity
+from ..text import shorten
 from ._ctx import SYSTEM_CHECK, Ctx
 from .model import clean_version, version_key
 from .rules import (
@@ -16,12 +17,13 @@ from .rules import (
     R_ENTRY_MISSING,
     R_NOTES_BULLET,
     R_NUMBERING_MIXED,
+    R_ROW_UNFOUND,
     R_STATUS_DRIFT,
     R_STATUS_UNKNOWN,
     R_UNREGISTERED,
     R_VERSION_DRIFT,
 )
-from .status import Status
+from .status import Status, system_words
 
 
 def check_presence(em: Emitter, c: Ctx) -> None:
@@ -52,6 +54,28 @@ def check_presence(em: Emitter, c: Ctx) -> None:
             expected="a table row",
             actual=None,
         )
+
+
+def check_row_found(em: Emitter, c: Ctx) -> None:
+    """The system finds a row with ``grep "^| ${PLUGIN_NAME} |" PLUGINS.md`` (its updater and its
+    check, plugin-workflow references/state-management.md): any other spelling of the name cell
+    is a row it never updates, and its check then compares an empty table status."""
+    rec, table = c.rec, c.rec.table
+    if table is None or not table.raw:
+        return
+    name = rec.directory or rec.name
+    if table.found_by_system(name):
+        return
+    em.add(
+        R_ROW_UNFOUND,
+        c.tpath,
+        f"{c.md_rel} line {table.line}: the system looks {name}'s row up as `| {name} |` and "
+        f"does not find `{shorten(table.raw.strip(), 60)}`: its updatePluginStatus cannot write "
+        "the row and its validateRegistryConsistency reports drift.",
+        source=c.md_rel,
+        expected=f"| {name} | ...",
+        actual=shorten(table.raw.strip(), 80),
+    )
 
 
 def _unknown_why(status: Status) -> str | None:
@@ -127,6 +151,8 @@ def check_status_drift(em: Emitter, c: Ctx) -> None:
     if table is None or es is None:
         return
     ts = table.status
+    # the system's words for the table: its awk cell, which an escaped pipe `\|` ends
+    t_words = system_words(table.system_status) if table.raw else ts.system_words
     if ts.key != es.key:
         c.drift(
             "status",
@@ -144,21 +170,21 @@ def check_status_drift(em: Emitter, c: Ctx) -> None:
             expected=es.display,
             actual=ts.display,
         )
-    elif ts.system_words != es.system_words:
+    elif t_words != es.system_words:
         c.drift(
             "status",
             ts.raw.strip(),
             es.raw.strip(),
             c.md_rel,
             c.entry_label,
-            f"same status, but {SYSTEM_CHECK}: {ts.system_words!r} != {es.system_words!r}",
+            f"same status, but {SYSTEM_CHECK}: {t_words!r} != {es.system_words!r}",
         )
         em.add(
             R_STATUS_DRIFT,
             f"{c.tpath}.status",
             f"{c.name}: table says {ts.raw.strip()!r}, {c.entry_label} says {es.raw.strip()!r}: "
             "the same status in meaning, but drift for the system's own check "
-            f"(validateRegistryConsistency), which compares {ts.system_words!r} with "
+            f"(validateRegistryConsistency), which compares {t_words!r} with "
             f"{es.system_words!r}.",
             source=c.md_rel,
             expected=es.raw.strip(),
@@ -226,6 +252,7 @@ def check_numbering(em: Emitter, c: Ctx) -> None:
 
 RECORD_CHECKS = (
     check_presence,
+    check_row_found,
     check_status_values,
     check_status_bullet,
     check_status_drift,

@@ -82,6 +82,24 @@ def _out_of_order(
     return out
 
 
+def _updater_shape(timeline: list[PluginTimelineEntry]) -> bool:
+    """Newest entries first, then the rest in order: what the system's own
+    ``updatePluginTimeline`` writes (``sed "/^## Lifecycle Timeline$/a ..."`` puts each new
+    entry right under the heading; plugin-workflow references/state-management.md)."""
+    dates = [t.date.value for t in timeline if t.date and t.date.value]
+    n = len(dates)
+    # ordered[i]: dates[i:] is oldest-first (one pass from the end: linear, not quadratic)
+    ordered = [True] * (n + 1)
+    for i in range(n - 2, -1, -1):
+        ordered[i] = ordered[i + 1] and dates[i] <= dates[i + 1]
+    for k in range(1, n):  # dates[:k] newest-first, each no older than all of dates[k:]
+        if k > 1 and dates[k - 1] > dates[k - 2]:
+            break
+        if ordered[k] and dates[k - 1] >= dates[-1]:
+            return True
+    return False
+
+
 def check_timeline_order(em: Emitter, c: Ctx) -> None:
     """Rule 4: the timeline is chronological. One finding per entry, at the first break (a
     timeline pasted twice would otherwise give one per line)."""
@@ -93,13 +111,22 @@ def check_timeline_order(em: Emitter, c: Ctx) -> None:
     assert t.date and t.date.value and latest.date and latest.date.value  # (both dated: compared)
     first, before = t.date.value.isoformat(), latest.date.value.isoformat()
     more = f" ({len(late)} entries out of order)" if len(late) > 1 else ""
+    updater = _updater_shape(entry.timeline)
+    why = (
+        " Newest first under the heading is where the system's own updatePluginTimeline puts "
+        "new entries."
+        if updater
+        else ""
+    )
     em.add(
         R_TIMELINE_ORDER,
         entry.where(f"Lifecycle Timeline[{t.index}]"),
-        f"{entry.source} line {t.line}: {first} comes after {before} (line {latest.line}){more}.",
+        f"{entry.source} line {t.line}: {first} comes after {before} (line {latest.line}){more}."
+        + why,
         source=entry.source,
         expected=f">= {before}",
         actual=first,
+        severity=Severity.INFO if updater else None,
     )
 
 

@@ -26,6 +26,8 @@ _ALIASES = {"current status": "status"}
 # The one NOTES.md status line the system can maintain: its template and its updater's
 # `sed "s/^- \*\*Current Status:\*\* .*$/…/"` (plugin-workflow references/state-management.md)
 SYSTEM_STATUS_LINE = re.compile(r"^- \*\*Current Status:\*\* ")
+# What the system's grep and sed match, code fences or not (they read lines, not Markdown)
+_SYSTEM_READS = re.compile(r"^(?:- )?\*\*Current Status:\*\*")
 KNOWN_FIELDS = {"status", "version", "last updated", "created", "type", "description"}
 _TIMELINE_KEYS = {"lifecycle timeline", "timeline"}
 
@@ -187,10 +189,13 @@ class EntryReader:
 
 
 def parse_notes_md(text: str, name: str, source: str) -> Entry:
-    """A newer-layout entry: the whole NOTES.md, fields usually written as ``- `` bullets."""
+    """A newer-layout entry: the whole NOTES.md, fields usually written as ``- `` bullets.
+
+    A status line inside a code fence is read too: the system's own ``grep`` and ``sed`` see it
+    (docs/tdd-and-plugins.md)."""
     entry = Entry(name=name, source=source, line=1)
     reader = EntryReader(entry)
     for no, line, fenced in numbered_lines(text or ""):
-        if not fenced:
+        if not fenced or _SYSTEM_READS.match(line):
             reader.feed(no, line)
     return entry

@@ -9,7 +9,7 @@ import re
 
 from msgspec import Struct, field
 
-from ..findings import Finding, Rule, make
+from ..findings import Finding, Rule, Severity, make
 from ..text import shorten
 from .dates import ParsedDate, parse_date
 from .entry import Entry, EntryReader
@@ -29,6 +29,13 @@ class TableRow(Struct):
     version: str | None = None
     last_updated: ParsedDate | None = None
     cells: dict[str, str] = field(default_factory=dict)  # every column, by header text
+    raw: str = ""  # the line as written
+    # the status cell as the system's `awk -F'|'` cuts it: a pipe ends it, escaped (`\|`) or not
+    system_status: str = ""
+
+    def found_by_system(self, name: str) -> bool:
+        """The system's own lookup, ``grep "^| ${PLUGIN_NAME} |" PLUGINS.md``, finds this row."""
+        return self.raw.startswith(f"| {name} |")
 
 
 class PluginsMd(Struct):
@@ -105,7 +112,9 @@ class _TableReader:
                 f"table[{name}]",
                 f"{len(columns)} cells",
                 f"{len(cells)} cells",
-                f"line {no}: row for {name} has fewer cells than the header.",
+                f"line {no}: row for {name} has fewer cells than the header (the system's own "
+                "updatePluginStatus writes rows like this; it reads only the status cell).",
+                severity=Severity.INFO,
             )
         lu = values.get("last_updated")
         self.out.rows.append(
@@ -116,6 +125,8 @@ class _TableReader:
                 version=strip_md(values["version"]) if "version" in values else None,
                 last_updated=parse_date(lu) if lu is not None else None,
                 cells=dict(zip(self.headers, cells, strict=False)),
+                raw=line,
+                system_status=values.get("status", "").split("|")[0],
             )
         )
 
@@ -135,7 +146,13 @@ class _TableReader:
         )
 
     def _bad(
-        self, path: str, expected: str, actual: str, message: str, rule: Rule = R_TABLE_ROW
+        self,
+        path: str,
+        expected: str,
+        actual: str,
+        message: str,
+        rule: Rule = R_TABLE_ROW,
+        severity: Severity | None = None,
     ) -> None:
         self.out.findings.append(
             make(
@@ -145,6 +162,7 @@ class _TableReader:
                 expected=expected,
                 actual=actual,
                 message=f"{self.source} {message}",
+                severity=severity,
             )
         )
 

@@ -118,7 +118,8 @@ R_TIMELINE_ORDER = _plg(
     Severity.WARNING,
     "A Lifecycle Timeline entry is dated before an earlier entry (not chronological).",
     "docs/formats.md#registry (Lifecycle Timeline)",
-    "Keep the timeline in chronological order (append new entries at the end).",
+    "Keep one order: oldest first, or newest first under the heading (where the system's "
+    "updatePluginTimeline puts new entries).",
 )
 R_TIMELINE_FORMAT = _plg(
     "PLG-TIMELINE-FORMAT",
@@ -142,6 +143,16 @@ R_NOTES_STATUS_FORM = _plg(
     "plugin-workflow references/state-management.md (updatePluginStatus, "
     "validateRegistryConsistency); docs/tdd-and-plugins.md",
     "Write exactly one `- **Current Status:** <status>` line (the system's template form).",
+)
+R_ROW_UNFOUND = _plg(
+    "PLG-ROW-UNFOUND",
+    Severity.WARNING,
+    'A registry row the system cannot find: it looks a plugin up with `grep "^| Name |"`, so '
+    "a name written as a link, in bold or code, in another case, or with tabs is never updated "
+    "and its check reports drift.",
+    "plugin-workflow references/state-management.md (updatePluginStatus, "
+    "validateRegistryConsistency); docs/tdd-and-plugins.md",
+    "Write the row as `| Name | Status | ...`: the directory's name, one space each side.",
 )
 R_TABLE_COLUMNS = _plg(
     "PLG-TABLE-COLUMNS",

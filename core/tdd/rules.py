@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..checks import Emitter, run_checks
 from ..findings import Finding, Severity, rule
+from ..text import plural
 from .model import Slice, TddPlan
 from .summary import true_remaining
 
@@ -37,10 +38,12 @@ R_LOCK_AFTER = rule(
 )
 R_LOCK_PROGRESS = rule(
     "TDD-LOCK-PROGRESS",
-    Severity.ERROR,
-    "Slices progress on an unapproved plan while .tdd-plan-locked says approval is pending.",
-    seed="docs/formats.md#plan-lock",
-    fix="Stop implementing; the lock gate was bypassed (e.g. a `| tee` write). Re-plan and approve.",
+    Severity.INFO,
+    "Slices progress on an unapproved plan beside a leftover .tdd-plan-locked (before 1.11.0 it "
+    "meant approval was pending; since then nothing reads it).",
+    seed="plugin 1.11.0 (86fe75f): lock-file mechanism removed; docs/formats.md#plan-lock",
+    fix="The Approved: marker decides, not the lock: approve the plan if it was approved, then "
+    "`rm .tdd-plan-locked`.",
     scope="tdd",
 )
 R_HEADER = rule(
@@ -115,24 +118,21 @@ def check_no_slices(em: Emitter, plan: TddPlan) -> None:
 
 
 def check_unapproved_progress(em: Emitter, plan: TddPlan) -> None:
-    """Progress without the marker: an error under the lock (the gate was bypassed), a warning
-    without it (the plan may predate the marker: the plugin added both in v1.6.6)."""
+    """Progress without the marker: a warning, lock or no lock. The plugin's stop hook lets the
+    session stop on an unapproved plan, and since 1.11.0 nothing reads .tdd-plan-locked
+    (docs/formats.md#plan-lock); the plan may also predate the marker (added in v1.6.6)."""
     progressing = plan.progressing
     if not progressing or plan.is_approved:
         return
     path, what = _progress_path(progressing[0])
     message = f"{len(progressing)} slice(s) progressing ({_numbers(progressing)}) on a plan "
-    if plan.lock_exists:
-        message += "that is still locked for approval (.tdd-plan-locked exists)."
-    else:
-        message += f"without an Approved: marker; {LEGACY_NOTE}."
+    message += f"without an Approved: marker; {LEGACY_NOTE}."
     em.add(
         R_UNAPPROVED,
         path,
         message,
         expected="an Approved: marker before implementation",
         actual=what,
-        severity=Severity.ERROR if plan.lock_exists else None,
     )
 
 
@@ -158,8 +158,9 @@ LOCK_HISTORY = (
 
 
 def check_lock(em: Emitter, plan: TddPlan) -> None:
-    """A lock beside an accepted marker is a leftover (info); a lock on an unapproved plan
-    whose slices progress means the approval gate was bypassed (error)."""
+    """A lock is a leftover since 1.11.0 (nothing reads it): info beside an accepted marker, and
+    info beside progress on an unapproved plan too (TDD-UNAPPROVED-PROGRESS warns about the
+    missing marker; the plugin's stop hook lets the session stop either way)."""
     if not plan.lock_exists:
         return
     if plan.is_approved:
@@ -178,9 +179,12 @@ def check_lock(em: Emitter, plan: TddPlan) -> None:
         em.add(
             R_LOCK_PROGRESS,
             path,
-            f"{len(progressing)} slice(s) progressing while .tdd-plan-locked exists and the "
-            "plan has no Approved: marker.",
-            expected="no progress while .tdd-plan-locked exists",
+            f"{len(progressing)} slice(s) progressing beside a .tdd-plan-locked, on a plan "
+            "without an Approved: marker. Before 1.11.0 the plugin created this lock while "
+            "planning and removed it on approval, so it meant approval was still pending; since "
+            "1.11.0 nothing reads it and the stop hook lets the session stop. It is a leftover: "
+            "the marker decides.",
+            expected="no .tdd-plan-locked (nothing reads it since 1.11.0)",
             actual=what,
         )
 
@@ -285,8 +289,9 @@ def check_hook_count(em: Emitter, plan: TddPlan) -> None:
     em.add(
         R_HOOK_MISCOUNT,
         "$",
-        f"Stop hook counts {hook.remaining} remaining ({hook.total} slice lines − "
-        f"{hook.terminal} terminal Status lines); the file has {remaining} remaining. "
+        f"The stop hook finds {plural(hook.total, 'slice heading')} and "
+        f"{plural(hook.terminal, 'terminal Status line')}, so it counts "
+        f"{max(0, hook.remaining)} remaining; the file has {remaining} remaining. "
         f"It would {hook.decision} the stop now ({hook.reason})."
         + (" Why the counts differ: " + "; ".join(reasons) + "." if reasons else ""),
         expected=remaining,

@@ -144,7 +144,7 @@ class EscalationsScreen(ConsoleScreen):
         if action in ("answer", "skip", "cancel_workflow"):
             if self.read_only:
                 return False
-            return True if self.pending else None
+            return bool(self.pending)  # nothing pending: the keys are not offered at all
         return True
 
     def action_answer(self, action: str) -> None:

@@ -30,6 +30,7 @@ is stored as a recipe that :func:`apply` replays on a copy of the snapshot.
 
 from __future__ import annotations
 
+import difflib
 import json
 import random
 import re
@@ -67,6 +68,39 @@ FORMS = {
 }
 VALUES = ("same", "other-emoji", "no-emoji", "bold", "label", "other-status")
 TABLES = ("keep", "swap-after-status", "status-third", "name-second", "row-other-emoji")
+
+# The second set (``shapes`` in variants.json): how people and the system's own updaters write a
+# row or a status line. Each changes one thing and leaves the rest as the snapshot has it.
+SHAPE_SEED = 42
+SHAPE_CASES = 240
+SHAPES = (
+    # the table row's name cell: a link, bold, code, another case, tabs, no spaces
+    "link-name",
+    "link-name-notes",
+    "bold-name",
+    "code-name",
+    "lower-name",
+    "upper-name",
+    "tab-after-name",
+    "tabs-around-cells",
+    "no-space-name",
+    # the table row's status cell holds an escaped pipe (GitHub's way to write `|` in a cell)
+    "escaped-pipe-label",
+    "escaped-pipe-only",
+    # the NOTES.md status line: inside a code fence, a fenced example after it, an escaped pipe
+    "fenced-status",
+    "fenced-status-tilde",
+    "fenced-example-after",
+    "escaped-pipe-notes",
+    "escaped-pipe-both",
+    # what the system's own updaters write (run at generation time; the edits are recorded)
+    "updater-status",
+    "updater-timeline",
+    "updater-both",
+)
+SHAPE_VALUES = ("same", "same", "other-status", "label", "bold")
+UPDATER_STATUSES = ("same", "other-status")
+LABELS = ("beta", "Phase 1", "UI", "(Foundation)")
 
 
 # ----------------------------------------------------------------------------- recipes
@@ -111,6 +145,9 @@ def _table_line(line: str, op: str) -> str:
 
 def apply(recipe: dict, root: Path) -> None:
     """Edit the copy of a snapshot at ``root`` as ``recipe`` says (the replay calls this too)."""
+    if "shape" in recipe:
+        apply_shape(recipe, root)
+        return
     name, seed = recipe["plugin"], recipe["seed"]
     notes = root / "plugins" / name / "NOTES.md"
     text = notes.read_text(encoding="utf-8")
@@ -130,6 +167,78 @@ def apply(recipe: dict, root: Path) -> None:
             lines[i] = "|".join(cells)
         elif op not in ("keep", "row-other-emoji"):
             lines[i] = _table_line(line, op)
+    registry.write_text("\n".join(lines), encoding="utf-8")
+
+
+NAME_CELLS = SHAPES[:6]  # the shapes that rewrite the name cell (below)
+
+
+def _name_cell(shape: str, name: str) -> str:
+    return {
+        "link-name": f"[{name}](plugins/{name}/)",
+        "link-name-notes": f"[{name}](plugins/{name}/NOTES.md)",
+        "bold-name": f"**{name}**",
+        "code-name": f"`{name}`",
+        "lower-name": name.lower(),
+        "upper-name": name.upper(),
+    }[shape]
+
+
+def _shape_row(shape: str, row: str, name: str, label: str) -> str:
+    rest = row[len(f"| {name} |") :]
+    if shape == "tab-after-name":
+        return f"| {name}\t|{rest}"
+    if shape == "tabs-around-cells":
+        return "|\t" + row[2:].replace(" | ", "\t|\t").replace(" |", "\t|")
+    if shape == "no-space-name":
+        return f"|{name}|{rest}"
+    if shape in ("escaped-pipe-label", "escaped-pipe-only", "escaped-pipe-both"):
+        cells = row.split("|")
+        tail = "\\|" if shape == "escaped-pipe-only" else f"\\| {label}"
+        cells[2] = f"{cells[2].rstrip()} {tail} "
+        return "|".join(cells)
+    if shape in NAME_CELLS:
+        return f"| {_name_cell(shape, name)} |{rest}"
+    return row
+
+
+def _patch(path: Path, edits: list) -> None:
+    """Replay recorded line edits ``[start, end, new lines]`` (difflib opcodes, last first)."""
+    lines = path.read_text(encoding="utf-8").split("\n")
+    for start, end, new in sorted(edits, reverse=True):
+        lines[start:end] = new
+    path.write_text("\n".join(lines), encoding="utf-8")
+
+
+def apply_shape(recipe: dict, root: Path) -> None:
+    """One shape of :data:`SHAPES` (the updaters' edits are replayed from ``recipe["patch"]``)."""
+    name, shape, seed = recipe["plugin"], recipe["shape"], recipe["seed"]
+    label = random.Random(seed).choice(LABELS)
+    if shape.startswith("updater-"):
+        for rel, edits in recipe["patch"].items():
+            _patch(root / rel, edits)
+        return
+    notes = root / "plugins" / name / "NOTES.md"
+    text = notes.read_text(encoding="utf-8")
+    m = CANONICAL.search(text)
+    if m is not None:
+        value = _value(recipe["value"], m.group(1).strip(), seed)
+        line = f"- **Current Status:** {value}"
+        if shape in ("fenced-status", "fenced-status-tilde"):
+            fence = "```" if shape == "fenced-status" else "~~~"
+            line = f"{fence}\n{line}\n{fence}"
+        elif shape in ("escaped-pipe-notes", "escaped-pipe-both"):
+            line = f"{line} \\| {label}"
+        elif shape == "fenced-example-after":
+            line = m.group(0)
+            text += f"\n## Example\n\n```\n- **Current Status:** {value}\n```\n"
+        text = text[: m.start()] + line + text[m.end() :]
+        notes.write_text(text, encoding="utf-8")
+    registry = root / "PLUGINS.md"
+    lines = registry.read_text(encoding="utf-8").split("\n")
+    for i, row in enumerate(lines):
+        if row.startswith(f"| {name} |"):
+            lines[i] = _shape_row(shape, row, name, label)
     registry.write_text("\n".join(lines), encoding="utf-8")
 
 
@@ -153,21 +262,45 @@ def baseline(functions: Path, tmp: Path) -> dict[str, dict[str, int]]:
     return out
 
 
+def _names(clean: list[str], snapshot: str) -> list[str]:
+    return sorted(k.split(":")[1] for k in clean if k.startswith(f"{snapshot}:"))
+
+
 def recipes(clean: list[str]) -> list[dict]:
     """Seeded edits of the plugins the system finds consistent in the unedited snapshots."""
     rng = random.Random(SEED)
     out = []
     for n in range(CASES):
         snapshot = rng.choice(sorted(SNAPSHOTS))
-        names = sorted(k.split(":")[1] for k in clean if k.startswith(f"{snapshot}:"))
         out.append(
             {
                 "id": f"variant-{n:03d}",
                 "snapshot": snapshot,
-                "plugin": rng.choice(names),
+                "plugin": rng.choice(_names(clean, snapshot)),
                 "form": "keep" if rng.random() < 0.35 else rng.choice(sorted(FORMS)),
                 "value": rng.choice(VALUES),
                 "table": rng.choice(TABLES) if rng.random() < 0.4 else "keep",
+                "seed": rng.randrange(1 << 30),
+            }
+        )
+    return out
+
+
+def shape_recipes(clean: list[str]) -> list[dict]:
+    """Seeded shapes (:data:`SHAPES`) of the plugins the system finds consistent unedited."""
+    rng = random.Random(SHAPE_SEED)
+    out = []
+    for n in range(SHAPE_CASES):
+        snapshot = rng.choice(sorted(SNAPSHOTS))
+        shape = SHAPES[n % len(SHAPES)]
+        value = rng.choice(UPDATER_STATUSES if shape.startswith("updater-") else SHAPE_VALUES)
+        out.append(
+            {
+                "id": f"shape-{n:03d}",
+                "snapshot": snapshot,
+                "plugin": rng.choice(_names(clean, snapshot)),
+                "shape": shape,
+                "value": value,
                 "seed": rng.randrange(1 << 30),
             }
         )
@@ -223,6 +356,38 @@ def judge(functions: Path, root: Path, name: str) -> dict[str, int]:
     return out
 
 
+def run_updater(functions: Path, root: Path, recipe: dict) -> dict[str, list]:
+    """Run the system's own updater(s) on the tree at ``root``; the line edits they made."""
+    name, shape = recipe["plugin"], recipe["shape"]
+    files = ["PLUGINS.md", f"plugins/{name}/NOTES.md"]
+    before = {f: (root / f).read_text(encoding="utf-8").split("\n") for f in files}
+    row = next(x for x in before["PLUGINS.md"] if x.startswith(f"| {name} |"))
+    status = row.split("|")[2].strip()
+    if recipe["value"] == "other-status":
+        status = _value("other-status", status, recipe["seed"])
+    calls = []
+    if shape in ("updater-status", "updater-both"):
+        calls.append(f'updatePluginStatus "$1" "{status}"')
+    if shape in ("updater-timeline", "updater-both"):
+        calls.append('updatePluginTimeline "$1" "2" "Foundation complete"')
+    for call in calls:
+        subprocess.run(
+            ["bash", "-c", f'source "{functions}"; {call}', "x", name],
+            cwd=root,
+            capture_output=True,
+            check=False,
+            env={"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"},
+        )
+    patch: dict[str, list] = {}
+    for f in files:
+        after = (root / f).read_text(encoding="utf-8").split("\n")
+        ops = difflib.SequenceMatcher(a=before[f], b=after, autojunk=False).get_opcodes()
+        edits = [[i1, i2, after[j1:j2]] for tag, i1, i2, j1, j2 in ops if tag != "equal"]
+        if edits:
+            patch[f] = edits
+    return patch
+
+
 def flagged_by_system(r: dict) -> bool:
     return bool(r["now"] or r["after"] or not r["wrote_table"] or not r["wrote_notes"])
 
@@ -237,7 +402,12 @@ def main(repo: str, commit: str = "HEAD") -> None:
     with tempfile.TemporaryDirectory() as tmp:
         functions = Path(tmp, "functions.sh")
         body = SHIM
-        for function in ("createNotesFile", "updatePluginStatus", "validateRegistryConsistency"):
+        for function in (
+            "createNotesFile",
+            "updatePluginStatus",
+            "updatePluginTimeline",
+            "validateRegistryConsistency",
+        ):
             body += f"{function}() {{\n{_block(reference, function)}\n}}\n"
         functions.write_text(body, encoding="utf-8")
         base = baseline(functions, Path(tmp))
@@ -247,6 +417,15 @@ def main(repo: str, commit: str = "HEAD") -> None:
             apply(recipe, root)
             results.append({**recipe, **judge(functions, root, recipe["plugin"])})
             shutil.rmtree(root)
+        shapes = []
+        for recipe in shape_recipes(clean):
+            root = build(recipe["snapshot"], Path(tmp, recipe["id"]), registry_only=True)
+            if recipe["shape"].startswith("updater-"):
+                recipe["patch"] = run_updater(functions, root, recipe)
+            else:
+                apply(recipe, root)
+            shapes.append({**recipe, **judge(functions, root, recipe["plugin"])})
+            shutil.rmtree(root)
     doc = {
         "repository": "glittercowboy/plugin-freedom-system",
         "commit": commit_id,
@@ -255,10 +434,13 @@ def main(repo: str, commit: str = "HEAD") -> None:
         "probe": PROBE,
         "baseline": base,
         "cases": results,
+        "shapes": shapes,
     }
     (HERE / "variants.json").write_text(json.dumps(doc, indent=0, ensure_ascii=False) + "\n")
     flagged = sum(1 for r in results if flagged_by_system(r))
     print(f"{len(results)} variants, {flagged} flagged by the system's check, commit {commit_id}")
+    flagged = sum(1 for r in shapes if flagged_by_system(r))
+    print(f"{len(shapes)} shapes, {flagged} flagged by the system's check")
 
 
 if __name__ == "__main__":
