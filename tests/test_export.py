@@ -14,6 +14,7 @@ from phasewatch.core.report import audit_project
 from phasewatch.core.rules import all_rules
 
 from tests import factories
+from tests.helpers.work import calls
 
 ESC = "\x1b"
 CONFORMANCE_PLUGINS = Path(__file__).parent / "conformance" / "plugins" / "02807b1bc5bd"
@@ -314,7 +315,6 @@ def test_every_log_phasewatch_writes_has_sarif_2_1_0_s_required_structure(tmp_pa
 def test_the_lines_of_many_findings_are_found_in_one_pass():
     """A file's findings are located together: the work grows with the file and the paths, not
     with their product (16x when quadratic)."""
-    from tests.test_bounded_cost import calls
 
     def state(n: int) -> str:
         phases = {f"{k:05d}-p": {"status": "pending", "gate": {"ok": k % 2 == 0}} for k in range(n)}
