@@ -775,6 +775,7 @@ class ProjectSession:
             store.fill(batch, gen=gen)
             audit.add(batch)
             counts.add(batch)
+        store.bound(now)  # a day of a rotating log stays within the store's caps
         if not store.pending:
             self._hook_indexed = self.tailer.offset
 
