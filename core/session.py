@@ -356,7 +356,8 @@ class ProjectSession:
         self._hook_indexed = 0  # byte offset up to which the store holds rows (parsed or not)
         self._hook_started = False  # the log was looked at
         self._hook_pending = False
-        self._hook_audit_key: tuple[int, str | None] | None = None  # what the findings cover
+        # what the findings cover: (lines read, current phase, lines before the file's first)
+        self._hook_audit_key: tuple[int, str | None, int | None] | None = None
         self._hook_total = 0
         self._hook_rotations = 0
         self._hook_rotated_at: datetime | None = None
@@ -811,11 +812,13 @@ class ProjectSession:
         snap = self._default_snapshot()
         if snap is not None and snap.workflow is not None:
             current = snap.workflow.current_phase
-        key = (audit.records, current)
+        tailer = self.tailer
+        key = (audit.records, current, tailer.base)  # a rotation renumbers the file's lines
         if key != self._hook_audit_key:
             self._hook_audit_key = key
             rel = self.project.rel(self.project.hook_log)
-            self._hook_findings = self._configured(audit.findings(rel, current_phase=current))
+            found = audit.findings(rel, current_phase=current, line_at=tailer.file_line)
+            self._hook_findings = self._configured(found)
             self._hook_stats = counts.as_dict()
             self._hook_total = audit.records
 

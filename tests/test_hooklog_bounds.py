@@ -81,3 +81,35 @@ def test_forgetting_again_keeps_one_notice_with_the_total(tmp_path, monkeypatch)
         if store.marker(r) is None
     )
     assert store.forgotten == first and store.record(store.count - 1).reason == "reason 02999"
+
+
+def test_a_finding_names_the_line_of_the_file_as_it_is_now(tmp_path):
+    """Issue 40 item 6: lines are numbered as read across rotations; a finding's place is the
+    line of the file now, or says a rotation took it out (never ``line 7152`` of 1,269)."""
+    from phasewatch.core.hooklog.rules import ROTATED_OUT
+
+    state = tmp_path / ".isdlc" / "state.json"
+    state.parent.mkdir(parents=True)
+    write_truncate(state, render_state(F.feature_state()))
+    log = HookLog(tmp_path / ".isdlc" / "hook-activity.log", max_bytes=4096, keep_lines=10)
+    session = ProjectSession(tmp_path, clock=Tick())
+    session.refresh()
+    with open(log.path, "ab") as fh:
+        fh.write(b"not json\n")  # an unusable line, soon rotated out
+    for i in range(60):
+        event = "block" if i == 57 else "allow"
+        log.append(F.ts(i), "gate-blocker", event, "05-test-strategy", "x", f"reason {i:05d}")
+        if i % 9 == 0:
+            session.refresh({log.path})
+    u = session.refresh({log.path})
+    assert log.rotations >= 1
+    text = log.path.read_text().splitlines()
+    by_rule = {f.rule_id: f for f in u.hook_findings}
+    block = by_rule["HOOK-BLOCK"]
+    number = int(block.path.split()[-1])
+    assert '"block"' in text[number - 1] and "reason 00057" in text[number - 1]
+    invalid = next(f for f in by_rule.values() if "unusable" in f.message)
+    assert invalid.path == ROTATED_OUT and "rotated out" in invalid.message
+    tailer = session.tailer
+    assert tailer.file_line(1) is None
+    assert tailer.file_line(tailer.lines_consumed) == len(text)
