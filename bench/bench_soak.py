@@ -5,7 +5,7 @@ Issue 41 item 2: a session's memory is capped for every kind of thing it keeps (
 owners write: each hook line appended on its own and the log rewritten in place with its newest
 500 lines once past 1 MiB (``logHookEvent``, ``core.simulate.files.HookLog``), and
 ``state.json`` written with ``state_version`` = disk + 1 (``writeState``), each write a new
-version (its history grows by one entry, so the timeline keeps every write up to its cap).
+version (its last history entry rewritten: the timeline keeps every write up to its caps).
 
 phasewatch runs in a tmux pane (120x36, ``_tmux.py``) on the hook screen (key ``2``: its view
 holds the rows). Its RSS (``/proc``) is sampled every ``--every`` seconds; the warm-up is the
@@ -44,6 +44,7 @@ def soak(project: Path, lines: int, writes: int, seconds: float, every: float) -
     state_path = project / ".isdlc" / "state.json"
     state = json.loads(state_path.read_bytes())
     history = state.setdefault("history", [])
+    history.append({})
     log = HookLog(project / ".isdlc" / "hook-activity.log")
     argv = [PHASEWATCH, str(project)]
     warm_up("soak", argv)
@@ -72,7 +73,7 @@ def soak(project: Path, lines: int, writes: int, seconds: float, every: float) -
                 )
                 written += 1
                 if written % per_write == 0 and state_writes < writes:
-                    history.append({"timestamp": stamp, "agent": "soak", "action": f"w{written}"})
+                    history[-1] = {"timestamp": stamp, "agent": "soak", "action": f"w{written}"}
                     write_state(state_path, state)
                     state_writes += 1
             now = time.monotonic()
