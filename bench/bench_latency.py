@@ -326,6 +326,9 @@ async def run_mode(
                         break
                     await asyncio.sleep(0.05)
                 lag.cancel()
+                if appender is not None:  # before the project goes
+                    appender.kill()
+                    await appender.wait()
                 if baseline is not None:
                     baseline.stop.set()
                     baseline.join(3)

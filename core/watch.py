@@ -23,6 +23,7 @@ No textual import here: the app runs :meth:`Watcher.batches` inside one async wo
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import threading
 import time
@@ -48,7 +49,7 @@ OWN_WRITE_TTL_S = 10.0
 _RETRY_S = 0.25
 _READY_TIMEOUT_S = 5.0  # after awatch failed to start (a directory vanished under it)
 
-BatchOrigin = Literal["initial", "events", "reconcile", "more"]
+BatchOrigin = Literal["initial", "events", "reconcile", "more", "quick"]
 
 # Sentinel stamp for a target whose state was never observed (reported once if it exists).
 _UNSEEN: Any = object()
@@ -58,7 +59,8 @@ class WatchBatch(Struct, frozen=True):
     """Paths that changed since the previous batch (targets, or directories on the way to one).
 
     ``origin`` says what noticed them first (``"initial"`` is the first batch, with no paths: the
-    consumer reads everything). ``own`` is the subset matching :meth:`Watcher.expect_own_write`.
+    consumer reads everything); ``origins`` every source merged in (``"quick"``: the quick look
+    at documents, see QUICK_S). ``own`` is the subset matching :meth:`Watcher.expect_own_write`.
     ``dirs_changed``: the set of watched directories changed (a directory appeared or vanished),
     a hint that discovery should run again.
     """
@@ -149,6 +151,7 @@ class Watcher:
         self.quick_batches = 0  # batches noticed first by the quick look at documents
         self._active_until = 0.0  # the quick look runs until then (see QUICK_ACTIVE_S)
         self._activity: asyncio.Event | None = None
+        self._documents: asyncio.Event | None = None  # set when the quick look queued a change
         self._set_targets(files, dirs, initial=True)
 
     # ------------------------------------------------------------------ public
@@ -233,6 +236,7 @@ class Watcher:
         self._ready = asyncio.Event()
         await asyncio.to_thread(self._stamp_all)
         self._activity = asyncio.Event()
+        self._documents = asyncio.Event()
         tasks = [asyncio.create_task(self._reconcile_loop(stop), name="phasewatch-reconcile")]
         if self.use_events:
             tasks.append(asyncio.create_task(self._event_loop(stop), name="phasewatch-awatch"))
@@ -259,7 +263,7 @@ class Watcher:
                 origins = frozenset(o for o, _, _ in items)
                 origin: BatchOrigin = (
                     "events"
-                    if "events" in origins
+                    if "events" in origins or "quick" in origins
                     else "reconcile"
                     if "reconcile" in origins
                     else "more"
@@ -390,6 +394,18 @@ class Watcher:
     def _put(self, origin: BatchOrigin, paths: Iterable[Path], dirs_changed: bool = False) -> None:
         if self._queue is not None:
             self._queue.put_nowait((origin, frozenset(paths), dirs_changed))
+        if origin == "quick" and self._documents is not None:
+            self._documents.set()
+
+    async def pause(self, seconds: float) -> None:
+        """Wait ``seconds`` (a consumer letting a storm's changes gather), or until a document
+        changes: a state write never waits out a log's gap. Call it from the event loop."""
+        if self._documents is None:
+            await asyncio.sleep(seconds)
+            return
+        self._documents.clear()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._documents.wait(), seconds)
 
     def _wake(self, *, restart: bool) -> None:
         loop = self._loop
@@ -462,7 +478,7 @@ class Watcher:
             changed = await asyncio.to_thread(self._diff_stamps, True)
             if changed:
                 self.quick_batches += 1
-                self._put("events", changed)
+                self._put("quick", changed)
 
     async def _event_loop(self, stop: asyncio.Event) -> None:
         awatch = self._awatch

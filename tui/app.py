@@ -189,6 +189,7 @@ class PhasewatchApp(App[int]):
         #: Set once the first data is painted: the reads after it wait (one GIL, see run_watcher).
         self._first_painted = asyncio.Event()
         self._posted_at = 0.0  # time.monotonic() of the last update posted
+        self._document_at = 0.0  # ... of the last one a document's change started (a state write)
         self._freeze_startup = freeze_startup
         if freeze_startup:
             memory.pause_collector()
@@ -353,9 +354,14 @@ class PhasewatchApp(App[int]):
         self.watcher = watcher
         self.watch_mode = watcher.mode
         async for batch in watcher.batches(self._stop):
-            gap = self._posted_at + UPDATE_GAP_S - time.monotonic()
+            # documents (state writes) have their own gap: never behind a log's storm
+            document = "quick" in batch.origins
+            last = self._document_at if document else self._posted_at
+            gap = last + UPDATE_GAP_S - time.monotonic()
             if gap > 0 and not batch.own and "more" not in batch.origins:
-                await asyncio.sleep(gap)  # a storm: let the changes gather (keys come first)
+                await watcher.pause(gap)  # a storm: let changes gather (keys, documents first)
+            if document:
+                self._document_at = time.monotonic()
             changed = None if batch.initial else batch.paths
             await self._after_keys()
             update = await asyncio.to_thread(session.refresh, changed, own=batch.own)
