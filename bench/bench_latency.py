@@ -255,6 +255,20 @@ async def loop_lag(stalls: list[float], step: float = 0.005) -> None:
         stalls.append((now() - t - step) * 1000)
 
 
+async def start_appender(isdlc: Path, every: float) -> asyncio.subprocess.Process:
+    """The second writer: a hook line every ``every`` s, on before the first state write."""
+    appender = await asyncio.create_subprocess_exec(
+        sys.executable,
+        __file__,
+        "--log-writer",
+        str(isdlc / "hook-activity.log"),
+        str(every),
+        cwd=str(ROOT),
+    )
+    await asyncio.sleep(1.0)
+    return appender
+
+
 async def run_mode(
     label: str, n: int, *, force_polling: bool, with_baseline: bool, log_every: float = 0.0
 ) -> None:
@@ -291,15 +305,7 @@ async def run_mode(
                     baseline = PollingDashboard(state_path, POLL_DASHBOARD_S)
                     baseline.start()
                 if log_every:
-                    appender = await asyncio.create_subprocess_exec(
-                        sys.executable,
-                        __file__,
-                        "--log-writer",
-                        str(state_path.parent / "hook-activity.log"),
-                        str(log_every),
-                        cwd=str(ROOT),
-                    )
-                    await asyncio.sleep(1.0)  # the storm is on before the first write
+                    appender = await start_appender(state_path.parent, log_every)
                 writer = await asyncio.create_subprocess_exec(
                     sys.executable,
                     __file__,

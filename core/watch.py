@@ -397,6 +397,11 @@ class Watcher:
         if origin == "quick" and self._documents is not None:
             self._documents.set()
 
+    @staticmethod
+    def documents_in(paths: Iterable[Path]) -> bool:
+        """Whether ``paths`` hold a document (a state file, not a log: see QUICK_SUFFIXES)."""
+        return any(Path(p).suffix in QUICK_SUFFIXES for p in paths)
+
     async def pause(self, seconds: float) -> None:
         """Wait ``seconds`` (a consumer letting a storm's changes gather), or until a document
         changes: a state write never waits out a log's gap. Call it from the event loop."""

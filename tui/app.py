@@ -355,11 +355,12 @@ class PhasewatchApp(App[int]):
         self.watch_mode = watcher.mode
         async for batch in watcher.batches(self._stop):
             # documents (state writes) have their own gap: never behind a log's storm
-            document = "quick" in batch.origins
+            document = watcher.documents_in(batch.paths)
             last = self._document_at if document else self._posted_at
             gap = last + UPDATE_GAP_S - time.monotonic()
             if gap > 0 and not batch.own and "more" not in batch.origins:
-                await watcher.pause(gap)  # a storm: let changes gather (keys, documents first)
+                # a storm: let changes gather (keys first; a document ends a log's wait)
+                await (asyncio.sleep(gap) if document else watcher.pause(gap))
             if document:
                 self._document_at = time.monotonic()
             changed = None if batch.initial else batch.paths
