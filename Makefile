@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 RUNTIME_STAMP := $(VENV)/.installed-runtime
 
-.PHONY: demo test test-lowest lint typecheck screenshots screenshot-web bench bench-readme clean readme-rules reliability corpus
+.PHONY: demo test test-lowest lint typecheck screenshots screenshot-web bench bench-readme clean readme-rules reliability corpus soak
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -69,6 +69,11 @@ screenshot-web: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/run_all.py
+
+# A compressed day beside the dashboard (300,000 hook lines through rotation at 1 MiB, 2,000
+# state writes, ~5 minutes, needs tmux): its RSS curve, and the growth after warm-up.
+soak: $(STAMP)
+	$(BIN)/python bench/bench_soak.py
 
 # The README's benchmark table from the newest bench/results/*.json (make bench writes them).
 bench-readme: $(STAMP)

@@ -22,6 +22,9 @@ Method
 * In the same run, a minimal 2 s polling dashboard (a thread: ``stat()`` every 2 s, re-read on
   a change of size/mtime_ns/inode) sees the same writes; a write's latency there is the first
   poll that read a version >= it.
+* Then the same while a second writer appends a hook line every 5 ms (``logHookEvent``, the
+  log rotated at 1 MiB): watchfiles never sees 15 ms of quiet there, so a state write must not
+  wait for its 150 ms debounce (issue 41 item 4: p99 <= 100 ms).
 * Then the same again with ``WATCHFILES_FORCE_POLLING=1`` (watchfiles' polling mode plus the app's
   2 s reconciliation pass: what WSL and network drives get).
 
@@ -87,6 +90,19 @@ def writer_main(path: Path, n: int, seed: int) -> None:
         t = now()
         write_truncate(path, data)
         print(f"{version} {t:.9f}", flush=True)
+
+
+def log_writer_main(path: Path, every: float) -> None:
+    """Child process: a hook line every ``every`` seconds until killed."""
+    from phasewatch.core.simulate.files import HookLog
+
+    log = HookLog(path)
+    start, k = now(), 0
+    while True:
+        k += 1
+        log.append("2026-11-29T10:00:00.000Z", "phase-loop-controller", "same-phase-bypass",
+                   "06-implementation", "software-developer", f"line {k}")  # fmt: skip
+        time.sleep(max(0.0, start + k * every - now()))
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -239,7 +255,23 @@ async def loop_lag(stalls: list[float], step: float = 0.005) -> None:
         stalls.append((now() - t - step) * 1000)
 
 
-async def run_mode(label: str, n: int, *, force_polling: bool, with_baseline: bool) -> None:
+async def start_appender(isdlc: Path, every: float) -> asyncio.subprocess.Process:
+    """The second writer: a hook line every ``every`` s, on before the first state write."""
+    appender = await asyncio.create_subprocess_exec(
+        sys.executable,
+        __file__,
+        "--log-writer",
+        str(isdlc / "hook-activity.log"),
+        str(every),
+        cwd=str(ROOT),
+    )
+    await asyncio.sleep(1.0)
+    return appender
+
+
+async def run_mode(
+    label: str, n: int, *, force_polling: bool, with_baseline: bool, log_every: float = 0.0
+) -> None:
     from phasewatch.tui.app import PhasewatchApp
 
     saved = os.environ.get("WATCHFILES_FORCE_POLLING")
@@ -248,6 +280,7 @@ async def run_mode(label: str, n: int, *, force_polling: bool, with_baseline: bo
     else:
         os.environ.pop("WATCHFILES_FORCE_POLLING", None)
     writer: asyncio.subprocess.Process | None = None
+    appender: asyncio.subprocess.Process | None = None
     stalls: list[float] = []
     baseline: PollingDashboard | None = None
     try:
@@ -271,6 +304,8 @@ async def run_mode(label: str, n: int, *, force_polling: bool, with_baseline: bo
                 if with_baseline:
                     baseline = PollingDashboard(state_path, POLL_DASHBOARD_S)
                     baseline.start()
+                if log_every:
+                    appender = await start_appender(state_path.parent, log_every)
                 writer = await asyncio.create_subprocess_exec(
                     sys.executable,
                     __file__,
@@ -297,12 +332,16 @@ async def run_mode(label: str, n: int, *, force_polling: bool, with_baseline: bo
                         break
                     await asyncio.sleep(0.05)
                 lag.cancel()
+                if appender is not None:  # before the project goes
+                    appender.kill()
+                    await appender.wait()
                 if baseline is not None:
                     baseline.stop.set()
                     baseline.join(3)
                 watcher = app.watcher
                 events = watcher.event_batches if watcher else 0
                 reconciled = watcher.reconcile_batches if watcher else 0
+                quick = watcher.quick_batches if watcher else 0
                 received, applied = app.updates_received, app.updates_applied
             report(label, writes, probe, baseline)
             if stalls:
@@ -312,14 +351,16 @@ async def run_mode(label: str, n: int, *, force_polling: bool, with_baseline: bo
                     f"{max(stalls):.1f} ms"
                 )
             print(
-                f"  watcher batches: {events} from events, {reconciled} from reconciliation; "
+                f"  watcher batches: {events} from events, {quick} from the quick look, "
+                f"{reconciled} from reconciliation; "
                 f"app updates received {received}, applied {applied} (coalesced "
                 f"{received - applied})"
             )
     finally:
-        if writer is not None and writer.returncode is None:
-            writer.kill()
-            await writer.wait()
+        for child in (writer, appender):
+            if child is not None and child.returncode is None:
+                child.kill()
+                await child.wait()
         if baseline is not None:
             baseline.stop.set()
         if saved is None:
@@ -385,6 +426,14 @@ async def main(n: int) -> None:
         print(f"(load average {load:.2f} on {os.cpu_count()} CPUs: other work inflates the tails)")
         await run_mode("watch events", n, force_polling=False, with_baseline=True)
         print()
+        await run_mode(
+            "watch events, a hook line every 5 ms",
+            n,
+            force_polling=False,
+            with_baseline=False,
+            log_every=0.005,
+        )
+        print()
         await run_mode("WATCHFILES_FORCE_POLLING=1", n, force_polling=True, with_baseline=False)
         print(f"\n(bench time {time.perf_counter() - t:.1f} s)")
         path = _results.save("latency", {"writes": n, "measured": MEASURED})
@@ -396,6 +445,8 @@ async def main(n: int) -> None:
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "--writer":
         writer_main(Path(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))
+    elif len(sys.argv) > 1 and sys.argv[1] == "--log-writer":
+        log_writer_main(Path(sys.argv[2]), float(sys.argv[3]))
     else:
         count = int(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1].isdigit() else N_WRITES
         asyncio.run(main(count))

@@ -11,7 +11,8 @@ What the session remembers across refreshes (the files do not):
 
 * every distinct state content observed (:class:`Observation`, the last ``timeline_cap``), with
   the changed field paths and the transition findings of that step; the raw document is kept for
-  the newest ``raw_cap`` entries only (older entries drop it to bound memory);
+  the newest ``raw_cap`` entries holding at most ``RAW_BYTES`` of state files (older entries drop
+  it to bound memory; the newest two always keep it);
 * every transition finding seen (:class:`RecentEvent`): a transition finding exists only in the
   one snapshot where the transition happened, the dashboard keeps showing it as a recent event;
 * per file: read status (ok/torn/missing/vanished/invalid/...), when it last changed and when the
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
 
 TIMELINE_CAP = 2000
 RAW_CAP = 200
+RAW_BYTES = 4 * 1024 * 1024  # the file bytes of the documents the timeline keeps (README)
 EVENTS_CAP = 500
 # A huge hook log is read over several refreshes (``HookLogView.pending``), so state
 # changes are never stuck behind it: each refresh polls it (HOOK_READ_BYTES a poll, ~24k lines,
@@ -122,6 +124,7 @@ class Observation(Struct, frozen=True):
     initial: bool = False  # first observation of this file in the session
     own: bool = False  # the change was phasewatch's own write
     raw: dict[str, Any] | None = None  # the document (dropped for old entries, see RAW_CAP)
+    size: int = 0  # bytes of the file it was read from (see RAW_BYTES)
     truncated: bool = False  # more than DIFF_LIMIT paths changed
 
 
@@ -365,7 +368,8 @@ class ProjectSession:
         self._hook_indexed = 0  # byte offset up to which the store holds rows (parsed or not)
         self._hook_started = False  # the log was looked at
         self._hook_pending = False
-        self._hook_audit_key: tuple[int, str | None] | None = None  # what the findings cover
+        # what the findings cover: (lines read, current phase, lines before the file's first)
+        self._hook_audit_key: tuple[int, str | None, int | None] | None = None
         self._hook_total = 0
         self._hook_rotations = 0
         self._hook_rotated_at: datetime | None = None
@@ -691,20 +695,23 @@ class ProjectSession:
             own=own,
             raw=snap.raw,
             truncated=truncated,
+            size=track.stamp.size if track.stamp is not None else 0,
         )
         self.timeline.append(entry)
         return entry
 
     def _trim_raw(self) -> None:
-        """Drop the raw document of timeline entries older than the newest ``raw_cap``."""
-        excess = len(self.timeline) - self.raw_cap
-        if excess <= 0:
-            return
-        for i in range(excess - 1, -1, -1):
+        """Drop the raw document of timeline entries past the newest ``raw_cap``, or past
+        ``RAW_BYTES`` of file bytes (a large state keeps fewer; the newest two always keep it).
+        Older entries lose it first, so the walk stops at the first one without it."""
+        kept = held = 0
+        for i in range(len(self.timeline) - 1, -1, -1):
             entry = self.timeline[i]
             if entry.raw is None:
-                break  # older ones were trimmed already
-            self.timeline[i] = replace(entry, raw=None)
+                break
+            kept, held = kept + 1, held + entry.size
+            if kept > self.raw_cap or (kept > 2 and held > RAW_BYTES):
+                self.timeline[i] = replace(entry, raw=None)
 
     # ------------------------------------------------------------------ hook log
 
@@ -784,6 +791,7 @@ class ProjectSession:
             store.fill(batch, gen=gen)
             audit.add(batch)
             counts.add(batch)
+        store.bound(now)  # a day of a rotating log stays within the store's caps
         if not store.pending:
             self._hook_indexed = self.tailer.offset
 
@@ -819,11 +827,13 @@ class ProjectSession:
         snap = self._default_snapshot()
         if snap is not None and snap.workflow is not None:
             current = snap.workflow.current_phase
-        key = (audit.records, current)
+        tailer = self.tailer
+        key = (audit.records, current, tailer.base)  # a rotation renumbers the file's lines
         if key != self._hook_audit_key:
             self._hook_audit_key = key
             rel = self.project.rel(self.project.hook_log)
-            self._hook_findings = self._configured(audit.findings(rel, current_phase=current))
+            found = audit.findings(rel, current_phase=current, line_at=tailer.file_line)
+            self._hook_findings = self._configured(found)
             self._hook_stats = counts.as_dict()
             self._hook_total = audit.records
 

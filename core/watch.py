@@ -23,6 +23,7 @@ No textual import here: the app runs :meth:`Watcher.batches` inside one async wo
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import threading
 import time
@@ -38,11 +39,18 @@ from .sources import FileStamp
 DEFAULT_STEP_MS = 15  # quiet time before watchfiles yields a group of changes
 DEFAULT_DEBOUNCE_MS = 150  # longest time watchfiles groups changes before yielding
 DEFAULT_RECONCILE_S = 2.0
+# While files change (watchfiles yielded within QUICK_ACTIVE_S), the documents among the targets
+# (QUICK_SUFFIXES: state.json, .tdd-progress.md, PLUGINS.md; not the hook log, a stream of
+# appends) are also looked at every QUICK_S: a state write never waits for a log appended every
+# few ms to go quiet (watchfiles then yields only at its debounce, 150 ms). Idle: no looks.
+QUICK_S = 0.01
+QUICK_ACTIVE_S = 1.0
+QUICK_SUFFIXES = (".json", ".md")
 OWN_WRITE_TTL_S = 10.0
 _RETRY_S = 0.25
 _READY_TIMEOUT_S = 5.0  # after awatch failed to start (a directory vanished under it)
 
-BatchOrigin = Literal["initial", "events", "reconcile", "more"]
+BatchOrigin = Literal["initial", "events", "reconcile", "more", "quick"]
 
 # Sentinel stamp for a target whose state was never observed (reported once if it exists).
 _UNSEEN: Any = object()
@@ -52,7 +60,8 @@ class WatchBatch(Struct, frozen=True):
     """Paths that changed since the previous batch (targets, or directories on the way to one).
 
     ``origin`` says what noticed them first (``"initial"`` is the first batch, with no paths: the
-    consumer reads everything). ``own`` is the subset matching :meth:`Watcher.expect_own_write`.
+    consumer reads everything); ``origins`` every source merged in (``"quick"``: the quick look
+    at documents, see QUICK_S). ``own`` is the subset matching :meth:`Watcher.expect_own_write`.
     ``dirs_changed``: the set of watched directories changed (a directory appeared or vanished),
     a hint that discovery should run again.
     """
@@ -140,6 +149,10 @@ class Watcher:
         self.errors: list[str] = []  # last few problems starting awatch (shown in the status bar)
         self.event_batches = 0  # batches noticed by watchfiles
         self.reconcile_batches = 0  # batches noticed only by reconciliation
+        self.quick_batches = 0  # batches noticed first by the quick look at documents
+        self._active_until = 0.0  # the quick look runs until then (see QUICK_ACTIVE_S)
+        self._activity: asyncio.Event | None = None
+        self._documents: asyncio.Event | None = None  # set when the quick look queued a change
         self._set_targets(files, dirs, initial=True)
 
     # ------------------------------------------------------------------ public
@@ -223,9 +236,12 @@ class Watcher:
         self._reconcile_now = asyncio.Event()
         self._ready = asyncio.Event()
         await asyncio.to_thread(self._stamp_all)
+        self._activity = asyncio.Event()
+        self._documents = asyncio.Event()
         tasks = [asyncio.create_task(self._reconcile_loop(stop), name="phasewatch-reconcile")]
         if self.use_events:
             tasks.append(asyncio.create_task(self._event_loop(stop), name="phasewatch-awatch"))
+            tasks.append(asyncio.create_task(self._quick_loop(stop), name="phasewatch-quick"))
         try:
             if self.use_events:
                 try:  # the OS watch is in place before the consumer's first full read
@@ -248,7 +264,7 @@ class Watcher:
                 origins = frozenset(o for o, _, _ in items)
                 origin: BatchOrigin = (
                     "events"
-                    if "events" in origins
+                    if "events" in origins or "quick" in origins
                     else "reconcile"
                     if "reconcile" in origins
                     else "more"
@@ -336,9 +352,10 @@ class Watcher:
                 if p in self._known:
                     self._known[p] = s
 
-    def _diff_stamps(self) -> set[Path]:
+    def _diff_stamps(self, quick: bool = False) -> set[Path]:
+        """The targets whose stamps changed since last seen (``quick``: the documents only)."""
         with self._lock:
-            files = list(self._files)
+            files = [f for f in self._files if not quick or f.suffix in QUICK_SUFFIXES]
         current = {f: FileStamp.of(f) for f in files}
         changed: set[Path] = set()
         with self._lock:
@@ -355,6 +372,15 @@ class Watcher:
                     changed.add(f)
         return changed
 
+    def _seen_quick(self, paths: set[Path]) -> set[Path]:
+        """The documents among ``paths`` whose stamps are the ones last seen (by a quick look)."""
+        docs = [p for p in paths if p in self._files and p.suffix in QUICK_SUFFIXES]
+        if not docs:
+            return set()
+        stamps = {p: FileStamp.of(p) for p in docs}
+        with self._lock:
+            return {p for p, s in stamps.items() if s is not None and self._known.get(p) == s}
+
     def _own_pending(self, paths: frozenset[Path]) -> bool:
         with self._lock:
             return any(p in self._own for p in paths)
@@ -369,6 +395,23 @@ class Watcher:
     def _put(self, origin: BatchOrigin, paths: Iterable[Path], dirs_changed: bool = False) -> None:
         if self._queue is not None:
             self._queue.put_nowait((origin, frozenset(paths), dirs_changed))
+        if origin == "quick" and self._documents is not None:
+            self._documents.set()
+
+    @staticmethod
+    def documents_in(paths: Iterable[Path]) -> bool:
+        """Whether ``paths`` hold a document (a state file, not a log: see QUICK_SUFFIXES)."""
+        return any(Path(p).suffix in QUICK_SUFFIXES for p in paths)
+
+    async def pause(self, seconds: float) -> None:
+        """Wait ``seconds`` (a consumer letting a storm's changes gather), or until a document
+        changes: a state write never waits out a log's gap. Call it from the event loop."""
+        if self._documents is None:
+            await asyncio.sleep(seconds)
+            return
+        self._documents.clear()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._documents.wait(), seconds)
 
     def _wake(self, *, restart: bool) -> None:
         loop = self._loop
@@ -427,6 +470,21 @@ class Watcher:
             if changed or dirs_changed:
                 self.reconcile_batches += bool(changed)
                 self._put("reconcile", changed, dirs_changed)
+
+    async def _quick_loop(self, stop: asyncio.Event) -> None:
+        """While files change, look at the documents' stamps every QUICK_S (see QUICK_S)."""
+        assert self._activity is not None
+        while not stop.is_set():
+            if time.monotonic() >= self._active_until:
+                self._activity.clear()
+                await self._activity.wait()
+            await asyncio.sleep(QUICK_S)
+            if stop.is_set():
+                return
+            changed = await asyncio.to_thread(self._diff_stamps, True)
+            if changed:
+                self.quick_batches += 1
+                self._put("quick", changed)
 
     async def _event_loop(self, stop: asyncio.Event) -> None:
         awatch = self._awatch
@@ -502,6 +560,9 @@ class Watcher:
                 relay_task.cancel()
 
     def _on_changes(self, changes: Iterable[tuple[Any, str]], restart: asyncio.Event) -> None:
+        self._active_until = time.monotonic() + QUICK_ACTIVE_S
+        if self._activity is not None:
+            self._activity.set()
         paths: set[Path] = set()
         dir_event = False
         with self._lock:
@@ -514,7 +575,9 @@ class Watcher:
                     # a directory on the way to a target (or an entry of a watched directory)
                     # appeared or vanished: the set of directories may change
                     dir_event = dir_event or path not in self._files
-        if not paths:
+        # a document the quick look already reported, unchanged since: not news again
+        paths -= self._seen_quick(paths)
+        if not paths and not dir_event:
             return
         self._note(paths)
         self.event_batches += 1

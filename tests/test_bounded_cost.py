@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import copy
 import json
-import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -14,23 +13,7 @@ from phasewatch.core import models
 from phasewatch.core.snapshot import evaluate
 
 from tests import factories as F
-
-
-def calls(fn: Callable[[], Any]) -> int:
-    """Python function calls (and C calls) made by ``fn()``: the work done, counted exactly."""
-    count = 0
-
-    def profile(_frame: Any, event: str, _arg: Any) -> None:
-        nonlocal count
-        if event in ("call", "c_call"):
-            count += 1
-
-    sys.setprofile(profile)
-    try:
-        fn()
-    finally:
-        sys.setprofile(None)
-    return count
+from tests.helpers.work import calls
 
 
 def wide_state(n: int) -> dict:

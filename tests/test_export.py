@@ -9,11 +9,12 @@ from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
-from phasewatch.core.export import github_commands, line_of, path_keys, to_sarif
+from phasewatch.core.export import github_commands, line_of, lines_of, path_keys, to_sarif
 from phasewatch.core.report import audit_project
 from phasewatch.core.rules import all_rules
 
 from tests import factories
+from tests.helpers.work import calls
 
 ESC = "\x1b"
 CONFORMANCE_PLUGINS = Path(__file__).parent / "conformance" / "plugins" / "02807b1bc5bd"
@@ -309,3 +310,39 @@ def test_every_log_phasewatch_writes_has_sarif_2_1_0_s_required_structure(tmp_pa
     ):
         log = to_sarif(audit_project(root), all_rules(), "0", failure=failure)
         assert_sarif_2_1_0(json.loads(json.dumps(log)))
+
+
+def test_the_lines_of_many_findings_are_found_in_one_pass():
+    """A file's findings are located together: the work grows with the file and the paths, not
+    with their product (16x when quadratic)."""
+
+    def state(n: int) -> str:
+        phases = {f"{k:05d}-p": {"status": "pending", "gate": {"ok": k % 2 == 0}} for k in range(n)}
+        return json.dumps({"v": 1, "phases": phases, "log": list(range(n))}, indent=2)
+
+    def registry(n: int) -> str:
+        rows = "\n".join(f"| P{k} | ✅ Working | 1.0.{k} | 2025-11-10 |" for k in range(n))
+        return "| Plugin | Status | Version | Last Updated |\n|---|---|---|---|\n" + rows + "\n"
+
+    for text_of, path_of in (
+        (state, lambda k: f"phases.{k:05d}-p.gate.ok"),
+        (registry, lambda k: f"table[P{k}].version"),
+    ):
+        small, large = (
+            calls(lambda n=n, t=text_of, p=path_of: lines_of(t(n), [p(k) for k in range(n)]))
+            for n in (200, 800)
+        )
+        assert large < 6 * small, (small, large)
+        text = text_of(50)
+        paths = [path_of(k) for k in range(50)]
+        assert lines_of(text, paths) == [line_of(text, p) for p in paths]
+        assert len(set(lines_of(text, paths))) == 50  # each its own line
+
+
+@given(st.lists(st.sampled_from(["a", "b", "k", "[0]", "[1]", "[2]"]), max_size=4), st.data())
+def test_paths_located_together_are_located_as_one_by_one(steps, data):
+    doc = {"a": [{"k": 1}, {"b": [1, 2]}], "b": {"k": {"a": 2}}, "k": [[3], {"a": 1}]}
+    text = json.dumps(doc, indent=2)
+    more = st.lists(st.sampled_from(["a[1].b[1]", "b.k.a", "k[1].a", "k[0][0]", "x"]), max_size=5)
+    paths = [".".join(steps).replace(".[", "["), *data.draw(more)]
+    assert lines_of(text, paths) == [line_of(text, p) for p in paths]

@@ -291,6 +291,29 @@ def test_timeline_cap_and_raw_trimming(repo: Path) -> None:
     assert s.timeline[-1].state_version == state["state_version"]
 
 
+def test_the_timeline_keeps_documents_up_to_a_number_of_bytes(repo: Path, monkeypatch) -> None:
+    """A large state keeps fewer documents (RAW_BYTES of files), never fewer than the newest two:
+    a day of writes to a state near the read cap stays bounded."""
+    from phasewatch.core import session as session_module
+
+    state = dict(F.feature_state(), padding="x" * 20_000)
+    write_state(state_path(repo), state)
+    size = state_path(repo).stat().st_size
+    monkeypatch.setattr(session_module, "RAW_BYTES", 3 * size + size // 2)
+    s = ProjectSession(repo, clock=Tick(), raw_cap=200)
+    s.refresh()
+    for _ in range(8):
+        state = F.bump(state)
+        write_state(state_path(repo), state)
+        s.refresh({state_path(repo)})
+    assert [e.raw is not None for e in s.timeline] == [False] * 6 + [True] * 3
+    monkeypatch.setattr(session_module, "RAW_BYTES", 1)
+    state = F.bump(state)
+    write_state(state_path(repo), state)
+    s.refresh({state_path(repo)})
+    assert [e.raw is not None for e in s.timeline][-3:] == [False, True, True]
+
+
 def test_own_write_flag(repo: Path) -> None:
     s = ProjectSession(repo, clock=Tick())
     s.refresh()

@@ -243,3 +243,40 @@ async def test_again_delivers_the_paths_as_a_batch_without_a_change(project: Pat
         await c.wait_for(lambda: any(b.origin == "more" for b in c.batches))
         batch = next(b for b in c.batches if b.origin == "more")
         assert batch.paths == {state} and batch.origins == {"more"}
+
+
+def _reports_once(path: Path, held: Path, release: asyncio.Event):
+    """A fake ``awatch`` that reports one change of ``path`` (files are changing), then holds
+    everything back (a log appended every few ms never goes quiet) until ``release``: then
+    ``path`` and ``held``."""
+
+    async def fake(*dirs, stop_event, **kwargs):
+        yield {(2, str(path))}
+        await release.wait()
+        yield {(2, str(path)), (2, str(held))}
+        await stop_event.wait()
+
+    return fake
+
+
+async def test_a_state_write_does_not_wait_for_the_log_to_go_quiet(project: Path) -> None:
+    """Issue 41 item 4: while files change, the documents are looked at on their own, so a state
+    write is reported although watchfiles holds its batch back; the log is not (it waits)."""
+    state = project / ".isdlc" / "state.json"
+    log = project / ".isdlc" / "hook-activity.log"
+    log.write_text('{"event":"allow"}\n')
+    release = asyncio.Event()
+    fake = _reports_once(log, state, release)
+    watcher = Watcher([state, log], root=project, reconcile_interval=3600, awatch=fake)
+    async with collecting(watcher) as c:
+        await c.wait_for(lambda: log in c.paths())
+        with open(log, "a") as fh:
+            fh.write('{"event":"allow"}\n')  # held back by the fake, as by a storm
+        state.write_bytes(b'{"state_version": 2, "x": 1}')
+        await c.wait_for(lambda: state in c.paths())
+        assert watcher.quick_batches >= 1
+        assert sum(log in b.paths for b in c.batches) == 1  # the log waits for watchfiles
+        before = len(c.batches)
+        release.set()  # watchfiles' batch, with the state write already reported: the log only
+        await c.wait_for(lambda: len(c.batches) > before)
+        assert all(state not in b.paths for b in c.batches[before:])

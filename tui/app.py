@@ -166,6 +166,7 @@ class PhasewatchApp(StartupScheduling, App[int]):
         self._first_painted = asyncio.Event()
         self._posted_at = 0.0  # time.monotonic() of the last update posted
         self._init_startup(freeze_startup)
+        self._document_at = 0.0  # ... of the last one a document's change started (a state write)
         self._notes: list[str] = []
         #: Textual's CSS generation (widgets/_textual.py) the stylesheet last ran at; see
         #: :meth:`refresh_css`; the stylesheet's own at first (see below).
@@ -290,9 +291,15 @@ class PhasewatchApp(StartupScheduling, App[int]):
         self.watcher = watcher
         self.watch_mode = watcher.mode
         async for batch in watcher.batches(self._stop):
-            gap = self._posted_at + UPDATE_GAP_S - time.monotonic()
+            # documents (state writes) have their own gap: never behind a log's storm
+            document = watcher.documents_in(batch.paths)
+            last = self._document_at if document else self._posted_at
+            gap = last + UPDATE_GAP_S - time.monotonic()
             if gap > 0 and not batch.own and "more" not in batch.origins:
-                await asyncio.sleep(gap)  # a storm: let the changes gather (keys come first)
+                # a storm: let changes gather (keys first; a document ends a log's wait)
+                await (asyncio.sleep(gap) if document else watcher.pause(gap))
+            if document:
+                self._document_at = time.monotonic()
             changed = None if batch.initial else batch.paths
             await self._after_keys()
             update = await asyncio.to_thread(session.refresh, changed, own=batch.own)

@@ -109,12 +109,26 @@ _V8 = re.compile(r"\bV8:\s*(.*)", re.I)
 _ALLOWED = "allow"
 
 
-def _lines(nums: list[int], count: int) -> str:
-    """``line 12`` or ``lines 12, 40, …`` (the word agrees with what follows)."""
-    shown = ", ".join(str(n) for n in nums[:FIRST_LINES])
+def _lines(nums: list[int], count: int, line_at: LineAt = None) -> str:
+    """``line 12`` or ``lines 12, 40, …`` (the word agrees with what follows), each line read
+    as the file's line now (``line_at``); lines a rotation took out are said to be gone."""
+    mapped = [n if line_at is None else line_at(n) for n in nums[:FIRST_LINES]]
+    kept = [str(n) for n in mapped if n is not None]
+    gone = len(mapped) - len(kept)
+    more = ", …" if count > FIRST_LINES else ""
+    if not kept:
+        return ("the line" if count == 1 else "the first lines") + " rotated out of the file" + (
+            f"; {count - gone} later" if count > gone else "")  # fmt: skip
     word = "line" if count == 1 else "lines"
-    return f"{word} {shown}" + (", …" if count > FIRST_LINES else "")
+    return f"{word} {', '.join(kept)}{more}" + (f" ({gone} earlier rotated out)" if gone else "")
 
+
+#: The file's line now of the n-th line read (None: rotated out); None: lines as read.
+LineAt = Callable[[int], int | None] | None
+
+
+#: A finding's place when its line is no longer in the file (issue 40 item 6).
+ROTATED_OUT = "rotated out of the file"
 
 _T = TypeVar("_T")
 
@@ -143,8 +157,8 @@ class _Seen(Generic[_T]):
             self.first = item(int(rows[0]))
         self.last = item(int(rows[-1]))
 
-    def shown(self) -> str:
-        return _lines(self.lines, self.count)
+    def shown(self, line_at: LineAt = None) -> str:
+        return _lines(self.lines, self.count, line_at)
 
 
 class HookAudit:
@@ -172,6 +186,7 @@ class HookAudit:
         self._phase_blocks: dict[str | None, Counter[str]] = {}  # phase -> hook -> blocks
         self._block_last: dict[str | None, int] = {}  # phase -> last block line
         self._latest = TS_NONE  # the latest timestamp so far (µs)
+        self._line_at: LineAt = None
 
     def add(self, rows: Batch | Iterable[HookRecord]) -> HookAudit:
         batch = rows if isinstance(rows, Batch) else Batch.of(list(rows))
@@ -248,7 +263,12 @@ class HookAudit:
             self._backwards.add(batch, xp.take(rows, back), lambda _row: first)
         self._latest = latest
 
-    def findings(self, source: str, *, current_phase: str | None = None) -> list[Finding]:
+    def findings(
+        self, source: str, *, current_phase: str | None = None, line_at: LineAt = None
+    ) -> list[Finding]:
+        """One finding per rule; ``line_at`` names each line as the file holds it now (the
+        tailer's :meth:`~.tail.HookLogTailer.file_line`: lines are numbered as read)."""
+        self._line_at = line_at
         out: list[Finding] = []
         for build in (
             self._invalid_finding,
@@ -265,14 +285,25 @@ class HookAudit:
                 out.append(f)
         return out
 
+    def _path(self, line_no: int) -> str:
+        """A finding's place: the line of the file now, or that a rotation took it out."""
+        line = line_no if self._line_at is None else self._line_at(line_no)
+        return ROTATED_OUT if line is None else f"line {line}"
+
+    def _at(self, r: HookRecord, rule_: Rule, source: str, what: tuple[Any, Any, str]) -> Finding:
+        """A finding about line ``r``: (expected, actual, message)."""
+        expected, actual, message = what
+        return make(rule_, source=source, path=self._path(r.line_no), expected=expected,
+                    actual=actual, message=message)  # fmt: skip
+
     def _invalid_finding(self, source: str) -> Finding | None:
         seen = self._invalid
         first = seen.first
         if not seen.count or first is None:
             return None
-        return _at(first, R_INVALID_LINE, source, (
+        return self._at(first, R_INVALID_LINE, source, (
             "compact JSON object: ts, hook, event, phase, agent, reason", first.error,
-            f"{seen.count} unusable line(s) ({seen.shown()}): "
+            f"{seen.count} unusable line(s) ({seen.shown(self._line_at)}): "
             f"{first.error}; e.g. {shorten(first.raw or '', 60)!r}",
         ))  # fmt: skip
 
@@ -282,9 +313,9 @@ class HookAudit:
         if not seen.count or first is None:
             return None
         notes = ", ".join(f"{k} ×{v}" for k, v in self._odd_notes.most_common())
-        return _at(first, R_SCHEMA, source, (
+        return self._at(first, R_SCHEMA, source, (
             ", ".join(KEYS), "; ".join(n for n in first.notes if not n.startswith("unknown")),
-            f"{seen.count} line(s) deviate from the log format ({seen.shown()}): {notes}",
+            f"{seen.count} line(s) deviate from the log format ({seen.shown(self._line_at)}): {notes}",
         ))  # fmt: skip
 
     def _unknown_finding(self, source: str) -> Finding | None:
@@ -293,7 +324,7 @@ class HookAudit:
         if not seen.count or first is None:
             return None
         names = self._unknown_names.most_common(5)
-        return _at(first, R_UNKNOWN_EVENT, source, (
+        return self._at(first, R_UNKNOWN_EVENT, source, (
             "one of " + ", ".join(sorted(HOOK_EVENTS)), first.event,
             f"{seen.count} line(s) with unknown events: "
             + ", ".join(f"{shorten(k, 30)} ×{v}" for k, v in names),
@@ -305,7 +336,7 @@ class HookAudit:
         if not seen.count or last is None:
             return None
         hooks = ", ".join(f"{k} ×{v}" for k, v in self._error_hooks.most_common(5))
-        return _at(last, R_ERROR, source, (
+        return self._at(last, R_ERROR, source, (
             "hooks run without error", last.reason,
             f"{seen.count} hook error(s): {hooks}"
             + (f"; last: {shorten(last.reason, 60)}" if last.reason else ""),
@@ -325,7 +356,7 @@ class HookAudit:
         return make(
             R_BLOCK,
             source=source,
-            path=f"line {max(last.values())}",
+            path=self._path(max(last.values())),
             expected=None,
             actual=total,
             message=f"{total} block(s){where}: "
@@ -338,9 +369,9 @@ class HookAudit:
         if not seen.count or r is None:
             return None
         m = _V7.search(r.reason or "")
-        return None if m is None else _at(r, R_STALE_WRITE, source, (
+        return None if m is None else self._at(r, R_STALE_WRITE, source, (
             f"state_version >= {m.group(2)}", None if m.group(1) is None else int(m.group(1)),
-            f"{seen.count} stale write(s) caught ({seen.shown()}); "
+            f"{seen.count} stale write(s) caught ({seen.shown(self._line_at)}); "
             f"last: {shorten(r.reason or '', 80)}",
         ))  # fmt: skip
 
@@ -350,9 +381,9 @@ class HookAudit:
         if not seen.count or r is None:
             return None
         m = _V8.search(r.reason or "")
-        return None if m is None else _at(r, R_REGRESSION, source, (
+        return None if m is None else self._at(r, R_REGRESSION, source, (
             "no regression", shorten(m.group(1), 80),
-            f"{seen.count} regression(s) caught ({seen.shown()}); "
+            f"{seen.count} regression(s) caught ({seen.shown(self._line_at)}); "
             f"last: {shorten(r.reason or '', 80)}",
         ))  # fmt: skip
 
@@ -362,10 +393,10 @@ class HookAudit:
             return None
         r, before = seen.first
         tolerance = TS_TOLERANCE.total_seconds()
-        return _at(r, R_TS_ORDER, source, (
+        return self._at(r, R_TS_ORDER, source, (
             f">= {us_time(before).isoformat()}", r.ts,
             f"{seen.count} timestamp(s) go backwards by more than {tolerance:g} s "
-            f"({seen.shown()})",
+            f"({seen.shown(self._line_at)})",
         ))  # fmt: skip
 
 
@@ -465,13 +496,6 @@ def _guard_kinds(batch: Batch, rows: Col) -> Col:
     for k in np.flatnonzero(~raw).tolist():
         found[k] = _guard(batch.reason(int(rows[k])))
     return found
-
-
-def _at(r: HookRecord, rule_: Rule, source: str, what: tuple[Any, Any, str]) -> Finding:
-    """A finding about line ``r``: (expected, actual, message)."""
-    expected, actual, message = what
-    return make(rule_, source=source, path=f"line {r.line_no}", expected=expected,
-                actual=actual, message=message)  # fmt: skip
 
 
 def audit_hook_log(

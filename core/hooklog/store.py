@@ -54,6 +54,12 @@ KIND_MARKER = 2
 KIND_PENDING = 3
 
 SCAN_CHUNK = 1024 * 1024  # bytes read at a time by a text filter (cache-sized)
+# What a session keeps of a hook log (README "Bounds"): the lines copied from a rotating log
+# (the owner rewrites it at 1 MiB, so a day's lines exist only here) and the rows of any log.
+# Past either cap the oldest rows are forgotten, down to three quarters of it, and one row at
+# the top says how many (:meth:`HookStore.bound`).
+COPY_CAP = 8 * 1024 * 1024
+ROW_CAP = 2_000_000
 _CACHE = 4096  # parsed rows kept (the screen and a few pages around it)
 _GONE = "line no longer in the file: the log was rewritten"
 
@@ -165,6 +171,23 @@ class _Column:
 
     def clear(self) -> None:
         self.__init__()  # type: ignore[misc]  # re-init in place: the view keeps this object
+
+    def forget(self, k: int) -> None:
+        """The first ``k`` records become one marker's (``None``)."""
+        for i, n in Counter(self.data[:k]).items():
+            self.tally[i] -= n
+        if None not in self.ids and len(self.values) < MAX_NAMES:
+            self.ids[None] = len(self.values)
+            self.values.extend([None])
+            self.tally.append(0)
+            if isinstance(self.data, bytearray) and len(self.values) > 256:
+                self.data = array("I", list(self.data))
+        none = self.ids.get(None, self.ids.get(OTHER, 0))
+        self.tally[none] += 1
+        if isinstance(self.data, bytearray):
+            self.data[:k] = bytes([none])
+        else:
+            self.data[:k] = array("I", [none])
 
     def value(self, index: int) -> str | None:
         return self.values[self.data[index]]
@@ -306,6 +329,14 @@ def rotation_notice(when: datetime, lines: int) -> str:
     )
 
 
+def forgotten_notice(count: int, when: datetime) -> str:
+    """The first row once the oldest rows were forgotten (:meth:`HookStore.bound`)."""
+    return (
+        f"── {count:,} earlier lines of this session no longer kept (at {when:%H:%M:%S}: the "
+        f"session keeps the newest {COPY_CAP // (1024 * 1024)} MiB of a rotated log) ──"
+    )
+
+
 class HookStore:
     """The rows of one hook log (see the module docstring). Written by one thread, read by any.
 
@@ -350,6 +381,7 @@ class HookStore:
         self.max_length = 0  # longest line held (bytes): the view's width
         self.generation = 0  # bumps when rows are taken away (pending rows dropped)
         self._log_bytes = 0  # the end of the last line held: how large the log has grown
+        self.forgotten = 0  # the oldest rows forgotten to stay within the caps (see bound)
 
     # ------------------------------------------------------------------ reading
     @property
@@ -541,6 +573,72 @@ class HookStore:
             self._count = keep
             self._cache.clear()
             self.generation += 1
+
+    def bound(self, when: datetime, copy_cap: int | None = None, row_cap: int | None = None) -> int:
+        """Forget the oldest parsed rows while the copied lines pass ``copy_cap`` bytes or the
+        rows ``row_cap``: down to three quarters of the cap, in one move (so a day of a rotating
+        log costs one shift per quarter cap of new lines), the first row then a notice of how
+        many were forgotten. The rows forgotten (0: within the caps)."""
+        copy_cap = COPY_CAP if copy_cap is None else copy_cap
+        row_cap = ROW_CAP if row_cap is None else row_cap
+        with self._lock:
+            if len(self._copy) <= copy_cap and self._count <= row_cap:
+                return 0
+            keep = self._first_kept(copy_cap * 3 // 4, row_cap * 3 // 4)
+            if keep <= 1:
+                return 0
+            cut = next(
+                (
+                    self._where[r]
+                    for r in range(keep, self._filled)
+                    if self._gen[r] == 0 and self._kind[r] != KIND_MARKER
+                ),
+                len(self._copy),
+            )
+            self._forget(keep, cut, when)
+            return keep
+
+    def _first_kept(self, copy_target: int, row_target: int) -> int:
+        """The first row kept: every row from it on fits the targets (parsed rows only go)."""
+        keep = max(0, self._count - row_target)
+        cut = len(self._copy) - copy_target
+        if cut > 0:  # the copied rows' bytes are in row order: the last one wholly before cut
+            for r in range(self._filled):
+                if self._gen[r] == 0 and self._kind[r] != KIND_MARKER:
+                    if self._where[r] >= cut:
+                        break
+                    keep = max(keep, r + 1)
+        return min(keep, self._filled)
+
+    def _forget(self, keep: int, cut: int, when: datetime) -> None:
+        """Rows ``[0, keep)`` become one notice row; the copy loses its first ``cut`` bytes."""
+        self.forgotten += keep - sum(1 for r in self._markers if r < keep)  # lines, not notices
+        head = {"_kind": KIND_MARKER, "_line_no": 0, "_where": 0, "_length": 0, "_gen": 0}
+        for name, value in head.items():
+            arr = getattr(self, name)
+            arr[:keep] = (
+                type(arr)(arr.typecode, [value]) if isinstance(arr, array) else bytes([value])
+            )
+        self._plain[:keep] = b"\x00"
+        self._error[:keep] = array("H", [0])
+        for column in self._columns.values():
+            column.forget(keep)
+        del self._copy[:cut]
+        shift = keep - 1
+        for r in range(1, len(self._where)):
+            if self._gen[r] == 0 and self._kind[r] != KIND_MARKER:
+                self._where[r] -= cut
+        copied = [(max(1, start - shift), delta + cut) for start, delta in self._copied]
+        self._copied = [
+            c for i, c in enumerate(copied) if i + 1 == len(copied) or copied[i + 1][0] > c[0]
+        ]
+        self._raw = {r - shift: v for r, v in self._raw.items() if r >= keep}
+        self._markers = {r - shift: m for r, m in self._markers.items() if r >= keep}
+        self._markers[0] = Marker(when, forgotten_notice(self.forgotten, when), 0)
+        self._filled -= shift
+        self._count -= shift
+        self._cache.clear()
+        self.generation += 1
 
     def fill(
         self,

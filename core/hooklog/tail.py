@@ -123,6 +123,9 @@ class HookLogTailer:
         self._resync_waits = 0
         self._skipping = False  # discarding the rest of an over-long line
         self._line_no = 0
+        # lines read before the current file's first line (None: not known, the file was
+        # re-found past RESYNC_SCAN): line n read is the file's line n - _base
+        self._base: int | None = 0
         self.size = 0  # the file's size at the last poll
 
     @property
@@ -137,6 +140,18 @@ class HookLogTailer:
     @property
     def lines_consumed(self) -> int:
         return self._line_no
+
+    @property
+    def base(self) -> int | None:
+        """Lines read before the current file's first line (None: not known)."""
+        return self._base
+
+    def file_line(self, line_no: int) -> int | None:
+        """The line of the file as it is now that the ``line_no``-th line read is (lines are
+        numbered as read, across rotations); None when a rotation or rewrite took it out."""
+        if self._base is None or line_no <= self._base:
+            return None
+        return line_no - self._base
 
     # -- public -------------------------------------------------------------------------------
 
@@ -204,6 +219,8 @@ class HookLogTailer:
             truncated = True
             self._lost()
         self._ident = ident
+        if (truncated or replaced) and not rotated and not self._resync:
+            self._base = self._line_no  # read again from the start: nothing to re-find
 
         if self._resync:
             found, decided = self._find_overlap(fd, size)
@@ -213,9 +230,12 @@ class HookLogTailer:
             if found is None:
                 reset = True
                 self._offset = self._contig = 0
+                self._base = self._line_no
             else:
                 rotated = True
                 self._offset, self._contig = found
+                before = _lines_before(fd, self._offset)
+                self._base = None if before is None else self._line_no - before
 
         batches, pending = self._consume(fd, size)
         return TailResult(
@@ -412,6 +432,20 @@ def iter_batches(path: str | os.PathLike[str]) -> Iterator[Batch]:
         yield from res.batches
         if not res.pending or res.error or res.missing:
             return
+
+
+def _lines_before(fd: int, offset: int) -> int | None:
+    """Newlines in the first ``offset`` bytes of the file (None: past RESYNC_SCAN, not read)."""
+    if offset > RESYNC_SCAN:
+        return None
+    count = pos = 0
+    while pos < offset:
+        data = os.pread(fd, min(_CHUNK, offset - pos), pos)
+        if not data:
+            break
+        count += data.count(b"\n")
+        pos += len(data)
+    return count
 
 
 def _os_error(exc: OSError) -> str:
