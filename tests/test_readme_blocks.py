@@ -35,6 +35,8 @@ NOT_HERE = {
     "make test": "the whole suite, which this test is part of",
     "ssh ": "another machine",
     "phasewatch serve": "a server that runs until stopped (tests/test_serve.py starts it)",
+    "phasewatch --log": "the dashboard: a full-screen program waiting for keys (tests/test_log.py)",
+    "PHASEWATCH_LOG=": "the dashboard: a full-screen program waiting for keys (tests/test_log.py)",
 }
 # lines whose documented outcome is another exit status
 EXIT = {
@@ -82,6 +84,12 @@ def sandbox(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     doc = state(2)
     doc["current_phase"] = PHASES[1]  # location drift: the framework's V9-B
     (project / ".isdlc" / "state.json").write_text(stringify(doc), encoding="utf-8")
+    # a repository with two commits of the state (the CI recipe compares HEAD~1 and HEAD)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "-C", str(project)]
+    subprocess.run([*git, "init", "-q"], check=True)
+    for message in ("first", "second"):
+        subprocess.run([*git, "add", "-A"], check=True)
+        subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", message], check=True)
     return {"home": home, "tmp": scratch, "checkout": checkout, "project": project}
 
 
