@@ -173,7 +173,7 @@ class RepairPlan(Struct, frozen=True):
                 f"{self.action}: no safe repair of state_version {self.base_version}{source}"
             )
         for c in self.changes:
-            lines.append(f"  {c.label}: {_show(c.current)} -> {_show(c.proposed)}  ({c.reason})")
+            lines.append(f"  {c.label}: {show(c.current)} -> {show(c.proposed)}  ({c.reason})")
         if self.kept:
             lines.append(f"  kept from the newer write: {len(self.kept)} path(s)")
             lines.extend(f"    {p}" for p in self.kept[:20])
@@ -192,7 +192,9 @@ def label(path: Path_) -> str:
     return out
 
 
-def _show(value: Any) -> str:
+def show(value: Any) -> str:
+    """A planned value as the previews show it (:data:`ABSENT`: ``(absent)``); raw, to be
+    cleaned by the caller (``describe`` does)."""
     from ..diff import format_value
 
     return "(absent)" if value is ABSENT else format_value(plain(value))
@@ -429,7 +431,7 @@ class _Restore:
                 self.unsafe.append(
                     Unknown(
                         path,
-                        f"the write moved it forward from {_show(b)} to {_show(a)} (a copy from "
+                        f"the write moved it forward from {show(b)} to {show(a)} (a copy from "
                         "before a rollback or retry?); putting it back would lower it, which the "
                         "framework's V8 blocks",
                     )

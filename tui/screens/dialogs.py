@@ -277,8 +277,7 @@ class RepairDialog(ModalScreen[bool]):
     def preview(self) -> Text:
         """The plan as sections: the fields (now -> proposed, why), what the newer write keeps,
         what cannot be known. Every value is the file's, cleaned and shown as plain text."""
-        from phasewatch.core.decide.codec import plain  # the writer's package: on first use
-        from phasewatch.core.diff import format_value
+        from phasewatch.core.decide.plans import show  # the writer's package: on first use
 
         plan = self.offer.plan
         body = Text()
@@ -298,8 +297,8 @@ class RepairDialog(ModalScreen[bool]):
         for c in plan.changes:
             body.append("  ")
             add(c.label, "bold", "  ")
-            add(format_value(plain(c.current)), end=" -> ")
-            add(format_value(plain(c.proposed)), "bold", "  ")
+            add(show(c.current), end=" -> ")
+            add(show(c.proposed), "bold", "  ")
             add(f"({c.reason})", "dim", "\n")
         if plan.kept:
             add(f"Kept from the newer write ({len(plan.kept)}):", "bold", "\n")
