@@ -44,7 +44,7 @@ def day(tmp_path: Path, monkeypatch, lines: int, every: int) -> tuple[ProjectSes
 
 def test_the_copied_lines_stay_within_the_cap_and_read_back_exactly(tmp_path, monkeypatch):
     _session, u = day(tmp_path, monkeypatch, 1500, 5)
-    store = u.hooks
+    store = u.hooks.store
     assert store is not None
     assert len(store._copy) <= 8 * 1024  # the copy of the rotated-away lines
     assert store.forgotten > 0 and store.kind(0) == KIND_MARKER
@@ -71,7 +71,7 @@ def test_the_copied_lines_stay_within_the_cap_and_read_back_exactly(tmp_path, mo
 
 def test_forgetting_again_keeps_one_notice_with_the_total(tmp_path, monkeypatch):
     _session, u = day(tmp_path, monkeypatch, 3000, 3)
-    store = u.hooks
+    store = u.hooks.store
     assert store is not None
     notices = [store.marker(r).text for r in range(store.count) if store.marker(r) is not None]
     assert sum("earlier lines of this session" in t for t in notices) == 1
@@ -104,7 +104,7 @@ def test_a_finding_names_the_line_of_the_file_as_it_is_now(tmp_path):
     u = session.refresh({log.path})
     assert log.rotations >= 1
     text = log.path.read_text().splitlines()
-    by_rule = {f.rule_id: f for f in u.hook_findings}
+    by_rule = {f.rule_id: f for f in u.hooks.findings}
     block = by_rule["HOOK-BLOCK"]
     number = int(block.path.split()[-1])
     assert '"block"' in text[number - 1] and "reason 00057" in text[number - 1]
