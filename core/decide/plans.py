@@ -483,6 +483,14 @@ def plan_stale_write(before: Mapping[str, Any], after: Mapping[str, Any]) -> Rep
         return msgspec.structs.replace(plan, unknown=tuple(walk.unsafe))
     planned = {c.label for c in walk.changes}
     kept = list(dict.fromkeys(walk.kept))
+    if not walk.changes:  # all that differs is the write's own additions, which stay
+        why = (
+            f"what differs from the copy seen is the write's own additions ({', '.join(kept[:5])}"
+            f"{', ...' if len(kept) > 5 else ''}), which a repair keeps: nothing to put back"
+        )
+        return msgspec.structs.replace(
+            plan, unknown=(Unknown((differs[0],), why),), kept=tuple(kept), stale=False
+        )
     kept += [
         p
         for p in changed_paths(
