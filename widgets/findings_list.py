@@ -78,20 +78,9 @@ def events(items: Iterable[tuple[int, int | None, Finding]]) -> list[Item]:
 
 def by_severity(items: Iterable[Item]) -> list[Item]:
     """Errors first, then warnings, then information; within one severity the recent events
-    (newest first) before the standing findings, each group in its own order. A stale write's
-    error so stands on top of a list of infos and warnings, visible without scrolling."""
-    indexed = list(enumerate(items))
-    return [
-        item
-        for _, item in sorted(
-            indexed,
-            key=lambda pair: (
-                pair[1].finding.severity.rank,
-                0 if pair[1].event is not None else 1,
-                pair[0],
-            ),
-        )
-    ]
+    before the standing findings, each group in its own order (the sort is stable). A stale
+    write's error so stands on top of a list of infos and warnings, visible without scrolling."""
+    return sorted(items, key=lambda i: (i.finding.severity.rank, i.event is None))
 
 
 def _value(value: Any) -> str:

@@ -63,6 +63,21 @@ def raw_dict(raw: Any, *keys: str) -> dict[str, Any]:
     return node if isinstance(node, dict) else {}
 
 
+def entry_key(value: Any) -> str:
+    """A JSON value as a hashable key (its canonical JSON): an entry of a list compared with
+    another list's entries."""
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+def dropped(old: list[Any], new: list[Any]) -> list[Any]:
+    """The entries of ``old`` that ``new`` no longer holds. An append-only list that only grew
+    (``old`` a prefix of ``new``, the usual case) is told by one comparison, no key built."""
+    if new[: len(old)] == old:
+        return []
+    kept = {entry_key(x) for x in new}
+    return [x for x in old if entry_key(x) not in kept]
+
+
 def ppath(key: str, *rest: str) -> str:
     return ".".join(("phases", key, *rest))
 

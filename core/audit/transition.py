@@ -9,7 +9,6 @@ say so and stay quiet when ``state_version`` shows a gap.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from msgspec import Struct
@@ -21,6 +20,7 @@ from . import rules as R
 from ._util import (
     awpath,
     describe_workflow,
+    dropped,
     identity,
     position,
     ppath,
@@ -529,10 +529,6 @@ def _dig(value: Any, path: tuple[str, ...]) -> Any:
     return value
 
 
-def _entry(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, default=str)
-
-
 def check_evidence_lost(em: Emitter, p: Pair) -> None:
     """Gate evidence or skill_usage_log entries the write removed, where no retry or rollback
     set by this write cleared them (docs/formats.md#repair)."""
@@ -564,8 +560,7 @@ def check_evidence_lost(em: Emitter, p: Pair) -> None:
     ):
         if not (isinstance(old_log, list) and isinstance(new_log, list)):
             continue
-        kept = {_entry(x) for x in new_log}
-        lost = sum(1 for x in old_log if _entry(x) not in kept)
+        lost = len(dropped(old_log, new_log))
         if lost:
             em.add(
                 R.TR_EVIDENCE_LOST,

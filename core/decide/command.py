@@ -254,8 +254,10 @@ def run_repair(
             out.write("The file changed since the plan was made; planned again:\n")
         if not command.yes:
             if ask is None:
-                why = "not on a terminal: pass --yes to apply (--dry-run shows the plan); " \
-                    "nothing written"  # fmt: skip
+                why = (
+                    "not on a terminal: pass --yes to apply (--dry-run shows the plan); "
+                    "nothing written"
+                )
                 return emit(DecisionResult(INVALID, why, action=plan.action), command.json, out)
             if shown is None or shown.changes != plan.changes:
                 _preview(plan, sys.stderr if command.json else out)

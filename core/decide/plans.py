@@ -2,16 +2,17 @@
 values that would put it right (docs/formats.md#repair). Reading only: nothing here writes, so
 the review console plans a repair without loading the writer; :mod:`.repair` writes a plan.
 
-* **stale-write** (:func:`plan_stale_write`): a write regressed the orchestration fields
-  (:data:`ORCHESTRATION`) against a version phasewatch saw before it. The plan restores exactly
-  the fields that went backwards, from that version (``from_version``), and keeps everything
-  else the newer write changed (``kept``).
+* **stale-write** (:func:`plan_stale_write`): the transition audit names a write over a
+  version phasewatch saw (or ``--against``) as a stale copy written back
+  (``core.audit.stale_write``). Everything under :data:`ORCHESTRATION_KEYS` goes back to that
+  version (``from_version``): what the write moved back, deleted, or brought back; what it
+  added after that version and every other top-level field are kept (``kept``). Where nothing
+  safe exists the plan changes nothing and ``unknown`` says why.
 * **location** (:func:`plan_locations`): the three locations disagree the way the framework's
-  V9-A/B/C warn about. The plan proposes the values the framework's next step expects, taking
-  ``active_workflow.current_phase`` as the authority (every hook and ``phase-advance.cjs`` read
-  it: docs/framework-facts.md#which-location-the-framework-trusts). A disagreement whose right
-  value cannot be known, or whose fix would lower a field the framework's V8 guards, is listed
-  in ``unknown`` with why, and nothing is proposed for it.
+  V9-A/B/C warn about. The phase statuses decide where the workflow is, and the pointer, the
+  top-level mirror and the index are set to it (the index only raised). A disagreement whose
+  right value cannot be known, or whose fix would lower a field the framework's V8 guards, is
+  listed in ``unknown`` with why, and nothing is proposed for it.
 
 The API (names are stable; the dashboard builds on them):
 
@@ -37,6 +38,7 @@ from typing import Any, Literal
 import msgspec
 from msgspec import Struct
 
+from ..audit._util import entry_key
 from ..audit.framework import v9a, v9b, v9c
 from ..diff import changed_paths, join_key
 from ..protocol import STATUS_RANK
@@ -48,16 +50,6 @@ Kind = Literal["stale-write", "location"]
 STALE_WRITE: Kind = "stale-write"
 LOCATION: Kind = "location"
 Path_ = tuple[str, ...]
-
-#: The orchestration fields a stale write can regress (docs/formats.md#three-locations).
-ORCHESTRATION = (
-    "active_workflow.current_phase",
-    "active_workflow.current_phase_index",
-    "active_workflow.phase_status[k]",
-    "phases[k].status",
-    "current_phase",
-    "active_agent",
-)
 
 _AW = "active_workflow"
 
@@ -235,19 +227,6 @@ def _position(phases: list[Any], key: Any) -> int | None:
     return next((i for i, k in enumerate(phases) if k == key), None)
 
 
-def _status_paths(doc: Mapping[str, Any]) -> Iterator[Path_]:
-    """Every phase status of both maps that the document holds."""
-    summary = _obj(doc.get(_AW)).get("phase_status")
-    if isinstance(summary, Mapping):
-        for key in summary:
-            yield (_AW, "phase_status", str(key))
-    records = doc.get("phases")
-    if isinstance(records, Mapping):
-        for key, rec in records.items():
-            if isinstance(rec, Mapping) and "status" in rec:
-                yield ("phases", str(key), "status")
-
-
 def reads(doc: Mapping[str, Any]) -> str:
     """The fingerprint of what a plan reads: the workflow's identity and phase list, both
     pointers and their mirrors, the index, both status maps, the review gate and the recovery
@@ -263,15 +242,6 @@ def reads(doc: Mapping[str, Any]) -> str:
             "records": {str(k): _obj(r).get("status") for k, r in records.items()},
         }
     )  # fmt: skip
-
-
-def _redo_excused(doc: Mapping[str, Any], path: Path_, old: Any, new: Any) -> bool:
-    """A supervised redo moves the redone phase from completed back to in_progress
-    (docs/formats.md#write-guards)."""
-    review = _obj(_obj(doc.get(_AW)).get("supervised_review"))
-    redo = review.get("status") == "redo_pending" or ((_index(review.get("redo_count")) or 0) > 0)
-    key = path[2] if path[0] == _AW else path[1]
-    return redo and old == "completed" and new == "in_progress" and review.get("phase") == key
 
 
 # ----------------------------------------------------------------------------- stale write
@@ -338,12 +308,6 @@ def _newer_than(value: Any, stamp: str) -> bool:
     return any((t := parse_iso(x)) is not None and t > limit for x in _stamps(value))
 
 
-def _key(value: Any) -> str:
-    import json
-
-    return json.dumps(plain(value), sort_keys=True, default=str)
-
-
 def stale_signs(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
     """Why ``after`` is a stale write over ``before`` (a sub-agent's old copy written back):
     the messages of the transition audit's stale-write findings (``core.audit.stale_write``),
@@ -358,7 +322,7 @@ def stale_signs(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str
 
 def _differs(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
     """The top-level keys the framework reads that differ between the two documents."""
-    return [k for k in ORCHESTRATION_KEYS if plain(get(before, (k,))) != plain(get(after, (k,)))]
+    return [k for k in ORCHESTRATION_KEYS if get(before, (k,)) != get(after, (k,))]
 
 
 class _Restore:
@@ -386,7 +350,7 @@ class _Restore:
     def walk(self, b: Any, a: Any, path: Path_) -> None:
         if b is _MISSING and a is _MISSING:
             return
-        if b is not _MISSING and a is not _MISSING and plain(b) == plain(a):
+        if b is not _MISSING and a is not _MISSING and b == a:
             return
         if path in self.own and a is not _MISSING:
             self.kept.append(label(path))  # the sub-agent's work on its own phase
@@ -398,12 +362,14 @@ class _Restore:
             # back, the write's own are kept; a queue (escalations, answered and removed)
             # keeps only entries written after the copy seen
             queue = path in QUEUES
-            seen = {_key(x) for x in b}
+            seen = {entry_key(x) for x in b}
             added = [
-                x for x in a if _key(x) not in seen and (not queue or _newer_than(x, self.newest))
+                x
+                for x in a
+                if entry_key(x) not in seen and (not queue or _newer_than(x, self.newest))
             ]
             merged = list(b) + added
-            if plain(merged) != plain(a):
+            if merged != a:
                 why = "entries the stale write dropped are put back"
                 if queue:
                     why = "entries answered since the copy seen stay answered"
