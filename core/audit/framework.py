@@ -271,7 +271,7 @@ def v7(disk: Any, incoming: Any) -> str | None:
     return "stale" if less(new, old) else None
 
 
-def v8(disk: Any, incoming: Any) -> tuple[str, str, str] | None:
+def v8(disk: Any, incoming: Any, fresh_seen: bool = True) -> tuple[str, str, str] | None:
     """``(path, what, note)`` of the first orchestration field the write regresses (``V8``),
     or None.
 
@@ -283,7 +283,9 @@ def v8(disk: Any, incoming: Any) -> tuple[str, str, str] | None:
     The framework never removes that marker, so today's V8 excuses every later regression too.
     phasewatch judges by the older, stricter V8 and excuses what today's excuses only when the
     write itself sets the marker: it blocks what either era would block but for a fresh marker.
-    ``note`` says which era would let the write through, and why."""
+    ``fresh_seen`` False: the session saw a newer marker for this workflow (core.audit.seen), so
+    the write's marker is not fresh whatever the disk holds. ``note`` says which era would let
+    the write through, and why."""
     new_aw = incoming.get("active_workflow") if isinstance(incoming, dict) else None
     if not (truthy(new_aw) and is_object(new_aw)) or not is_object(disk):
         return None
@@ -291,7 +293,7 @@ def v8(disk: Any, incoming: Any) -> tuple[str, str, str] | None:
     if not (truthy(old_aw) and is_object(old_aw)):
         return None
     marker = prop(prop(new_aw, "recovery_action"), "type")
-    fresh = marker_set_by_write(disk, incoming)
+    fresh = fresh_seen and marker_set_by_write(disk, incoming)
     stale = _STALE_MARKER if marker in ("retry", "rollback") and not fresh else ""
     new_i, old_i = prop(new_aw, "current_phase_index"), prop(old_aw, "current_phase_index")
     rolled_back = marker == "rollback" and fresh

@@ -31,6 +31,7 @@ from ._util import (
     same_key,
 )
 from .framework import marker_set_by_write, redo_set_by_write
+from .seen import Seen, marker_fresh
 
 OPEN_GATE = frozenset({"gate_presented", "reviewing", "redo_pending"})
 
@@ -40,6 +41,7 @@ class Pair(Struct):
     prev_raw: dict[str, Any]
     cur: State
     cur_raw: dict[str, Any]
+    seen: Seen = ()  # what the session saw before this write (core.audit.seen)
     same: bool = False  # (set by __post_init__) both have an active workflow, the same one
 
     def __post_init__(self) -> None:
@@ -90,15 +92,18 @@ class Pair(Struct):
     def versions(self) -> str:
         return f"state_version {q(self.prev.state_version)} -> {q(self.cur.state_version)}"
 
+    def marker_fresh(self) -> bool:
+        """This write sets ``recovery_action``: newer than the disk's and than any the session
+        saw for this workflow (docs/framework-facts.md#recovery-markers)."""
+        return marker_set_by_write(self.prev_raw, self.cur_raw) and marker_fresh(
+            self.seen, self.cur_raw
+        )
+
     def rollback(self) -> bool:
         """This write records a rollback. The framework never removes the marker, so one left
         from an earlier write excuses nothing here (docs/framework-facts.md)."""
         ra = self.cur.active_workflow.recovery_action if self.cur.active_workflow else None
-        return (
-            ra is not None
-            and ra.type == "rollback"
-            and marker_set_by_write(self.prev_raw, self.cur_raw)
-        )
+        return ra is not None and ra.type == "rollback" and self.marker_fresh()
 
 
 # ----------------------------------------------------------------------------- versions
@@ -268,9 +273,8 @@ def _excuse(p: Pair, key: str, old: str, new: str) -> str | None:
     ra = caw.recovery_action
     if p.rollback():
         return "rollback"
-    fresh = marker_set_by_write(p.prev_raw, p.cur_raw)
     if (
-        fresh
+        p.marker_fresh()
         and ra is not None
         and ra.type == "retry"
         and (ra.phase is None or same_key(ra.phase, key))
@@ -532,7 +536,7 @@ def _dig(value: Any, path: tuple[str, ...]) -> Any:
 def check_evidence_lost(em: Emitter, p: Pair) -> None:
     """Gate evidence or skill_usage_log entries the write removed, where no retry or rollback
     set by this write cleared them (docs/formats.md#repair)."""
-    if not p.same or marker_set_by_write(p.prev_raw, p.cur_raw):
+    if not p.same or p.marker_fresh():
         return
     before, after = raw_dict(p.prev_raw, "phases"), raw_dict(p.cur_raw, "phases")
     for key, rec in before.items():

@@ -181,9 +181,8 @@ def judged() -> tuple[Judged, ...]:
         base = good = G.observe(case["good"])
         writes = []
         for w in case["writes"]:
-            snap = G.observe(w["state"])
-            writes.append(G.write_findings(base, snap))
-            base = snap
+            found, base = G.written(base, G.observe(w["state"]))
+            writes.append(found)
         out.append(Judged(case, writes, list(base.findings), list(good.findings)))
     return tuple(out)
 
