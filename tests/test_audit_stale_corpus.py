@@ -100,10 +100,9 @@ def test_no_legit_controller_step_is_an_error(part: int) -> None:
 @STALE
 @pytest.mark.xfail(
     strict=True,
-    reason="(c) measured 4 of 355 (104 before): one where only the sub-agent's own "
-    "skill_usage_log entry changes the agent_delegation answer (its work, not damage); a "
-    "pointer and mirror moved onto the next, unstarted phase (2) and a later phase's summary "
-    "status set (1), single-location drifts on which the framework's own checks are silent too",
+    reason="(c) measured 1 of 355 (104 before; 4 before TR-CURRENT-UNSTARTED and "
+    "TR-COMPLETED-ELSEWHERE): the one where only the sub-agent's own skill_usage_log entry "
+    "changes the agent_delegation answer (its work, not damage)",
 )
 def test_every_stale_write_the_framework_acts_on_is_loud() -> None:
     _goal(S.figure_differs_flagged(S.judged()))
@@ -119,10 +118,19 @@ def test_every_stale_write_the_framework_acts_on_is_loud() -> None:
     "about, so a repair without --against sees nothing: the index one past an unfinished "
     "phase (the framework's own redo writes that shape), a pointer and mirror on the next "
     "unstarted phase, the pointer on the phase just completed; the dashboard sees each as a "
-    "write (TR-INDEX-SKIP, TR-CURRENT-BACK) and offers the stale-write repair",
+    "write and offers the stale-write repair, which with that copy is never 'nothing' (the "
+    "next test); without a copy the message points to --against",
 )
 def test_nothing_to_repair_only_where_nothing_differs() -> None:
     _goal(S.figure_repair_says_nothing(S.repaired()))
+
+
+@STALE
+def test_a_drift_repaired_against_the_copy_seen_is_never_nothing() -> None:
+    """Measured 0 of 54: the 9 drifts above, and every other drift whose next step differs,
+    repaired against the version the dashboard saw before the write: applied, or refused with
+    exit 2 (the index ahead, which only V8's forbidden step back would undo)."""
+    _goal(S.figure_drift_with_the_copy(S.drifts_against_the_copy()))
 
 
 @STALE

@@ -404,10 +404,16 @@ def stale_corpus_repairs(
 ) -> list[tuple[S.Repaired, dict[str, Any]]]:
     """``phasewatch repair`` on every case of the stale corpus (tests/helpers/stale_corpus.py),
     and the framework's verdicts (repair.cjs judge) on each applied one."""
-    tmp = tmp_path_factory.mktemp("stale-corpus-repairs")
     applied, jobs = [], []
-    for case in S.load()[2]:
-        r = S.repair(case, tmp)
+    cases = S.load()[2]
+    # every case as the corpus repairs it, then each drift against the copy seen (the
+    # dashboard's way: the version before the write)
+    runs = [(c, None, "stale-corpus-repairs") for c in cases]
+    runs += [(c, c["good"], "drift-repairs") for c in cases if c["kind"] == "drift"]
+    roots: dict[str, Path] = {}
+    for case, seen_copy, kind in runs:
+        tmp = roots.get(kind) or roots.setdefault(kind, tmp_path_factory.mktemp(kind))
+        r = S.repair(case, tmp, seen_copy)
         if r.repaired is None:
             continue
         ref = tmp / f"ref-{case['id']}"

@@ -624,6 +624,24 @@ TR_INDEX_SKIP = _t(
     "Find on the Timeline the write that moved the index; `phasewatch repair --against` the "
     "state before it when it was a stale write.",
 )
+TR_CURRENT_UNSTARTED = _t(
+    "TR-CURRENT-UNSTARTED",
+    I,
+    "active_workflow.current_phase moved onto a phase phase_status still calls pending: the "
+    "controller's activation (STEP 3c-prime) writes the pointer and in_progress together.",
+    "docs/formats.md#phase-loop (STEP 3c-prime)",
+    "A sub-agent or a hand edit moved the pointer: `phasewatch repair --against` the state "
+    "before this write puts it back.",
+)
+TR_COMPLETED_ELSEWHERE = _t(
+    "TR-COMPLETED-ELSEWHERE",
+    I,
+    "phase_status[k] became completed for a phase that was not the current one: the "
+    "controller completes only the phase it runs.",
+    "docs/formats.md#phase-loop (STEP 3e, phase-advance.cjs)",
+    "The next phase-advance reads the forged status: `phasewatch repair --against` the state "
+    "before this write puts it back.",
+)
 TR_EVIDENCE_LOST = _t(
     "TR-EVIDENCE-LOST",
     I,
@@ -645,6 +663,8 @@ STALE_WRITE_RULES = frozenset(
         TR_STATUS_DOWN.id,
         TR_CURRENT_BACK.id,
         TR_INDEX_SKIP.id,
+        TR_CURRENT_UNSTARTED.id,
+        TR_COMPLETED_ELSEWHERE.id,
         TR_MARKER_OLD.id,
         TR_EVIDENCE_LOST.id,
         TR_WORKFLOW_REPLACED.id,

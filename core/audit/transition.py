@@ -265,6 +265,53 @@ def check_index_skip(em: Emitter, p: Pair) -> None:
         )
 
 
+def check_current_unstarted(em: Emitter, p: Pair) -> None:
+    """The pointer moved onto a phase that is still pending. In the framework's walks the
+    pointer only ever lands on a phase in progress: STEP 3c-prime activates both in one write
+    (docs/formats.md#phase-loop)."""
+    if not p.same or p.rollback():
+        return
+    before, after = p.paw.current_phase, p.caw.current_phase
+    if not after or same_key(before, after):
+        return
+    status = p.caw.phase_status.get(after)
+    if status == "pending":
+        path = awpath("current_phase")
+        em.add(
+            R.TR_CURRENT_UNSTARTED,
+            path,
+            f"{path} moved from {q(before)} to {q(after)} ({p.versions()}), which "
+            f"{awpath('phase_status')} still calls pending: no activation wrote it.",
+            expected=before,
+            actual=after,
+        )
+
+
+def check_completed_elsewhere(em: Emitter, p: Pair) -> None:
+    """A phase other than the current one (before or after the write) became completed. The
+    controller completes the phase it runs (STEP 3e, phase-advance.cjs), so the next
+    phase-advance would read a status nobody earned. Quiet when the versions show writes not
+    observed (the phases run between them were current then)."""
+    if not p.same or p.rollback() or p.coalesced:
+        return
+    current = (p.paw.current_phase, p.caw.current_phase)
+    before = p.paw.phase_status
+    for key, status in p.caw.phase_status.items():
+        if status != "completed" or before.get(key) in (None, "completed"):
+            continue
+        if any(same_key(key, c) for c in current if c):
+            continue
+        path = f"{awpath('phase_status')}.{key}"
+        em.add(
+            R.TR_COMPLETED_ELSEWHERE,
+            path,
+            f'{path} went from {q(before.get(key))} to "completed" ({p.versions()}) while '
+            f"{q(current[1])} was the current phase: only the phase that runs is completed.",
+            expected=before.get(key),
+            actual=status,
+        )
+
+
 # ----------------------------------------------------------------------------- statuses
 
 
@@ -590,4 +637,6 @@ TRANSITION_CHECKS = (
     check_marker_old,
     check_evidence_lost,
     check_index_skip,
+    check_current_unstarted,
+    check_completed_elsewhere,
 )

@@ -298,14 +298,15 @@ def seen(case: dict[str, Any]) -> dict[str, Any] | None:
     return None if case["kind"] == "drift" else case["good"]
 
 
-def repair(case: dict[str, Any], root: Path) -> Repaired:
-    """``phasewatch repair --yes --json`` on the damaged state, in a project under ``root``."""
+def repair(case: dict[str, Any], root: Path, copy: dict[str, Any] | None = None) -> Repaired:
+    """``phasewatch repair --yes --json`` on the damaged state, in a project under ``root``,
+    ``--against`` ``copy`` (default: :func:`seen`)."""
     project = root / f"case-{case['id']}"
     (project / ".isdlc").mkdir(parents=True)
     damaged = case["writes"][-1]["state"]
     (project / ".isdlc" / "state.json").write_text(json.dumps(damaged, indent=2))
     against = None
-    if (copy := seen(case)) is not None:
+    if (copy := copy or seen(case)) is not None:
         against = str(project / "seen.json")
         Path(against).write_text(json.dumps(copy))
     out = io.StringIO()
@@ -329,6 +330,24 @@ def figure_repair_says_nothing(results: Iterable[Repaired]) -> Figure:
         if r.case["differs"]:
             nothing = r.code == 0 and r.answer.get("outcome") == "nothing-to-repair"
             fig.check(not nothing, _where(r.case, r.answer.get("message", "")), r.case["name"])
+    return fig
+
+
+@cache
+def drifts_against_the_copy() -> tuple[Repaired, ...]:
+    """The drifts repaired as the dashboard repairs them: against S_k, the version it saw
+    before the write."""
+    with tempfile.TemporaryDirectory(prefix="phasewatch-drift-") as tmp:
+        return tuple(
+            repair(case, Path(tmp), case["good"]) for case in load()[2] if case["kind"] == "drift"
+        )
+
+
+def figure_drift_with_the_copy(results: Iterable[Repaired]) -> Figure:
+    """A drift whose next step differs, repaired against the copy seen (the dashboard's way):
+    never "nothing to repair" with exit 0."""
+    fig = figure_repair_says_nothing(results)
+    fig.name = "drift_with_the_copy"
     return fig
 
 
@@ -489,6 +508,7 @@ def main(argv: list[str]) -> int:
         figure_allowed_quiet(G.judged()),
         figure_differs_flagged(judgements),
         figure_repair_says_nothing(repaired()),
+        figure_drift_with_the_copy(drifts_against_the_copy()),
         figure_repair_toward_damage(repaired()),
         figure_repair_restores_deleted(repaired()),
         figure_repair_keeps_own_work(repaired()),
