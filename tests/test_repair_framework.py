@@ -41,7 +41,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from phasewatch.core.audit.framework import marker_set_by_write
 from phasewatch.core.decide.command import RepairCommand, run_repair
 from phasewatch.core.decide.plans import get
 
@@ -385,7 +384,8 @@ def _next_differs(v: dict[str, Any]) -> list[str]:
 def with_work(case: dict[str, Any]) -> dict[str, Any]:
     """What a perfect repair leaves: S_k, plus the sub-agent's own work (its skill_usage_log
     entries; its evidence on the phase its copy was at, unless a retry or rollback since the
-    copy cleared that phase's evidence: then it is an old block brought back)."""
+    copy reset that phase: then it is the work of the attempt the controller threw away,
+    S_k's as the reset left it; stale_corpus.own_work)."""
     good = copy.deepcopy(case["good"])
     damaged = case["writes"][-1]["state"]
     if case.get("work") == "log" and isinstance(damaged.get("skill_usage_log"), list):
@@ -393,7 +393,7 @@ def with_work(case: dict[str, Any]) -> dict[str, Any]:
         seen = {json.dumps(x, sort_keys=True) for x in log}
         log += [x for x in damaged["skill_usage_log"] if json.dumps(x, sort_keys=True) not in seen]
     for path in S.own_work(case, damaged):
-        if path[0] == "phases" and not marker_set_by_write(damaged, case["good"]):
+        if path[0] == "phases":
             good.setdefault("phases", {}).setdefault(path[1], {})[path[2]] = get(damaged, path)
     return good
 

@@ -378,6 +378,24 @@ def marker_set_by_write(disk: Any, incoming: Any) -> bool:
     return not (is_number(c_new) and is_number(c_old) and c_new < c_old)
 
 
+def marker_clears(doc: Any, phase: str) -> bool:
+    """``doc``'s recovery marker is one that cleared ``phase``'s gate evidence: a retry of
+    ``phase`` (workflow-retry.cjs clears the current phase's), or a rollback to ``phase`` or a
+    phase before it (workflow-rollback.cjs clears the target's and every later phase's;
+    docs/framework-facts.md#recovery-markers)."""
+    aw = prop(doc, "active_workflow")
+    marker = prop(aw, "recovery_action")
+    kind, target = prop(marker, "type"), prop(marker, "phase")
+    if kind == "retry":
+        return strict_equal(target, phase)
+    if kind != "rollback":
+        return False
+    phases = prop(aw, "phases")
+    if not isinstance(phases, list) or target not in phases or phase not in phases:
+        return True  # cannot be placed: take it as cleared (the old block put back)
+    return phases.index(phase) >= phases.index(target)
+
+
 def _redo(aw: Any) -> bool:
     """The framework's V8 redo test: ``supervised_review`` is ``redo_pending`` or has a
     ``redo_count`` above 0."""

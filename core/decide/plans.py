@@ -331,7 +331,7 @@ class _Restore:
     additions kept, and what cannot go back (a V8-guarded field the write moved forward)."""
 
     def __init__(self, before: Mapping[str, Any], after: Mapping[str, Any]) -> None:
-        from ..audit.framework import marker_set_by_write
+        from ..audit.framework import marker_clears, marker_set_by_write
         from ..audit.transition import EVIDENCE_PATHS
 
         self.changes: list[FieldChange] = []
@@ -341,7 +341,9 @@ class _Restore:
         # the sub-agent's own evidence: on the phase its copy was at, unless a retry or
         # rollback since the copy cleared that phase's evidence (then it is the old one back)
         phase = _obj(after.get(_AW)).get("current_phase")
-        recovered = marker_set_by_write(after, before)
+        recovered = isinstance(phase, str) and (
+            marker_set_by_write(after, before) and marker_clears(before, phase)
+        )
         self.own: frozenset[Path_] = frozenset(
             () if recovered or not isinstance(phase, str) else
             {("phases", phase, *p) for p in EVIDENCE_PATHS}

@@ -43,6 +43,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from phasewatch.core.audit.framework import marker_clears, marker_set_by_write
 from phasewatch.core.decide.command import RepairCommand, run_repair
 from phasewatch.core.decide.plans import get, plan_locations, plan_stale_write
 from phasewatch.core.findings import Finding, Severity
@@ -420,14 +421,20 @@ def figure_repair_restores_deleted(results: Iterable[Repaired]) -> Figure:
 
 
 def own_work(case: dict[str, Any], damaged: dict[str, Any]) -> list[tuple[str, ...]]:
-    """Where the sub-agent's own work (``work``) is in the damaged state."""
+    """Where the sub-agent's own work (``work``) is in the damaged state. Its evidence on a
+    phase that a retry or rollback since its copy reset is the work of the attempt the
+    controller threw away (workflow-retry.cjs, workflow-rollback.cjs clear it), not work to
+    keep."""
     if case["work"] == "log":
         return [("skill_usage_log",)]
     if case["work"] == "evidence":
         copy = case["copies"][0]
         aw = copy.get("active_workflow")
         key = aw.get("current_phase") if isinstance(aw, dict) else copy.get("current_phase")
-        if isinstance(get(damaged, ("phases", str(key), "constitutional_validation")), dict):
+        reset = marker_set_by_write(damaged, case["good"]) and marker_clears(case["good"], key)
+        if not reset and isinstance(
+            get(damaged, ("phases", str(key), "constitutional_validation")), dict
+        ):
             return [("phases", str(key), "constitutional_validation")]
     return []
 
