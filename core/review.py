@@ -267,10 +267,9 @@ def attention_items(snap: Snapshot | None, tdd_plan: TddPlan | None = None) -> l
 
 # ---------------------------------------------------------------------------- repair offer
 
-#: Transition rules that a stale write trips (docs/formats.md#repair): their step is the one a
-#: stale-write repair is planned against.
-#: The location rules (docs/formats.md#three-locations) whose drift a location repair may fix.
-LOCATION_RULE_PREFIX = "SYNC-"
+#: The location rules (docs/formats.md#three-locations) and the phase-loop shapes the
+#: framework's steps never leave (docs/formats.md#phase-loop) that a location repair may fix.
+LOCATION_RULE_PREFIXES = ("SYNC-", "LOOP-")
 
 
 class RepairOffer(Struct, frozen=True):
@@ -328,7 +327,9 @@ class RepairOfferer:
                 stale = (mine[i - 1].raw, rules)
                 break
         sync = tuple(
-            sorted({f.rule_id for f in snap.findings if f.rule_id.startswith(LOCATION_RULE_PREFIX)})
+            sorted(
+                {f.rule_id for f in snap.findings if f.rule_id.startswith(LOCATION_RULE_PREFIXES)}
+            )
         )
         inputs = (snap.raw, snap.project_id, snap.source, *stale, sync)
         if len(inputs) == len(self._inputs) and all(

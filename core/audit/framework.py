@@ -321,7 +321,7 @@ def v8(disk: Any, incoming: Any, fresh_seen: bool = True) -> tuple[str, str, str
             rn, ro = _ordinal(new_v), _ordinal(old_v)
             if rn is None or ro is None or rn >= ro:
                 continue
-            redo = new_v == "in_progress" and old_v == "completed" and _redo(new_aw)
+            redo = new_v == "in_progress" and old_v == "completed" and in_redo(new_aw)
             if redo and redo_set_by_write(disk, incoming, key):
                 continue
             if marker in ("retry", "rollback") and fresh:
@@ -396,7 +396,68 @@ def marker_clears(doc: Any, phase: str) -> bool:
     return phases.index(phase) >= phases.index(target)
 
 
-def _redo(aw: Any) -> bool:
+def _statuses(doc: Any, key: Any) -> tuple[Any, Any]:
+    """``(phase_status[key], phases[key].status)``."""
+    aw = prop(doc, "active_workflow")
+    return prop(prop(aw, "phase_status"), key), prop(prop(prop(doc, "phases"), key), "status")
+
+
+def _pointer_place(doc: Any) -> tuple[list[Any], int, int] | None:
+    """``(phases, pointer's position, index)`` when all three can be read."""
+    aw = prop(doc, "active_workflow")
+    phases, pointer, index = (
+        prop(aw, "phases"),
+        prop(aw, "current_phase"),
+        prop(aw, "current_phase_index"),
+    )
+    if not isinstance(phases, list) or pointer not in phases or not isinstance(index, int):
+        return None
+    if isinstance(index, bool):
+        return None
+    return phases, phases.index(pointer), index
+
+
+def index_past_unfinished(doc: Any) -> Any:
+    """The phase the index is one past although neither status map calls it done, outside a
+    supervised redo, or None. V9-C accepts "one past"; the framework's own steps leave it only
+    after STEP 3e completed the phase, or while a redo re-runs it (docs/formats.md#phase-loop)."""
+    place = _pointer_place(doc)
+    if place is None:
+        return None
+    phases, pos, index = place
+    key = phases[pos]
+    if index != pos + 1 or in_redo(prop(doc, "active_workflow")):
+        return None
+    return None if {*_statuses(doc, key)} & {"completed", "skipped"} else key
+
+
+def pointer_behind_started(doc: Any) -> Any:
+    """The phase at the index that a map calls in progress while the pointer stays on the one
+    before it, or None. STEP 3c-prime writes the pointer and the status in one write, so the
+    framework's steps never leave this (docs/formats.md#phase-loop)."""
+    place = _pointer_place(doc)
+    if place is None:
+        return None
+    phases, pos, index = place
+    if index != pos + 1 or index >= len(phases):
+        return None
+    key = phases[index]
+    return key if "in_progress" in _statuses(doc, key) else None
+
+
+def completed_ahead(doc: Any) -> list[Any]:
+    """The phases after both the pointer and the index that ``phase_status`` calls completed.
+    The framework completes only the phase it runs, and a rollback sets the later ones
+    pending (workflow-rollback.cjs), so its steps never leave one (docs/formats.md#phase-loop)."""
+    place = _pointer_place(doc)
+    if place is None:
+        return []
+    phases, pos, index = place
+    summary = prop(prop(doc, "active_workflow"), "phase_status")
+    return [k for k in phases[max(pos, index) + 1 :] if prop(summary, k) == "completed"]
+
+
+def in_redo(aw: Any) -> bool:
     """The framework's V8 redo test: ``supervised_review`` is ``redo_pending`` or has a
     ``redo_count`` above 0."""
     review = prop(aw, "supervised_review")
@@ -417,7 +478,7 @@ def redo_set_by_write(disk: Any, incoming: Any, key: Any) -> bool:
     it sets nothing."""
     new_aw = prop(incoming, "active_workflow")
     review = prop(new_aw, "supervised_review")
-    if not _redo(new_aw) or not strict_equal(prop(review, "phase"), key):
+    if not in_redo(new_aw) or not strict_equal(prop(review, "phase"), key):
         return False
     count = prop(review, "redo_count")
     on_disk = prop(prop(disk, "active_workflow"), "supervised_review")

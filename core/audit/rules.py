@@ -103,6 +103,35 @@ SYNC_PENDING_CURRENT = _r(
     "controller start this phase again (it sets the status, start time and agent in"
     " one write).",
 )
+LOOP_INDEX_PAST = _r(
+    "LOOP-INDEX-PAST",
+    I,
+    "current_phase_index is one past the current phase, which no status map calls completed, "
+    "and no supervised redo runs: the next phase-advance.cjs skips the phase.",
+    "docs/formats.md#phase-loop (STEP 3e)",
+    "Only STEP 3e (completing the phase) or a redo leaves the index there. Lowering the index "
+    "is what the framework's V8 blocks, so `phasewatch repair` names it and writes nothing: "
+    "find on the Timeline the write that moved it.",
+)
+LOOP_POINTER_BEHIND = _r(
+    "LOOP-POINTER-BEHIND",
+    I,
+    "The phase at current_phase_index is in progress while active_workflow.current_phase "
+    "stays on the phase before it.",
+    "docs/formats.md#phase-loop (STEP 3c-prime)",
+    "STEP 3c-prime writes the pointer and the status in one write: `phasewatch repair` moves "
+    "the pointer onto the phase in progress.",
+)
+LOOP_COMPLETED_AHEAD = _r(
+    "LOOP-COMPLETED-AHEAD",
+    I,
+    "phase_status calls a phase completed that the workflow has not reached (after both "
+    "current_phase and current_phase_index).",
+    "docs/formats.md#phase-loop (STEP 3e)",
+    "phase-advance.cjs will treat it as done. Lowering a status is what the framework's V8 "
+    "blocks, so `phasewatch repair` names it and writes nothing: find on the Timeline the write "
+    "that set it.",
+)
 SYNC_AGENT = _r(
     "SYNC-AGENT",
     I,

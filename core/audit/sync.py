@@ -9,11 +9,21 @@ from __future__ import annotations
 from typing import Any
 
 from ..checks import Emitter
-from ..locations import AGENT, DETAIL, POINTERS, SUMMARY, PhaseLocations, init_window, location_rows
+from ..locations import (
+    AGENT,
+    DETAIL,
+    POINTERS,
+    SUMMARY,
+    PhaseLocations,
+    init_window,
+    location_rows,
+    no_phase_started,
+)
 from ..models import State
 from ..protocol import agents_for
 from . import rules as R
 from ._util import awpath, position, ppath, q, raw_dict, workflow_records
+from .framework import completed_ahead, index_past_unfinished, pointer_behind_started
 
 
 def _both(key: str, row: PhaseLocations) -> str:
@@ -116,6 +126,43 @@ def check_locations(em: Emitter, state: State, raw: dict[str, Any]) -> None:
                 if row.aw_current != row.index_current:
                     index_rows.append(row)
     _pointer_findings(em, state, current_rows, index_rows)
+    _off_the_phase_loop(em, state, raw)
+
+
+def _off_the_phase_loop(em: Emitter, state: State, raw: dict[str, Any]) -> None:
+    """The pointer and the index where V9-C is silent but the framework's steps never leave
+    them (docs/formats.md#phase-loop). Before any phase started, INIT-INDEX says it."""
+    aw = raw_dict(raw, "active_workflow")
+    key = None if no_phase_started(state) else index_past_unfinished(raw)
+    if key is not None:
+        index = aw.get("current_phase_index")
+        em.add(
+            R.LOOP_INDEX_PAST,
+            awpath("current_phase_index"),
+            f"current_phase_index {index} is one past {q(key)}, which no status map calls "
+            "completed, and no redo runs: the next phase-advance skips it.",
+            expected=index - 1 if isinstance(index, int) else None,
+            actual=index,
+        )
+    for ahead in completed_ahead(raw):
+        em.add(
+            R.LOOP_COMPLETED_AHEAD,
+            awpath("phase_status", ahead),
+            f"phase_status calls {q(ahead)} completed, but the workflow has not reached it "
+            f"(current_phase {q(aw.get('current_phase'))}, current_phase_index "
+            f"{q(aw.get('current_phase_index'))}).",
+            expected="pending",
+            actual="completed",
+        )
+    if (key := pointer_behind_started(raw)) is not None:
+        em.add(
+            R.LOOP_POINTER_BEHIND,
+            awpath("current_phase"),
+            f"{q(key)} at current_phase_index is in progress, but active_workflow.current_phase "
+            f"is still {q(aw.get('current_phase'))}: the phase start was written only in part.",
+            expected=key,
+            actual=aw.get("current_phase"),
+        )
 
 
 def _pointer_findings(
