@@ -458,8 +458,8 @@ def _first(text: str, pos: int, limit: int, pattern: re.Pattern[str]) -> int | N
 
 def _reader(root: Path, cap: int = 8 * 1024 * 1024) -> Callable[[str], str]:
     """Text of a project file by relative path, read once (capped; "" when unreadable). Only
-    its lines are counted, it is never shown: not cleaned (a pass over a 7.5 MB state took
-    0.1 s, most of a SARIF log's cost over JSON's)."""
+    its lines are counted, it is never shown: not cleaned (cleaning was most of a SARIF log's
+    cost over JSON's: docs/performance.md#the-command-line)."""
     cache: dict[str, str] = {}
 
     def read(rel: str) -> str:

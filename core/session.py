@@ -53,9 +53,10 @@ RAW_CAP = 200
 RAW_BYTES = 4 * 1024 * 1024  # the file bytes of the documents the timeline keeps (README)
 EVENTS_CAP = 500
 # A huge hook log is read over several refreshes (``HookLogView.pending``), so state
-# changes are never stuck behind it: each refresh polls it (HOOK_READ_BYTES a poll, ~24k lines,
-# ~15 ms to parse on two threads) for up to HOOK_PART_SECONDS. Its lines are indexed first (a
-# newline scan), so they show at once, parsed when on screen.
+# changes are never stuck behind it: each refresh polls it (HOOK_READ_BYTES a poll, a part
+# short enough to parse between two state reads: docs/performance.md#the-hook-log) for up to
+# HOOK_PART_SECONDS. Its lines are indexed first (a newline scan), so they show at once, parsed
+# when on screen.
 HOOK_READ_BYTES = 4 * 1024 * 1024
 HOOK_PART_SECONDS = 0.1
 DIFF_LIMIT = 200  # changed field paths recorded per timeline entry
