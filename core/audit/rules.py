@@ -107,7 +107,8 @@ LOOP_INDEX_PAST = _r(
     "LOOP-INDEX-PAST",
     I,
     "current_phase_index is one past the current phase, which no status map calls completed, "
-    "and no supervised redo runs: the next phase-advance.cjs skips the phase.",
+    "and no supervised redo runs: the next phase-advance.cjs skips the phase (past the last "
+    "one it answers WORKFLOW_COMPLETE).",
     "docs/formats.md#phase-loop (STEP 3e)",
     "Only STEP 3e (completing the phase) or a redo leaves the index there. Lowering the index "
     "is what the framework's V8 blocks, so `phasewatch repair` names it and writes nothing: "

@@ -140,7 +140,8 @@ def _off_the_phase_loop(em: Emitter, state: State, raw: dict[str, Any]) -> None:
             R.LOOP_INDEX_PAST,
             awpath("current_phase_index"),
             f"current_phase_index {index} is one past {q(key)}, which no status map calls "
-            "completed, and no redo runs: the next phase-advance skips it.",
+            "completed, and no redo runs: the next phase-advance skips it (or, past the last "
+            "phase, answers WORKFLOW_COMPLETE).",
             expected=index - 1 if isinstance(index, int) else None,
             actual=index,
         )
