@@ -440,7 +440,8 @@ def test_a_repair_leaves_the_next_step_of_the_undamaged_state(
 ) -> None:
     """Every applied repair of the stale corpus: phase-advance.cjs and the delegation guards
     answer as on the undamaged state S_k with the sub-agent's own work in it (measured 0 of
-    242; 70 of 185 before the repair put back everything the framework reads)."""
+    304, 74 of them drifts repaired against S_k; 70 of 185 before the repair put back
+    everything the framework reads)."""
     fig = S.Figure("repair_next_differs")
     for r, v in stale_corpus_repairs:
         differs = _next_differs(v)
@@ -453,7 +454,7 @@ def test_a_repair_is_valid_and_allowed(
     stale_corpus_repairs: list[tuple[S.Repaired, dict[str, Any]]],
 ) -> None:
     """Every applied repair of the stale corpus: VALID, and allowed by V7/V8 of both eras as a
-    write over the damaged state (measured 0 misses of 165)."""
+    write over the damaged state (measured 0 misses of 304)."""
     fig = S.Figure("repair_refused")
     for r, v in stale_corpus_repairs:
         wrong = [era for era in ("v829", "head") if v[era]["d"] != "allow"]
