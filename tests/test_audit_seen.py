@@ -145,3 +145,20 @@ def test_an_interrupt_and_a_resume_are_no_error() -> None:
     resumed = _at(BASE, 2, _marker("resumed_from_suspension", 45), 32)
     snaps = _session(fix, feature, resumed)
     assert [_errors(s) for s in snaps] == [[], [], []]
+
+
+def test_the_second_stale_copy_is_repaired_from_the_version_before_both() -> None:
+    """The dashboard's offer after the two writes: planned from the controller's state, not
+    from the first stale copy (which, over the second, looks like a fresh rollback)."""
+    from phasewatch.core.review import repair_offer
+
+    good = _at(BASE, 1, _marker("retry", 20), 16)
+    first = _at(BASE, 2, None, 17)
+    second = _at(BASE, 1, _marker("rollback", 10), 18)
+    snaps = _session(good, first, second)
+    offer = repair_offer(snaps[-1], snaps)
+    assert offer is not None and offer.can_apply
+    changed = {tuple(c.path): c.proposed for c in offer.plan.changes}
+    marker = ("active_workflow", "recovery_action")
+    assert changed[(*marker, "type")] == "retry"  # the controller's marker, not the first copy's
+    assert changed[(*marker, "timestamp")] == _marker("retry", 20)["timestamp"]
