@@ -133,6 +133,16 @@ def test_a_drift_repaired_against_the_copy_seen_is_never_nothing() -> None:
 
 
 @STALE
+@pytest.mark.xfail(
+    strict=True,
+    reason="measured 1 of 355: the case where only the sub-agent's own skill_usage_log entry "
+    "(its work, kept) changes the next step",
+)
+def test_the_dashboard_offers_a_repair_wherever_the_next_step_differs() -> None:
+    _goal(S.figure_dashboard_offer(S.judged()))
+
+
+@STALE
 def test_a_repair_never_moves_a_field_toward_the_damage() -> None:
     _goal(S.figure_repair_toward_damage(S.repaired()))
 

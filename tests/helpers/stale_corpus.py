@@ -456,6 +456,24 @@ def figure_repair_keeps_own_work(results: Iterable[Repaired]) -> Figure:
     return fig
 
 
+def figure_dashboard_offer(judgements: Iterable[Judged]) -> Figure:
+    """A case whose next step differs: the dashboard, having seen S_k and then each write,
+    offers a repair (or names why none is safe) beside the findings (core.review)."""
+    from phasewatch.core.review import repair_offer
+    from phasewatch.core.snapshot import evaluate
+
+    fig = Figure("dashboard_offer")
+    for j in judgements:
+        if not j.case["differs"]:
+            continue
+        timeline = [evaluate(j.case["good"], G.SOURCE)]
+        for w in j.case["writes"]:
+            timeline.append(evaluate(w["state"], G.SOURCE, timeline[-1]))
+        offer = repair_offer(timeline[-1], timeline)
+        fig.check(offer is not None, _where(j.case, "no repair offered"), j.case["name"])
+    return fig
+
+
 def figure_offer_undamaged() -> Figure:
     """``plan_locations`` on every walk state no V9 of either era warns about: no plan."""
     fig = Figure("offer_undamaged")
@@ -516,6 +534,7 @@ def main(argv: list[str]) -> int:
         figure_differs_flagged(judgements),
         figure_repair_says_nothing(repaired()),
         figure_drift_with_the_copy(drifts_against_the_copy()),
+        figure_dashboard_offer(judgements),
         figure_repair_toward_damage(repaired()),
         figure_repair_restores_deleted(repaired()),
         figure_repair_keeps_own_work(repaired()),
