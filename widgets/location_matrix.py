@@ -113,6 +113,12 @@ def _explain(row: PhaseLocations | None) -> Text:
         return Text("No phase selected.")
     if not row.disagree and row.legal:  # the cells differ, legally (core.locations says why)
         return Text.assemble((row.key, "bold"), ": the locations differ; ", row.legal)
+    if not row.disagree and not row.has_record and row.position is not None:
+        return Text.assemble(
+            (row.key, "bold"),
+            ": no phases[k] record yet (by design: the framework writes it when a step first "
+            "writes the phase); the other locations agree.",
+        )
     if not row.disagree:
         return Text.assemble((row.key, "bold"), ": all three locations agree.")
     parts: list[str | tuple[str, str]] = [(row.key, "bold"), " disagrees:"]
