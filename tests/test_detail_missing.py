@@ -15,7 +15,6 @@ from phasewatch.core.models import parse_state
 
 from tests import factories as F
 from tests.helpers import generated_corpus as G
-from tests.test_hint_truth import ADVANCED, _fresh_inits
 
 
 def _unrecorded(state: dict[str, Any]) -> list[str]:
@@ -28,7 +27,7 @@ def _unrecorded(state: dict[str, Any]) -> list[str]:
 
 
 def test_a_fresh_init_gives_one_finding_listing_the_phases_not_written_yet():
-    inits = _fresh_inits()
+    inits = G.fresh_inits()
     assert len(inits) >= 30
     listed = 0
     for state in inits:
@@ -53,7 +52,7 @@ def test_the_framework_advances_past_phases_that_have_no_record():
     advanced = [
         records[r["prev"]]["state"]
         for r in records
-        if r["step"] == ADVANCED and r["prev"] is not None
+        if r["step"] == G.ADVANCED and r["prev"] is not None
     ]
     unrecorded = [
         s for s in advanced if s["active_workflow"]["current_phase"] not in (s.get("phases") or {})
