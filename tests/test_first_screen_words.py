@@ -51,6 +51,14 @@ def test_check_names_no_dollar_path_for_the_whole_file(tmp_path: Path):
     line = next(x for x in done.stdout.splitlines() if "READ-INVALID" in x)
     assert line.split() == ["READ-INVALID", ".isdlc/state.json"]
     assert " $" not in done.stdout
+    for form in ("github", "sarif"):
+        out = subprocess.run(
+            [sys.executable, "-m", "phasewatch", "check", str(tmp_path), "--format", form],
+            capture_output=True,
+            text=True,
+            check=False,
+        ).stdout
+        assert "READ-INVALID" in out and "at $" not in out, form
 
 
 def test_a_whole_file_finding_has_no_place_and_the_plugin_screen_shows_none():
