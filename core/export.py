@@ -491,8 +491,8 @@ def _located(report: Report) -> Iterable[tuple[Finding, str, int]]:
 
 def _text(finding: Finding) -> str:
     parts = [clean(finding.message)]
-    if finding.path:
-        parts.append(f"at {clean(finding.path)}")
+    if finding.place:  # (none for the whole file: the annotation is on the file itself)
+        parts.append(f"at {clean(finding.place)}")
     if finding.expected is not None or finding.actual is not None:
         parts.append(f"expected {_value(finding.expected)}, actual {_value(finding.actual)}")
     if finding.hint:

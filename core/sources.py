@@ -325,9 +325,14 @@ class ReadResult(Struct, frozen=True):
 def _looks_torn(text: str, exc: json.JSONDecodeError) -> bool:
     """Empty, or cut short: what a reader sees mid truncate-then-write. A prefix of a valid
     document fails on its last line (the owner indents, so every token sits on one line);
-    a document whose last line closes the top-level object is not a prefix."""
+    a document whose last line closes the top-level object is not a prefix, and neither is
+    text that does not open one (the owner writes an object: plain text is not torn)."""
     stripped = text.rstrip()
-    if not stripped or exc.pos >= len(stripped):
+    if not stripped:
+        return True
+    if not stripped.lstrip().startswith("{"):
+        return False
+    if exc.pos >= len(stripped):
         return True
     return "\n" not in stripped[exc.pos :] and not stripped.endswith("}")
 
@@ -401,7 +406,8 @@ def parse_document(
         where = (
             "empty file"
             if not text.strip()
-            else f"{exc.msg} at line {exc.lineno} column {exc.colno}"
+            # (json's "Unterminated string starting at" already ends in "at")
+            else f"{exc.msg.removesuffix(' at')} at line {exc.lineno} column {exc.colno}"
         )
         return ReadResult(path, status, error=where, stamp=stamp, attempts=attempts)
     except (RecursionError, ValueError) as exc:

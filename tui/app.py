@@ -35,6 +35,7 @@ from textual.worker import Worker, WorkerState
 
 from . import startup
 from .console import CONSOLE_BINDINGS, ReviewConsole
+from .escape_keys import EscapeThenKey
 from .messages import DecisionDone, DecisionKept, DecisionReverted, HookLogGrew, SessionUpdated
 from .notifications import app_notifier
 from .screens import CONSOLE_SCREENS, DATA_SCREENS, SCREEN_CSS, load
@@ -84,7 +85,7 @@ def screen_class(name: str) -> type[UpdateScreen]:
     return load(DATA_SCREENS[name].where)
 
 
-class PhasewatchApp(StartupScheduling, App[int]):
+class PhasewatchApp(EscapeThenKey, StartupScheduling, App[int]):
     """``PhasewatchApp(path, read_only=False, project_id=None, demo=None)``.
 
     Test/bench keywords: ``clock`` (a callable returning an aware datetime: freezes elapsed time

@@ -30,7 +30,16 @@ from textual.content import Content
 from textual.widgets import DataTable, Static
 from textual.widgets.data_table import CellDoesNotExist, ColumnKey, RowDoesNotExist
 
-from ._style import SEVERITY_GLYPH, plain, plain_content, same_text, show_in, theme_styles
+from ._style import (
+    EVENT,
+    SEVERITY_GLYPH,
+    UNKNOWN,
+    plain,
+    plain_content,
+    same_text,
+    show_in,
+    theme_styles,
+)
 
 COLUMNS: tuple[tuple[str, str], ...] = (
     ("sev", "sev"),
@@ -110,7 +119,7 @@ def detail_content(item: Item | None) -> Content:
         ("rule", f"{f.rule_id}" + (f" — {title}" if title else "")),
         ("severity", sev + (f" ({scope})" if scope else "")),
         ("source", f.source),
-        ("path", "the whole file" if f.path == "$" else f.path),
+        ("path", f.place or "the whole file"),
         ("expected", _value(f.expected)),
         ("actual", _value(f.actual)),
         ("message", f.message),
@@ -134,7 +143,7 @@ def detail_content(item: Item | None) -> Content:
 def _sort_key(sev: Any, rule: Any, path: Any) -> tuple[Any, ...]:
     """Order rows by the plain text of their cells: standing before events, then severity."""
     sev_text = sev.plain if isinstance(sev, Text) else str(sev)
-    is_event = sev_text.startswith("⟲")
+    is_event = sev_text.startswith(EVENT)
     word = sev_text.split()[-1] if sev_text.split() else ""
     return (
         is_event,
@@ -222,10 +231,9 @@ class FindingsList(Vertical):
         f = item.finding
         sev = str(f.severity)
         sev_style = styles.get(sev, styles["plain"])
-        mark = "⟲" if item.event is not None else SEVERITY_GLYPH.get(sev, "?")
+        mark = EVENT if item.event is not None else SEVERITY_GLYPH.get(sev, UNKNOWN)
         rule_style = sev_style + styles["new"] if new else sev_style
-        # "$" (JSONPath's root) is the whole file: shown as the file's name alone
-        path = "" if f.path == "$" else f.path
+        path = f.place  # the whole file: shown as the file's name alone
         where = path if not f.source else f"{f.source}:{path}" if path else f.source
         if len(where) > WHERE_WIDTH:  # leave the message room at 120 columns
             where = "…" + where[-(WHERE_WIDTH - 1) :]

@@ -1,10 +1,11 @@
 """The three-location matrix: one row per phase, the three places that say where the workflow is.
 
-Columns: ``phases[k].status`` (detail), ``phase_status[k]`` (summary), the pointers (``A`` =
-``active_workflow.current_phase``, ``I`` = ``phases[current_phase_index]``, ``T`` = top-level
-``current_phase``; ``▶`` when any points here) and ``active_agent``. Every cell named by
-:attr:`PhaseLocations.disagree` is drawn in the error style; the explanations of the highlighted
-row are shown under the table.
+Columns: ``phases[k].status`` (detail), ``phase_status[k]`` (summary), the pointers, headed
+``now A I T`` (``A`` = ``active_workflow.current_phase``, ``I`` =
+``phases[current_phase_index]``, ``T`` = top-level ``current_phase``; ``▶`` when any of them
+says this phase is current) and ``active_agent``. Every cell named by
+:attr:`PhaseLocations.disagree` is drawn in the error style; the explanations of the
+highlighted row are shown under the table.
 
 Plain data in (:class:`~core.locations.PhaseLocations`), keyed incremental updates out: rows are
 added/removed by phase key and only changed cells are rewritten; the table is rebuilt only when
@@ -24,25 +25,29 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 from textual.widgets.data_table import CellDoesNotExist
 
-from ._style import glyph, same_text, show_in, status_style, theme_styles
+from ._style import CURRENT, DISAGREES, glyph, same_text, show_in, status_style, theme_styles
 
+#: The pointers' column: which of the three fields says the workflow is now at this phase (its
+#: cells put each letter under the header's).
+POINTERS_HEADER = "now A I T"
 COLUMNS: tuple[tuple[str, str], ...] = (
     ("phase", "phase"),
     ("detail", "phases[k].status"),
     ("summary", "phase_status[k]"),
-    ("pointers", "ptr A I T"),
+    ("pointers", POINTERS_HEADER),
     ("agent", "active_agent"),
 )
 
 
 def pointer_text(row: PhaseLocations) -> str:
-    """``▶ A I T`` compactly: a letter for each pointer that names this phase, ``·`` otherwise."""
+    """``  ▶ A I T`` compactly: a letter for each pointer that names this phase, ``·`` otherwise,
+    each under its letter in :data:`POINTERS_HEADER`."""
     marks = [
         "A" if row.aw_current else "·",
         "I" if row.index_current else "·",
         "T" if row.top_current else "·",
     ]
-    return ("▶ " if row.is_current else "  ") + " ".join(marks)
+    return (f"  {CURRENT} " if row.is_current else "    ") + " ".join(marks)
 
 
 def row_cells(row: PhaseLocations, styles: dict[str, Style]) -> tuple[Text, ...]:
@@ -53,7 +58,7 @@ def row_cells(row: PhaseLocations, styles: dict[str, Style]) -> tuple[Text, ...]
         (pos + " ", styles["muted"]),
         (glyph(row.status) + " ", status_style(row.status, styles)),
         (row.key, styles["error"] if bad else (styles["accent"] if row.is_current else "")),
-        (" ⚠" if bad else "", styles["error"]),
+        (f" {DISAGREES}" if bad else "", styles["error"]),
     )
     detail_text = row.detail if row.has_record else "(no record)"
     detail = Text(
@@ -73,7 +78,7 @@ def row_cells(row: PhaseLocations, styles: dict[str, Style]) -> tuple[Text, ...]
     return (phase, detail, summary, pointers, agent)
 
 
-#: The pointer letters in plain words (the column's header is ``ptr A I T``).
+#: The pointer letters in plain words (the column's header is :data:`POINTERS_HEADER`).
 POINTER_LEGEND = (
     "A: active_workflow.current_phase, I: current_phase_index (one past a phase just "
     "completed: I stays on it), T: the top-level current_phase"
@@ -85,7 +90,7 @@ COLUMN_MEANINGS: dict[str, str] = {
     "phase": "position in the workflow, status glyph and phase key",
     "detail": "the phase's own record, phases.<phase>.status",
     "summary": "the workflow's summary map, active_workflow.phase_status.<phase>",
-    "pointers": "▶ when a pointer names the phase; " + POINTER_LEGEND,
+    "pointers": f"{CURRENT} when one of three fields says this phase is current; " + POINTER_LEGEND,
     "agent": "active_agent: who the state says runs the current phase",
 }
 
@@ -98,7 +103,7 @@ def column_legend() -> list[tuple[str, str]]:
 def explain(row: PhaseLocations | None) -> Text:
     text = _explain(row)
     if row is not None and row.is_current:
-        text.append("\n  ptr ", style="bold")
+        text.append("\n  now here, per ", style="bold")
         text.append(POINTER_LEGEND)
     return text
 
@@ -108,6 +113,12 @@ def _explain(row: PhaseLocations | None) -> Text:
         return Text("No phase selected.")
     if not row.disagree and row.legal:  # the cells differ, legally (core.locations says why)
         return Text.assemble((row.key, "bold"), ": the locations differ; ", row.legal)
+    if not row.disagree and not row.has_record and row.position is not None:
+        return Text.assemble(
+            (row.key, "bold"),
+            ": no phases[k] record yet (by design: the framework writes it when a step first "
+            "writes the phase); the other locations agree.",
+        )
     if not row.disagree:
         return Text.assemble((row.key, "bold"), ": all three locations agree.")
     parts: list[str | tuple[str, str]] = [(row.key, "bold"), " disagrees:"]

@@ -14,7 +14,7 @@ from phasewatch.core.protocol import parse_iso
 from textual.content import Content
 
 from ._clocked import ClockedStatic
-from ._style import glyph
+from ._style import RUNNING, glyph
 from .header import format_minutes
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ def phase_timing(snap: Snapshot, key: str, status: str | None, now: datetime) ->
     if status == "in_progress":
         started = parse_iso((timing.started_at if timing else None) or rec.started)
         if started is not None:
-            return "▸" + format_minutes(max(0.0, (now - started).total_seconds() / 60))
+            return RUNNING + format_minutes(max(0.0, (now - started).total_seconds() / 60))
     if timing is not None and timing.wall_clock_minutes is not None:
         return format_minutes(timing.wall_clock_minutes)
     return ""

@@ -59,11 +59,11 @@ SYNC_INIT_WINDOW = _r(
 SYNC_DETAIL_MISSING = _r(
     "SYNC-DETAIL-MISSING",
     I,
-    "A phase the workflow runs has no phases[k] record yet.",
+    "A phase the workflow runs has no phases[k] record (one finding lists those not yet written).",
     "docs/formats.md#phase-records",
-    "Nothing to do while the phase has not started: the framework writes the record when it"
-    " first touches the phase (the antigravity CLIs and clearTransientFields() leave it "
-    "absent until then).",
+    "Nothing to do for a phase not completed: the framework writes the record when a step first"
+    " writes the phase (workflow-init.cjs writes none). A phase phase_status calls completed"
+    " lost its record to a later write: find that write on the Timeline.",
 )
 SYNC_SUMMARY_MISSING = _r(
     "SYNC-SUMMARY-MISSING",

@@ -150,10 +150,10 @@ SNAPSHOT_CASES: list[Case] = [
     ),
     C(
         "SYNC-DETAIL-MISSING",
-        "phases[06] missing",
-        lambda: delpath(F.feature_state(), "phases.06-implementation"),
+        "phases[04] missing although phase_status says it completed",
+        lambda: delpath(F.feature_state(), "phases.04-design"),
         F.feature_state,
-        "phases.06-implementation",
+        "phases.04-design",
     ),
     C(
         "SYNC-SUMMARY-MISSING",

@@ -49,6 +49,22 @@ def load() -> tuple[dict[str, Any], tuple[dict[str, Any], ...]]:
     return lines[0], tuple(records)
 
 
+#: The step of a phase-advance.cjs run that advanced the workflow.
+ADVANCED = "phase-advance -> ADVANCED"
+
+
+def fresh_inits() -> list[dict[str, Any]]:
+    """States right after workflow-init.cjs on a project the framework's installer set up."""
+    _, records = load()
+    return [
+        r["state"]
+        for r in records
+        if r["step"].startswith("workflow-init")
+        and r["prev"] is not None
+        and records[r["prev"]]["step"].startswith("installer")
+    ]
+
+
 # A record's state is stored as its change from the state before it (``prev``), when that is
 # smaller: {"~": {key: change or new value}, "-": [removed keys]}, nested for objects.
 _SET, _DEL = "~", "-"
