@@ -654,6 +654,15 @@ class ProjectSession:
     def _observe(self, track: _StateTrack, now: datetime, *, own: bool) -> Observation | None:
         previous = track.snapshot
         snap = observe(track.reader, previous, track.source.project_id)
+        if snap is previous and previous is not None:  # the file is unchanged: not audited again
+            track.checked_at = now
+            track.snapshot = replace(  # as an audit of the same document again would make it
+                previous,
+                findings=[f for f in previous.findings if not is_transition(f)],
+                seq=previous.seq + 1,
+                taken_at=datetime.now(UTC),
+            )
+            return None
         snap.findings = self._configured(snap.findings)
         result = snap.read
         status: str = result.status if result is not None else "missing"
