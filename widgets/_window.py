@@ -12,7 +12,8 @@ every row stays reachable from the keyboard. A list that fits shows whole, as be
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from ._table import MeasuredTable
 
@@ -24,8 +25,7 @@ WINDOW_ROWS = 200
 UP, DOWN, PAGE_UP, PAGE_DOWN, FIRST, LAST = "up", "down", "page_up", "page_down", "first", "last"
 
 
-@dataclass
-class Window:
+class Window(Struct):
     """The slice ``[start, start + size)`` of a list of ``total`` rows that a table holds."""
 
     size: int = WINDOW_ROWS
