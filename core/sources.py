@@ -364,6 +364,14 @@ _SHARED: dict[Path, ReadResult] = {}
 SHARED_MAX = 8
 
 
+def _lstamp(path: Path) -> FileStamp | None:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return FileStamp(st.st_size, st.st_mtime_ns, st.st_ino)
+
+
 def read_json(
     path: Path, *, retries: int = 3, delay: float = 0.015, share: bool = False
 ) -> ReadResult:
@@ -374,7 +382,12 @@ def read_json(
     empty or cut document too: ``torn``), so a torn write never parses as a state.
 
     ``share``: a file read again unchanged (the same size, mtime and inode as the last good
-    read with ``share``) gives that read's document, not a second parse of it."""
+    read with ``share``; a link is never the file: ``lstat``) gives that read's document, not a
+    second read and parse of it (the read alone held twice the file's size for a moment,
+    which the heap then kept)."""
+    hit = _SHARED.get(path) if share else None
+    if hit is not None and hit.stamp == _lstamp(path):  # unchanged: not even read again
+        return hit
     attempts = 0
     last: ReadResult | None = None
     while True:

@@ -241,16 +241,29 @@ def write_state(root: Path, state: dict) -> Path:
     return path
 
 
-def test_a_shared_read_parses_an_unchanged_file_once(tmp_path: Path) -> None:
+def test_a_shared_read_parses_an_unchanged_file_once(tmp_path: Path, monkeypatch) -> None:
+    import phasewatch.core.sources as sources
+
     path = write_state(tmp_path, many_phases(20))
     first = read_json(path, share=True)
+    reads: list[Path] = []
+    real = sources.read_regular
+    monkeypatch.setattr(sources, "read_regular", lambda p, **k: reads.append(p) or real(p, **k))
     again = read_json(path, share=True)
-    assert first.ok and again is first  # the same parse
+    assert first.ok and again is first and reads == []  # the same parse, not read again
     assert read_json(path).data == first.data and read_json(path) is not first  # not shared
     state = many_phases(21)
     write_state(tmp_path, state)
     changed = read_json(path, share=True)
     assert changed is not first and len(changed.data["phases"]) == 21
+    # a link to the very file read is not the file: read as any read takes it, not shared
+    moved = tmp_path / "elsewhere.json"
+    path.rename(moved)
+    path.symlink_to(moved)
+    reads.clear()
+    linked = read_json(path, share=True)
+    assert reads == [path] and linked is not changed
+    assert (linked.status, linked.data) == (read_json(path).status, read_json(path).data)
 
 
 def test_an_unchanged_state_is_not_audited_again(tmp_path: Path, monkeypatch) -> None:
