@@ -302,3 +302,36 @@ async def test_a_refresh_in_progress_never_holds_the_app_s_end() -> None:
     assert await in_daemon(sum, [1, 2, 3]) == 6
     with pytest.raises(ZeroDivisionError):
         await in_daemon(divmod, 1, 0)
+
+
+async def test_the_overview_lists_the_findings_again_only_when_they_changed(
+    tmp_path: Path, monkeypatch
+) -> None:
+    from phasewatch.tui.screens import OverviewScreen
+
+    from tests.helpers.app import make_app, wait_until
+    from tests.helpers.app import write_state as write_owner_state
+
+    path = tmp_path / ".isdlc" / "state.json"
+    write_owner_state(path, many_phases(300))
+    app = make_app(tmp_path)
+    shows: list[int] = []
+    real = FindingsList.show
+    monkeypatch.setattr(
+        FindingsList, "show", lambda self, *a, **k: shows.append(1) or real(self, *a, **k)
+    )
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = app.data_screens["overview"]
+        assert isinstance(screen, OverviewScreen)
+        await wait_until(pilot, lambda: screen.applied > 0 and screen.last_update is not None)
+        update = screen.last_update
+        assert update is not None
+        before = len(shows)
+        screen.apply_update(update)  # the same findings (a refresh of the log alone)
+        assert len(shows) == before
+        state = many_phases(301)
+        state["state_version"] += 1
+        write_owner_state(path, state)  # new findings: listed
+        await wait_until(pilot, lambda: len(shows) > before)
+        flist = screen.query_one(FindingsList)
+        assert any("000300-phase" in key for key in flist._wanted)
