@@ -21,7 +21,7 @@ from phasewatch.tui.startup import in_daemon
 from phasewatch.widgets._window import WINDOW_ROWS
 from phasewatch.widgets.findings_list import FindingsList, by_severity, item_order, standing
 from phasewatch.widgets.location_matrix import LocationMatrix
-from phasewatch.widgets.pipeline import MAX_LINES, pipeline_content, pipeline_rows
+from phasewatch.widgets.pipeline import MAX_LINES, Pipeline, pipeline_content, pipeline_rows
 from textual.app import App, ComposeResult
 
 from tests import factories as F
@@ -92,6 +92,31 @@ def test_the_pipeline_builds_entries_for_the_window_only(monkeypatch) -> None:
     pipeline_content(snap, NOW, 120)
     assert 0 < len(built) <= pipeline.WINDOW
     assert len(pipeline_rows(snap)) == 10_000
+
+
+class PipelineApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield Pipeline()
+
+
+async def test_the_clock_s_ticks_do_not_look_at_every_phase_again(monkeypatch) -> None:
+    import phasewatch.widgets.pipeline as pipeline
+
+    scans: list[int] = []
+    real = pipeline.pipeline_rows
+    monkeypatch.setattr(pipeline, "pipeline_rows", lambda snap: scans.append(1) or real(snap))
+    snap = snap_of(5_000)
+    app = PipelineApp()
+    async with app.run_test(size=(120, 10)) as pilot:
+        widget = app.query_one(Pipeline)
+        widget.show(snap, NOW)
+        for minute in range(1, 6):
+            widget.tick(NOW.replace(minute=minute))
+        await pilot.pause()
+        assert scans == [1]
+        assert "004999-phase" in widget.text and "earlier phases" in widget.text
+        widget.show(snap_of(5_000, current=10), NOW)  # a new state: looked at again
+        assert scans == [1, 1] and "000010-phase" in widget.text
 
 
 # ---------------------------------------------------------------------- the matrix

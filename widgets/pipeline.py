@@ -122,13 +122,24 @@ def _note(count: int, what: str) -> Content:
     return Content.styled(f"… {count:,} {what}", "$text-muted")
 
 
-def pipeline_content(snap: Snapshot | None, now: datetime, width: int = 0) -> Content:
+def pipeline_part(snap: Snapshot | None) -> tuple[list[PhaseLocations], int, int]:
+    """The phases the pipeline draws and the window of them it builds entries for."""
+    rows = pipeline_rows(snap)
+    return (rows, *pipeline_window(rows))
+
+
+def pipeline_content(
+    snap: Snapshot | None,
+    now: datetime,
+    width: int = 0,
+    part: tuple[list[PhaseLocations], int, int] | None = None,
+) -> Content:
     """The entries packed into lines of at most ``width`` cells (0: one line); an entry is never
     split across lines. Past :data:`SHOW_ALL` phases, the window's entries (after a note of
     how many phases come before them) in at most :data:`MAX_LINES` - 1 lines, and a last line
-    saying how many come after."""
-    rows = pipeline_rows(snap)
-    start, end = pipeline_window(rows)
+    saying how many come after. ``part``: :func:`pipeline_part` of ``snap``, if known (the
+    widget keeps it between the clock's ticks)."""
+    rows, start, end = pipeline_part(snap) if part is None else part
     entries = pipeline_entries(snap, now, rows[start:end])
     if not entries:
         return Content.styled("no phases", "$text-muted")
@@ -164,7 +175,11 @@ class Pipeline(ClockedStatic):
     Pipeline { height: auto; padding: 0 1; }
     """
 
+    _part: tuple[list[PhaseLocations], int, int] | None = None
+
     def show(self, snap: Snapshot | None, now: datetime) -> None:
+        if snap is not self._snap or self._part is None:
+            self._part = pipeline_part(snap)
         self._snap, self._now = snap, now
         self._render_now()
 
@@ -172,4 +187,4 @@ class Pipeline(ClockedStatic):
         self._render_now()
 
     def content_at(self, now: datetime) -> Content:
-        return pipeline_content(self._snap, now, self.content_region.width)
+        return pipeline_content(self._snap, now, self.content_region.width, self._part)
