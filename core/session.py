@@ -655,6 +655,16 @@ class ProjectSession:
     def _observe(self, track: _StateTrack, now: datetime, *, own: bool) -> Observation | None:
         previous = track.snapshot
         snap = observe(track.reader, previous, track.source.project_id)
+        if snap is previous and previous is not None:  # the file is unchanged: not audited again
+            track.checked_at = now
+            if any(is_transition(f) for f in previous.findings):  # as a new audit would make it
+                track.snapshot = replace(
+                    previous,
+                    findings=[f for f in previous.findings if not is_transition(f)],
+                    seq=previous.seq + 1,
+                    taken_at=datetime.now(UTC),
+                )
+            return None  # (the same snapshot otherwise: what depends on it is not redone)
         snap.findings = self._configured(snap.findings)
         result = snap.read
         status: str = result.status if result is not None else "missing"

@@ -92,8 +92,14 @@ def evaluate(
 def observe(
     reader: StateReader, previous: Snapshot | None = None, project_id: str = ""
 ) -> Snapshot:
-    """Read the file behind ``reader`` and evaluate it (torn reads keep the last good data)."""
+    """Read the file behind ``reader`` and evaluate it (torn reads keep the last good data).
+
+    ``previous`` itself when the read gave the very parse ``previous`` was made of (the file is
+    unchanged: ``read_json``'s ``share``): the caller keeps it (docs/performance.md#dashboard-size;
+    the watcher's first pass re-read a 32,000-phase state and audited it again, 3 s)."""
     result, data, read_findings = reader.read()
+    if previous is not None and result.ok and result is previous.read:
+        return previous
     return evaluate(
         data,
         reader.source,
