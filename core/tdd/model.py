@@ -151,6 +151,7 @@ class TddPlan(Struct):
 
 _LEADING_JUNK = re.compile(r"^[\W_]+")
 _STATUS_WORD = re.compile(r"^(in[\s_-]*progress|not[\s_-]+started|[A-Za-z]+)\s*(.*)$", re.I | re.S)
+_SEPARATORS = re.compile(r"[\s-]+")
 _RANGE = re.compile(r"(\d{1,6})\s*(?:-|–|—|\.\.|to)\s*(\d{1,6})")
 
 
@@ -162,7 +163,7 @@ def normalise_status(raw: str | None) -> tuple[str, str | None]:
     m = _STATUS_WORD.match(text)
     if not m:
         return "unknown", None
-    word = re.sub(r"[\s-]+", "_", m.group(1).lower())
+    word = _SEPARATORS.sub("_", m.group(1).lower())
     rest = m.group(2).strip()
     note: str | None
     if rest.startswith("(") and ")" in rest:
