@@ -23,6 +23,7 @@ _ALIGN = re.compile(r"^\s*:?-+:?\s*$")
 #: a plugin (docs/performance.md#files-at-their-read-caps). The rest are counted
 #: (``PLG-TOO-MANY``), not read.
 MAX_PLUGINS = 10_000
+_ROW_ONLY = " \t|:-"  # an alignment row is made of these alone
 
 
 class TableRow(Struct):
@@ -88,6 +89,9 @@ class _TableReader:
     def feed(self, no: int, line: str, fenced: bool) -> None:
         if fenced or "|" not in line or not line.strip():
             self.columns = None
+            return
+        if self.columns is not None and len(self.out.rows) >= MAX_PLUGINS and line.strip(_ROW_ONLY):
+            self.out.rows_past_cap += 1  # past the cap: a row (a cell has more than `:-`), counted
             return
         cells = _cells(line)
         if self.columns is None:
