@@ -4,8 +4,10 @@ The table leads with the real-size project (``bench/results/startup-*.json``, be
 phasewatch against a minimal Textual app on a pty), then ``check`` (``check-*.json``,
 bench_check: against ``json.load``), then the 1,000,000-line log as a stress bound
 (``e2e-*.json``, bench_e2e: phasewatch beside lnav and toolong in tmux), then key presses
-while that log is read (``readkeys-*.json``, bench_read_keys) and under a write storm
-(``storm-*.json``) and write-to-frame latency (``latency-*.json``): the
+while that log is read (``readkeys-*.json``, bench_read_keys), ``check`` on junk lines
+(``junk-*.json``, bench_hooklog_junk), the dashboard with files at their read caps
+(``readcaps-*.json``, bench_read_caps), keys under a write storm (``storm-*.json``) and
+write-to-frame latency (``latency-*.json``, with the last of a burst of writes): the
 newest of each; rows whose results are missing are left out. It replaces the text between
 ``<!-- bench:start -->`` and ``<!-- bench:end -->`` in README.md. Every figure in that table is
 one of those files' numbers."""
@@ -140,6 +142,65 @@ def read_keys_row(readkeys: dict[str, Any]) -> str:
     )
 
 
+#: bench_read_caps' cases, as the table names them
+CAP_CASES = {
+    "tdd": "`.tdd-progress.md`",
+    "plugins": "`PLUGINS.md`",
+    "plugins_short": "`PLUGINS.md`, shortest rows",
+}
+
+
+def _load(result: dict[str, Any]) -> str:
+    """The machine's load when a bench started (it is shared: other work inflates times)."""
+    return f"load {result['machine']['load_average'][0]:.1f}"
+
+
+def read_cap_rows(caps: dict[str, Any]) -> list[str]:
+    """The dashboard with each file at its 8 MiB read cap (bench_read_caps), from process start
+    in tmux: the screen's data, the peak RSS then, and ``q`` pressed while the file is read."""
+    out = []
+    for key, name in CAP_CASES.items():
+        got = caps["summary"].get(key)
+        if got is None:
+            continue
+        data, peak, quit_s = (got[k]["median"] for k in ("data_s", "peak_mb", "quit_s"))
+        worst = [got[k]["max"] for k in ("data_s", "peak_mb", "quit_s")]
+        ok = None not in worst and worst[0] <= 10 and worst[1] <= 300 and worst[2] <= 2
+        out.append(
+            f"| dashboard: {name} at its 8 MiB read cap ({got['items']:,} {got['what']}), its "
+            f"screen's data from process start; peak RSS; `q` while it is read "
+            f"({caps['runs']} runs, {_load(caps)}) | {_s(data)} ({_s(worst[0])}); {_mb(peak)} "
+            f"({_mb(worst[1])}); {_s(quit_s)} ({_s(worst[2])}) | | ≤ 10 s, ≤ 300 MB, `q` ≤ 2 s "
+            f"{'✓' if ok else '✗'} |"
+        )
+    return out
+
+
+def junk_row(junk: dict[str, Any]) -> str:
+    """``check`` on 2 MB of the shortest junk lines (bench_hooklog_junk)."""
+    peaks = junk["check_peak_mb"]
+    worst = max(peaks.values())
+    each = ", ".join(f"`{k}` {_mb(v)}" for k, v in peaks.items())
+    return (
+        f"| `phasewatch check` on a {junk['bytes'] / 2**20:.0f} MB hook log of junk lines, peak "
+        f"RSS from process start ({_load(junk)}) | {each} | | {_goal(worst, 150, '≤ 150 MB')} |"
+    )
+
+
+def burst_row(latency: dict[str, Any]) -> str | None:
+    """The last of a burst of 50 state writes on screen (bench_latency's bursts)."""
+    key = next((k for k in latency["measured"] if k.startswith("the last of a burst")), None)
+    if key is None:
+        return None
+    got = latency["measured"][key]["paint_ms"]
+    return (
+        f"| {key} (back to back) → frame painted (headless, {got['n']} bursts, "
+        f"{_load(latency)}) | median "
+        f"{_ms(got['median'])}, max {_ms(got['max'])} | | "
+        f"{_goal(got['max'], 150, 'max ≤ 150 ms')} |"
+    )
+
+
 def table(
     e2e: dict[str, Any] | None,
     latency: dict[str, Any] | None,
@@ -147,6 +208,8 @@ def table(
     storm: dict[str, Any] | None = None,
     startup: dict[str, Any] | None = None,
     readkeys: dict[str, Any] | None = None,
+    caps: dict[str, Any] | None = None,
+    junk: dict[str, Any] | None = None,
 ) -> str:
     """The README's table: the real-size project first, then ``check``, then the 1M-line log
     as a stress bound, then latency under load. Rows whose results are missing are left out."""
@@ -162,13 +225,17 @@ def table(
         f"average {m['load_average'][0]:.1f}: medians of interleaved runs ({runs}; worst in "
         f"brackets), from `bench/results/` (`make bench`, then `make bench-readme`).",
         "",
-        "| | phasewatch | reference | goal (issue 27) |",
+        "| | phasewatch | reference | goal (issues 27, 41) |",
         "|---|---|---|---|",
     ]
     if startup is not None:
         lines += project_rows(startup)
     if check is not None:
         lines.append(check_row(check))
+    if junk is not None:
+        lines.append(junk_row(junk))
+    if caps is not None:
+        lines += read_cap_rows(caps)
     if e2e is not None:
         lines += stress_rows(e2e)
     if readkeys is not None:
@@ -203,6 +270,9 @@ def table(
             f"{_ms(floor.get('p99'))}; a 2 s poller {_ms(poll.get('median'))} / "
             f"{_ms(poll.get('p99'))} | ≤ {goal_p50:g} / ≤ {goal_p99:g} ms {'✓' if ok else '✗'} |"
         )
+    burst = burst_row(latency) if latency is not None else None
+    if burst is not None:
+        lines.append(burst)
     for note in (e2e or {}).get("notes", []):
         lines.append(f"\nNote: {note}.")
     return "\n".join(lines)
@@ -217,7 +287,16 @@ def main() -> None:
         r"<!-- bench:start -->.*?<!-- bench:end -->",
         lambda _m: (
             "<!-- bench:start -->\n"
-            + table(e2e, newest("latency"), check, newest("storm"), startup, newest("readkeys"))
+            + table(
+                e2e,
+                newest("latency"),
+                check,
+                newest("storm"),
+                startup,
+                newest("readkeys"),
+                newest("readcaps"),
+                newest("junk"),
+            )
             + "\n<!-- bench:end -->"
         ),
         text,
