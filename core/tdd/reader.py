@@ -53,7 +53,7 @@ def _declared_tests(value: str, s: Slice) -> None:
     items = re.findall(r"`([^`]+)`", value)
     if not items:
         items = [p.strip() for p in re.split(r"[,;]", value) if p.strip()]
-    s.tests = [clean(i) for i in items][:100]
+    s.tests = tuple(clean(i) for i in items[:100])
 
 
 def parse_progress(text: str | bytes) -> TddPlan:
@@ -212,10 +212,10 @@ def _slice_line(
         bm = _BLOCKS.search(line)
         if dm and s.depends_raw is None:
             s.depends_raw = dm.group(1).strip(" *")
-            s.depends_on = slice_numbers(s.depends_raw)
+            s.depends_on = tuple(slice_numbers(s.depends_raw))
         if bm and s.blocks_raw is None:
             s.blocks_raw = bm.group(1).strip(" *")
-            s.blocks = slice_numbers(s.blocks_raw)
+            s.blocks = tuple(slice_numbers(s.blocks_raw))
         if dm or bm:
             return
     fm = _FIELD.match(line)
