@@ -114,7 +114,8 @@ def stress_rows(e2e: dict[str, Any]) -> list[str]:
         else "no slower than toolong (not installed)"
     )
     return [
-        f"| stress bound: newest line of a {e2e['lines']:,}-line log on screen | {_s(newest_s)} "
+        f"| stress bound: newest line of a {e2e['lines']:,}-line log on screen ({_load(e2e)}) "
+        f"| {_s(newest_s)} "
         f"({_s(_med(s, 'phasewatch', 'newest_line_s', 'max'))}) | {ref('newest_line_s', _s)}"
         f"{f' ({_ratio(_x(newest_s, lnav))} of lnav)' if lnav else ''} | {goal} |",
         f"| stress bound: the whole log read (counts, findings, filters ready) | {_s(whole)} "
@@ -134,7 +135,8 @@ def read_keys_row(readkeys: dict[str, Any]) -> str:
     keys = pw["n"] + pw["missed"]
     return (
         f"| stress bound: key press → screen (switching screens, tmux) while the log is read "
-        f"({keys} keys over {pw['starts']} starts, each until the whole log was read) | median "
+        f"({keys} keys over {pw['starts']} starts, each until the whole log was read; "
+        f"{_load(readkeys)}) | median "
         f"{_ms_of(pw['median'])}, p99 {_ms_of(pw['p99'])}, max {_ms_of(pw['max'])} "
         f"(missed {pw['missed']}) | a minimal Textual app, idle, the same keys: "
         f"{_ms_of(base['median'])} / {_ms_of(base['p99'])} "
@@ -223,7 +225,9 @@ def table(
     lines = [
         f"Measured {m['date']} on {m['cpus']} CPUs ({m['cpu']}), Python {m['python']}, load "
         f"average {m['load_average'][0]:.1f}: medians of interleaved runs ({runs}; worst in "
-        f"brackets), from `bench/results/` (`make bench`, then `make bench-readme`).",
+        f"brackets), from `bench/results/` (`make bench`, then `make bench-readme`). The "
+        "load is each result's at its end where a row names it: on a machine shared with "
+        "other work, the times are upper bounds of a quiet machine's.",
         "",
         "| | phasewatch | reference | goal (issues 27, 41) |",
         "|---|---|---|---|",
@@ -251,7 +255,8 @@ def table(
         lines.append(
             f"| key press → screen (switching screens, tmux) during a storm of "
             f"{rates.get('state_writes_per_s', 0):.0f} state writes/s + "
-            f"{rates.get('log_lines_per_s', 0):,.0f} log lines/s ({storm['keys']} keys) | median "
+            f"{rates.get('log_lines_per_s', 0):,.0f} log lines/s ({storm['keys']} keys, "
+            f"{_load(storm)}) | median "
             f"{_ms_of(pw['median'])}, p99 {_ms_of(pw['p99'])}; CPU {pw['cpu_share']:.0%} "
             f"of a core{rss(pw)} | a minimal Textual app, same storm: {_ms_of(base['median'])} / "
             f"{_ms_of(base['p99'])}{rss(base)} | "
@@ -265,7 +270,8 @@ def table(
         goal_p50, goal_p99 = LATENCY_TARGETS["median_ms"], LATENCY_TARGETS["p99_ms"]
         ok = p50 is not None and p99 is not None and p50 <= goal_p50 and p99 <= goal_p99
         lines.append(
-            f"| `state.json` write → frame painted (headless, {latency['writes']} writes) | "
+            f"| `state.json` write → frame painted (headless, {latency['writes']} writes, "
+            f"{_load(latency)}) | "
             f"median {_ms(p50)}, p99 {_ms(p99)} | watchfiles alone {_ms(floor.get('median'))} / "
             f"{_ms(floor.get('p99'))}; a 2 s poller {_ms(poll.get('median'))} / "
             f"{_ms(poll.get('p99'))} | ≤ {goal_p50:g} / ≤ {goal_p99:g} ms {'✓' if ok else '✗'} |"
