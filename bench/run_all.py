@@ -14,7 +14,10 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 TIMEOUT_S = 180
-LONG = {"bench_e2e": 1800}  # a 1M-line log opened three times by three programs, in tmux
+LONG = {
+    "bench_e2e": 1800,  # a 1M-line log opened three times by three programs, in tmux
+    "bench_dashboard_size": 600,  # five states up to the 32 MiB cap, each started twice
+}
 
 if __name__ == "__main__":
     failed = []

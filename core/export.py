@@ -458,8 +458,8 @@ def _first(text: str, pos: int, limit: int, pattern: re.Pattern[str]) -> int | N
 
 def _reader(root: Path, cap: int = 8 * 1024 * 1024) -> Callable[[str], str]:
     """Text of a project file by relative path, read once (capped; "" when unreadable). Only
-    its lines are counted, it is never shown: not cleaned (a pass over a 7.5 MB state took
-    0.1 s, most of a SARIF log's cost over JSON's)."""
+    its lines are counted, it is never shown: not cleaned (cleaning was most of a SARIF log's
+    cost over JSON's: docs/performance.md#the-command-line)."""
     cache: dict[str, str] = {}
 
     def read(rel: str) -> str:
@@ -491,8 +491,8 @@ def _located(report: Report) -> Iterable[tuple[Finding, str, int]]:
 
 def _text(finding: Finding) -> str:
     parts = [clean(finding.message)]
-    if finding.path:
-        parts.append(f"at {clean(finding.path)}")
+    if finding.place:  # (none for the whole file: the annotation is on the file itself)
+        parts.append(f"at {clean(finding.place)}")
     if finding.expected is not None or finding.actual is not None:
         parts.append(f"expected {_value(finding.expected)}, actual {_value(finding.actual)}")
     if finding.hint:

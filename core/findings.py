@@ -38,6 +38,10 @@ class Rule(Struct, frozen=True):
     scope: str = "snapshot"  # snapshot | transition | read | hooklog | tdd | plugins
 
 
+#: A finding's ``path`` when it is about the file as a whole.
+WHOLE_FILE = "$"
+
+
 class Finding(Struct, frozen=True):
     rule_id: str
     severity: Severity
@@ -52,6 +56,12 @@ class Finding(Struct, frozen=True):
         data = asdict(self)
         data["severity"] = str(self.severity)
         return data
+
+    @property
+    def place(self) -> str:
+        """Where in its file, for a human: empty for the file as a whole (:data:`WHOLE_FILE`,
+        JSONPath's root ``$``, which a newcomer does not read as "the whole file")."""
+        return "" if self.path == WHOLE_FILE else self.path
 
     @property
     def key(self) -> tuple[str, str, str]:

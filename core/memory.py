@@ -95,7 +95,8 @@ def freeze_imports() -> None:
     modules imported, which live as long as the process) out of the collector's reach
     (``gc.freeze``), so the one full collection :func:`end_startup` runs scans only what the
     start-up made after them: that collection is a stall the first key met, and it is shorter
-    the less it scans (docs/performance.md#start-up-and-keys). The few cycles the imports left (~430 objects) are kept, not freed."""
+    the less it scans (docs/performance.md#start-up-and-keys). The few cycles the imports left
+    are kept, not freed."""
     if _paused:
         gc.freeze()
 

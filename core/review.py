@@ -267,10 +267,9 @@ def attention_items(snap: Snapshot | None, tdd_plan: TddPlan | None = None) -> l
 
 # ---------------------------------------------------------------------------- repair offer
 
-#: Transition rules that a stale write trips (docs/formats.md#repair): their step is the one a
-#: stale-write repair is planned against.
-#: The location rules (docs/formats.md#three-locations) whose drift a location repair may fix.
-LOCATION_RULE_PREFIX = "SYNC-"
+#: The location rules (docs/formats.md#three-locations) and the phase-loop shapes the
+#: framework's steps never leave (docs/formats.md#phase-loop) that a location repair may fix.
+LOCATION_RULE_PREFIXES = ("SYNC-", "LOOP-")
 
 
 class RepairOffer(Struct, frozen=True):
@@ -295,6 +294,10 @@ def repair_offer(snap: Snapshot | None, timeline: Any = ()) -> RepairOffer | Non
     return RepairOfferer().offer(snap, timeline)
 
 
+#: Stale steps in a row the offer looks back over for the version to plan against.
+STALE_RUN = 3
+
+
 class RepairOfferer:
     """:meth:`offer` after every update, planning again only when its inputs changed: the
     planners diff whole documents (docs/performance.md#reading-and-planning), the update loop
@@ -308,9 +311,10 @@ class RepairOfferer:
 
     def offer(self, snap: Snapshot | None, timeline: Any = ()) -> RepairOffer | None:
         """A stale write first: the newest step of this file in ``timeline`` (the session's
-        observations, oldest first) that tripped a stale-write rule (``core.audit.stale_write``), planned from
-        the version seen just before it to the file now (a later write that moved the fields
-        on again leaves nothing to plan). Else the location drift of the state now, when a
+        observations, oldest first) that tripped a stale-write rule (``core.audit.stale_write``),
+        planned from the version seen just before it to the file now, or, where that version
+        was itself a stale copy, from the one before the run (a later write that moved the
+        fields on again leaves nothing to plan). Else the location drift of the state now, when a
         ``SYNC-*`` finding stands."""
         if snap is None or not isinstance(snap.raw, dict):
             return None
@@ -321,16 +325,24 @@ class RepairOfferer:
         ]
         from .audit import stale_write  # (loaded with the snapshots' audit already)
 
-        stale: tuple[Any, ...] = ()
+        # the newest run of steps that tripped one, newest first: the second of two stale
+        # copies in a row is planned against the version before the first
+        stale: list[tuple[Any, ...]] = []
         for i in range(len(mine) - 1, 0, -1):
             rules = tuple(sorted({f.rule_id for f in stale_write(mine[i].findings)}))
-            if rules:
-                stale = (mine[i - 1].raw, rules)
+            if not rules:
+                if stale:
+                    break
+                continue
+            stale.append((mine[i - 1].raw, rules))
+            if len(stale) == STALE_RUN:
                 break
         sync = tuple(
-            sorted({f.rule_id for f in snap.findings if f.rule_id.startswith(LOCATION_RULE_PREFIX)})
+            sorted(
+                {f.rule_id for f in snap.findings if f.rule_id.startswith(LOCATION_RULE_PREFIXES)}
+            )
         )
-        inputs = (snap.raw, snap.project_id, snap.source, *stale, sync)
+        inputs = (snap.raw, snap.project_id, snap.source, *(x for c in stale for x in c), sync)
         if len(inputs) == len(self._inputs) and all(
             a is b if isinstance(a, dict) else a == b
             for a, b in zip(inputs, self._inputs, strict=True)
@@ -341,7 +353,10 @@ class RepairOfferer:
 
     @staticmethod
     def _plan(
-        snap: Snapshot, now: dict[str, Any], stale: tuple[Any, ...], sync: tuple[str, ...]
+        snap: Snapshot,
+        now: dict[str, Any],
+        stale: list[tuple[Any, ...]],
+        sync: tuple[str, ...],
     ) -> RepairOffer | None:
         if not (stale or sync):
             return None  # nothing to repair: the planner stays unloaded
@@ -349,8 +364,7 @@ class RepairOfferer:
         from .decide.plans import plan_locations, plan_stale_write
 
         with deep_room():  # a state nested as deep as the reader takes (codec.MAX_NESTING)
-            if stale:
-                before, rules = stale
+            for before, rules in stale:
                 plan = plan_stale_write(before, now)
                 if plan is not None and plan.stale:  # (not: the file only moved on since)
                     return RepairOffer(plan, rules, snap.source, snap.project_id)

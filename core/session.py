@@ -53,9 +53,10 @@ RAW_CAP = 200
 RAW_BYTES = 4 * 1024 * 1024  # the file bytes of the documents the timeline keeps (README)
 EVENTS_CAP = 500
 # A huge hook log is read over several refreshes (``HookLogView.pending``), so state
-# changes are never stuck behind it: each refresh polls it (HOOK_READ_BYTES a poll, ~24k lines,
-# ~15 ms to parse on two threads) for up to HOOK_PART_SECONDS. Its lines are indexed first (a
-# newline scan), so they show at once, parsed when on screen.
+# changes are never stuck behind it: each refresh polls it (HOOK_READ_BYTES a poll, a part
+# short enough to parse between two state reads: docs/performance.md#the-hook-log) for up to
+# HOOK_PART_SECONDS. Its lines are indexed first (a newline scan), so they show at once, parsed
+# when on screen.
 HOOK_READ_BYTES = 4 * 1024 * 1024
 HOOK_PART_SECONDS = 0.1
 DIFF_LIMIT = 200  # changed field paths recorded per timeline entry
@@ -654,6 +655,16 @@ class ProjectSession:
     def _observe(self, track: _StateTrack, now: datetime, *, own: bool) -> Observation | None:
         previous = track.snapshot
         snap = observe(track.reader, previous, track.source.project_id)
+        if snap is previous and previous is not None:  # the file is unchanged: not audited again
+            track.checked_at = now
+            if any(is_transition(f) for f in previous.findings):  # as a new audit would make it
+                track.snapshot = replace(
+                    previous,
+                    findings=[f for f in previous.findings if not is_transition(f)],
+                    seq=previous.seq + 1,
+                    taken_at=datetime.now(UTC),
+                )
+            return None  # (the same snapshot otherwise: what depends on it is not redone)
         snap.findings = self._configured(snap.findings)
         result = snap.read
         status: str = result.status if result is not None else "missing"

@@ -325,9 +325,14 @@ class ReadResult(Struct, frozen=True):
 def _looks_torn(text: str, exc: json.JSONDecodeError) -> bool:
     """Empty, or cut short: what a reader sees mid truncate-then-write. A prefix of a valid
     document fails on its last line (the owner indents, so every token sits on one line);
-    a document whose last line closes the top-level object is not a prefix."""
+    a document whose last line closes the top-level object is not a prefix, and neither is
+    text that does not open one (the owner writes an object: plain text is not torn)."""
     stripped = text.rstrip()
-    if not stripped or exc.pos >= len(stripped):
+    if not stripped:
+        return True
+    if not stripped.lstrip().startswith("{"):
+        return False
+    if exc.pos >= len(stripped):
         return True
     return "\n" not in stripped[exc.pos :] and not stripped.endswith("}")
 
@@ -356,12 +361,38 @@ def _parse(raw: bytes) -> Any:
     return json.loads(raw.decode("utf-8", errors="replace"), parse_constant=_reject_constant)
 
 
-def read_json(path: Path, *, retries: int = 3, delay: float = 0.015) -> ReadResult:
+#: The documents :func:`read_json` parsed last with ``share=True``, by path: the session's
+#: state reader and the framework views read the same ``state.json``, and a second parse of
+#: a state at the read cap held ~110 MB more and took ~0.7 s more (docs/performance.md#dashboard-size).
+#: The readers that share never change a document they are given.
+_SHARED: dict[Path, ReadResult] = {}
+SHARED_MAX = 8
+
+
+def _lstamp(path: Path) -> FileStamp | None:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return FileStamp(st.st_size, st.st_mtime_ns, st.st_ino)
+
+
+def read_json(
+    path: Path, *, retries: int = 3, delay: float = 0.015, share: bool = False
+) -> ReadResult:
     """Read and parse a JSON object file; never raises. Every string in it is cleaned.
 
     The read is :func:`~phasewatch.core.files.read.read_regular`'s: a FIFO, a device or a file
     over ``MAX_JSON_BYTES`` is never read, and a read that overlapped a write is retried (an
-    empty or cut document too: ``torn``), so a torn write never parses as a state."""
+    empty or cut document too: ``torn``), so a torn write never parses as a state.
+
+    ``share``: a file read again unchanged (the same size, mtime and inode as the last good
+    read with ``share``; a link is never the file: ``lstat``) gives that read's document, not a
+    second read and parse of it (the read alone held twice the file's size for a moment,
+    which the heap then kept)."""
+    hit = _SHARED.get(path) if share else None
+    if hit is not None and hit.stamp == _lstamp(path):  # unchanged: not even read again
+        return hit
     attempts = 0
     last: ReadResult | None = None
     while True:
@@ -379,7 +410,15 @@ def read_json(path: Path, *, retries: int = 3, delay: float = 0.015) -> ReadResu
                 return last
         else:
             stamp = FileStamp(st.st_size, st.st_mtime_ns, st.st_ino)
+            hit = _SHARED.get(path) if share else None
+            if hit is not None and hit.stamp == stamp:
+                return hit
             result = parse_document(path, raw, stamp, attempts)
+            if share and result.ok:
+                _SHARED.pop(path, None)
+                _SHARED[path] = result
+                while len(_SHARED) > SHARED_MAX:
+                    del _SHARED[next(iter(_SHARED))]
             if result.status not in ("torn", "invalid"):  # a torn read can look invalid too
                 return result
             last = result
@@ -401,7 +440,8 @@ def parse_document(
         where = (
             "empty file"
             if not text.strip()
-            else f"{exc.msg} at line {exc.lineno} column {exc.colno}"
+            # (json's "Unterminated string starting at" already ends in "at")
+            else f"{exc.msg.removesuffix(' at')} at line {exc.lineno} column {exc.colno}"
         )
         return ReadResult(path, status, error=where, stamp=stamp, attempts=attempts)
     except (RecursionError, ValueError) as exc:
@@ -450,7 +490,7 @@ class StateReader:
         self.last_good: ReadResult | None = None
 
     def read(self) -> tuple[ReadResult, dict[str, Any] | None, list[Finding]]:
-        result = read_json(self.path)
+        result = read_json(self.path, share=True)
         if result.ok:
             self.last_good = result
             return result, result.data, []

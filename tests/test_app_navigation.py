@@ -392,14 +392,14 @@ async def test_with_nothing_waiting_the_decision_keys_are_hidden_and_say_so(
 
 
 def test_help_explains_every_column_of_the_overviews_matrix() -> None:
-    """The matrix's headers are the file's own names (``ptr A I T``...): ``?`` says what each
-    means in plain words."""
+    """The matrix's headers are the file's own names (``phase_status[k]``...) and the three
+    pointers' letters (``current A I T``): ``?`` says what each means in plain words."""
     from phasewatch.tui.screens.help import help_text
-    from phasewatch.widgets.location_matrix import COLUMNS
+    from phasewatch.widgets.location_matrix import COLUMNS, POINTERS_HEADER
 
     lines = help_text([]).plain.splitlines()
     for _key, header in COLUMNS:
         (line,) = [x for x in lines if x.strip().startswith(header + " ")]
         assert len(line.strip()) > len(header) + 10, line  # a meaning follows the header
-    pointers = next(x for x in lines if x.strip().startswith("ptr A I T"))
+    pointers = next(x for x in lines if x.strip().startswith(POINTERS_HEADER))
     assert "A: active_workflow.current_phase" in pointers and "T: the top-level" in pointers

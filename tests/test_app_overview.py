@@ -66,7 +66,7 @@ async def test_overview_shows_the_state(repo: Path) -> None:
         assert "✓ 00-quick-scan" in pipeline and "● 05-test-strategy" in pipeline
         matrix = overview(app).query_one(LocationMatrix)
         assert list(matrix.rows) == state["active_workflow"]["phases"]
-        assert matrix.cell_text("05-test-strategy", "pointers").plain == "▶ A I T"
+        assert matrix.cell_text("05-test-strategy", "pointers").plain == "  ▶ A I T"
         assert matrix.cell_text("05-test-strategy", "agent").plain == "test-design-engineer"
         # the watch starts once the first data is painted (its first pass waits for that)
         await wait_until(pilot, lambda: app.watch_mode == "watching")

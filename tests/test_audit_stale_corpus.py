@@ -76,13 +76,10 @@ def _goal(fig: S.Figure) -> None:
 
 
 @STALE
-@pytest.mark.xfail(
-    strict=True,
-    reason="(a) measured 3 of 261 (52 before issue 40's rules), all the second of two stale "
-    "writes in a row, which judged against the first has the shape of a framework step (an "
-    "interrupt's suspension, or a rollback whose marker the first copy lacked)",
-)
 def test_every_write_the_framework_blocks_is_an_error() -> None:
+    """(a) measured 0 of 261 (52 before issue 40's rules; 3 before the session remembered each
+    workflow's newest marker, core.audit.seen: the second of two stale writes in a row, which
+    judged against the first alone has the shape of an interrupt or of a fresh rollback)."""
     _goal(S.figure_blocked_error(S.judged()))
 
 
@@ -103,10 +100,9 @@ def test_no_legit_controller_step_is_an_error(part: int) -> None:
 @STALE
 @pytest.mark.xfail(
     strict=True,
-    reason="(c) measured 4 of 355 (104 before): one where only the sub-agent's own "
-    "skill_usage_log entry changes the agent_delegation answer (its work, not damage); a "
-    "pointer and mirror moved onto the next, unstarted phase (2) and a later phase's summary "
-    "status set (1), single-location drifts on which the framework's own checks are silent too",
+    reason="(c) measured 1 of 355 (104 before; 4 before TR-CURRENT-UNSTARTED and "
+    "TR-COMPLETED-ELSEWHERE): the one where only the sub-agent's own skill_usage_log entry "
+    "changes the agent_delegation answer (its work, not damage)",
 )
 def test_every_stale_write_the_framework_acts_on_is_loud() -> None:
     _goal(S.figure_differs_flagged(S.judged()))
@@ -118,14 +114,32 @@ def test_every_stale_write_the_framework_acts_on_is_loud() -> None:
 @STALE
 @pytest.mark.xfail(
     strict=True,
-    reason="measured 9 of 355 (214 before), all single-location drifts no V9 check warns "
-    "about, so a repair without --against sees nothing: the index one past an unfinished "
-    "phase (the framework's own redo writes that shape), a pointer and mirror on the next "
-    "unstarted phase, the pointer on the phase just completed; the dashboard sees each as a "
-    "write (TR-INDEX-SKIP, TR-CURRENT-BACK) and offers the stale-write repair",
+    reason="measured 1 of 355 (214 before; 9 before the LOOP-* shapes): the index moved back "
+    "onto a completed phase that is not the last, a shape the framework's own walks leave 64 "
+    "times (a phase completed in place), so one state cannot tell it from them; the dashboard "
+    "sees it as a write and offers the stale-write repair, which with that copy is never "
+    "'nothing' (the next test); without a copy the message points to --against",
 )
 def test_nothing_to_repair_only_where_nothing_differs() -> None:
     _goal(S.figure_repair_says_nothing(S.repaired()))
+
+
+@STALE
+def test_a_drift_repaired_against_the_copy_seen_is_never_nothing() -> None:
+    """Measured 0 of 54: the 9 drifts above, and every other drift whose next step differs,
+    repaired against the version the dashboard saw before the write: applied, or refused with
+    exit 2 (the index ahead, which only V8's forbidden step back would undo)."""
+    _goal(S.figure_drift_with_the_copy(S.drifts_against_the_copy()))
+
+
+@STALE
+@pytest.mark.xfail(
+    strict=True,
+    reason="measured 1 of 355: the case where only the sub-agent's own skill_usage_log entry "
+    "(its work, kept) changes the next step",
+)
+def test_the_dashboard_offers_a_repair_wherever_the_next_step_differs() -> None:
+    _goal(S.figure_dashboard_offer(S.judged()))
 
 
 @STALE
@@ -149,11 +163,8 @@ def test_a_repair_puts_back_what_the_stale_write_deleted() -> None:
 
 
 @STALE
-@pytest.mark.xfail(
-    strict=True,
-    reason="measured 6 of 80, all copies taken before a retry that cleared the same phase's "
-    "evidence: the copy's block cannot be told from the one the retry cleared, so it is put "
-    "back as the retry left it (its log entries are kept)",
-)
 def test_a_repair_keeps_the_sub_agents_own_work() -> None:
+    """Measured 0 of 78 (6 of 80 before the planner asked whether the retry or rollback since
+    the copy reset that very phase: workflow-retry.cjs clears only the phase it retries). The
+    two left out are evidence of the attempt a retry of the same phase threw away."""
     _goal(S.figure_repair_keeps_own_work(S.repaired()))

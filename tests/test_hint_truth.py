@@ -16,7 +16,7 @@ from phasewatch.core.findings import Finding, Severity
 
 from tests.helpers import generated_corpus as G
 
-ADVANCED = "phase-advance -> ADVANCED"
+ADVANCED = G.ADVANCED
 
 
 @cache
@@ -78,16 +78,7 @@ def test_next_activated_is_what_todays_phase_advance_does():
     assert seen
 
 
-def _fresh_inits() -> list[dict[str, Any]]:
-    """States right after workflow-init.cjs on a project the framework's installer set up."""
-    _, records = G.load()
-    return [
-        r["state"]
-        for r in records
-        if r["step"].startswith("workflow-init")
-        and r["prev"] is not None
-        and records[r["prev"]]["step"].startswith("installer")
-    ]
+_fresh_inits = G.fresh_inits
 
 
 def test_a_fresh_install_and_init_is_quiet_and_consistent_about_the_skeleton():

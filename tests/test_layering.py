@@ -85,6 +85,40 @@ def test_widgets_never_import_the_app_nor_the_file_side_of_core():
         assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
 
 
+def test_the_decision_service_imports_no_screen_and_no_textual():
+    """tui/decisions.py holds every decision's logic (in flight, already applied, confirm,
+    undo, replan) apart from the console's navigation: it imports no textual, no screen, no
+    widget and not the console or the app (docs/design.md#decisions), and importing it loads
+    neither textual nor the writer (the writer is imported in the decision's worker)."""
+    path = ROOT / "tui" / "decisions.py"
+    banned = ("textual", "rich", "phasewatch.widgets", "phasewatch.tui")
+    bad = [n for n in _imports(path) if _starts(n, *banned)]
+    assert not bad, f"tui/decisions.py imports {bad}"
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    top = {n.module for n in tree.body if isinstance(n, ast.ImportFrom) and n.module}
+    assert not [n for n in top if _starts(n, "phasewatch.core.decide")], top
+    code = (
+        "import sys, phasewatch.tui.decisions\n"
+        "print(sorted(n for n in sys.modules if n.split('.')[0] in ('textual', 'rich')\n"
+        "             or n.startswith(('phasewatch.core.decide', 'phasewatch.tui.screens'))))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.strip() == "[]", out.stdout + out.stderr
+
+
+def test_no_writer_is_named_by_a_string():
+    """The console and its service call the writer through typed functions a reader and the
+    type checker can follow from the key to the write: no ``getattr``, no ``_call_writer``."""
+    for name in ("console.py", "decisions.py"):
+        tree = ast.parse((ROOT / "tui" / name).read_text(encoding="utf-8"))
+        calls = {
+            node.func.id
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+        }
+        assert not calls & {"getattr", "_call_writer", "__import__"}, name
+
+
 def test_nothing_imports_the_old_top_level_names():
     for folder in ("core", "widgets", "tui", "tests", "bench", "screenshots"):
         for path, names in _package_imports(folder).items():

@@ -41,7 +41,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from phasewatch.core.audit.framework import marker_set_by_write
 from phasewatch.core.decide.command import RepairCommand, run_repair
 from phasewatch.core.decide.plans import get
 
@@ -385,7 +384,8 @@ def _next_differs(v: dict[str, Any]) -> list[str]:
 def with_work(case: dict[str, Any]) -> dict[str, Any]:
     """What a perfect repair leaves: S_k, plus the sub-agent's own work (its skill_usage_log
     entries; its evidence on the phase its copy was at, unless a retry or rollback since the
-    copy cleared that phase's evidence: then it is an old block brought back)."""
+    copy reset that phase: then it is the work of the attempt the controller threw away,
+    S_k's as the reset left it; stale_corpus.own_work)."""
     good = copy.deepcopy(case["good"])
     damaged = case["writes"][-1]["state"]
     if case.get("work") == "log" and isinstance(damaged.get("skill_usage_log"), list):
@@ -393,7 +393,7 @@ def with_work(case: dict[str, Any]) -> dict[str, Any]:
         seen = {json.dumps(x, sort_keys=True) for x in log}
         log += [x for x in damaged["skill_usage_log"] if json.dumps(x, sort_keys=True) not in seen]
     for path in S.own_work(case, damaged):
-        if path[0] == "phases" and not marker_set_by_write(damaged, case["good"]):
+        if path[0] == "phases":
             good.setdefault("phases", {}).setdefault(path[1], {})[path[2]] = get(damaged, path)
     return good
 
@@ -404,10 +404,16 @@ def stale_corpus_repairs(
 ) -> list[tuple[S.Repaired, dict[str, Any]]]:
     """``phasewatch repair`` on every case of the stale corpus (tests/helpers/stale_corpus.py),
     and the framework's verdicts (repair.cjs judge) on each applied one."""
-    tmp = tmp_path_factory.mktemp("stale-corpus-repairs")
     applied, jobs = [], []
-    for case in S.load()[2]:
-        r = S.repair(case, tmp)
+    cases = S.load()[2]
+    # every case as the corpus repairs it, then each drift against the copy seen (the
+    # dashboard's way: the version before the write)
+    runs = [(c, None, "stale-corpus-repairs") for c in cases]
+    runs += [(c, c["good"], "drift-repairs") for c in cases if c["kind"] == "drift"]
+    roots: dict[str, Path] = {}
+    for case, seen_copy, kind in runs:
+        tmp = roots.get(kind) or roots.setdefault(kind, tmp_path_factory.mktemp(kind))
+        r = S.repair(case, tmp, seen_copy)
         if r.repaired is None:
             continue
         ref = tmp / f"ref-{case['id']}"
@@ -434,7 +440,8 @@ def test_a_repair_leaves_the_next_step_of_the_undamaged_state(
 ) -> None:
     """Every applied repair of the stale corpus: phase-advance.cjs and the delegation guards
     answer as on the undamaged state S_k with the sub-agent's own work in it (measured 0 of
-    242; 70 of 185 before the repair put back everything the framework reads)."""
+    304, 74 of them drifts repaired against S_k; 70 of 185 before the repair put back
+    everything the framework reads)."""
     fig = S.Figure("repair_next_differs")
     for r, v in stale_corpus_repairs:
         differs = _next_differs(v)
@@ -447,7 +454,7 @@ def test_a_repair_is_valid_and_allowed(
     stale_corpus_repairs: list[tuple[S.Repaired, dict[str, Any]]],
 ) -> None:
     """Every applied repair of the stale corpus: VALID, and allowed by V7/V8 of both eras as a
-    write over the damaged state (measured 0 misses of 165)."""
+    write over the damaged state (measured 0 misses of 304)."""
     fig = S.Figure("repair_refused")
     for r, v in stale_corpus_repairs:
         wrong = [era for era in ("v829", "head") if v[era]["d"] != "allow"]

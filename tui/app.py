@@ -3,7 +3,7 @@
 Event flow (one direction): a file is written -> :class:`core.watch.Watcher` (one exclusive async
 worker, watchfiles on the parent directories + a 2 s reconciliation pass) yields a batch of paths
 -> the same worker runs :meth:`core.session.ProjectSession.refresh` in a thread
-(``asyncio.to_thread``, strictly one at a time) -> the resulting
+(a daemon thread, ``startup.in_daemon``, strictly one at a time) -> the resulting
 :class:`~core.session.SessionUpdate` (the state picture) is posted as :class:`SessionUpdated`
 (coalescing: when several pile up, only the newest goes through)
 -> :meth:`PhasewatchApp.on_session_updated` hands it to every data screen inside
@@ -35,6 +35,7 @@ from textual.worker import Worker, WorkerState
 
 from . import startup
 from .console import CONSOLE_BINDINGS, ReviewConsole
+from .escape_keys import EscapeThenKey
 from .messages import DecisionDone, DecisionKept, DecisionReverted, HookLogGrew, SessionUpdated
 from .notifications import app_notifier
 from .screens import CONSOLE_SCREENS, DATA_SCREENS, SCREEN_CSS, load
@@ -84,7 +85,7 @@ def screen_class(name: str) -> type[UpdateScreen]:
     return load(DATA_SCREENS[name].where)
 
 
-class PhasewatchApp(StartupScheduling, App[int]):
+class PhasewatchApp(EscapeThenKey, StartupScheduling, App[int]):
     """``PhasewatchApp(path, read_only=False, project_id=None, demo=None)``.
 
     Test/bench keywords: ``clock`` (a callable returning an aware datetime: freezes elapsed time
@@ -277,13 +278,13 @@ class PhasewatchApp(StartupScheduling, App[int]):
             while update.hooks.pending or update.offers is None:
                 again = [session.project.hook_log] if update.hooks.pending else []
                 await self._after_keys()
-                update = await asyncio.to_thread(session.refresh, again)
+                update = await startup.in_daemon(session.refresh, again)
                 self._post(update)
             return
         if first.hooks.pending:  # a large log: its newest lines now, not after the watch set-up
             hook_log = session.project.hook_log
             await self._after_keys()
-            self._post(await asyncio.to_thread(session.refresh, [hook_log]))
+            self._post(await startup.in_daemon(session.refresh, [hook_log]))
         from phasewatch.core.watch import Watcher
 
         files, dirs = session.watch_targets()
@@ -302,7 +303,7 @@ class PhasewatchApp(StartupScheduling, App[int]):
                 self._document_at = time.monotonic()
             changed = None if batch.initial else batch.paths
             await self._after_keys()
-            update = await asyncio.to_thread(session.refresh, changed, own=batch.own)
+            update = await startup.in_daemon(session.refresh, changed, own=batch.own)
             if update.targets_changed:
                 watcher.set_targets(update.watch_files, update.watch_dirs)
             if update.unseen:  # unsearchable now: its recovery is reported, however quick

@@ -180,8 +180,9 @@ def _print_finding(console: Printer, f: Finding) -> None:
     line.append(f.rule_id, style=STYLE[f.severity])
     line.append("  ")
     line.append_text(plain(f.source, "dim"))
-    line.append(" ")
-    line.append_text(plain(f.path, "bold"))
+    if f.place:
+        line.append(" ")
+        line.append_text(plain(f.place, "bold"))
     console.print(line)
     console.print(plain(f"      {f.message}"))
     if f.expected is not None or f.actual is not None:

@@ -299,6 +299,8 @@ class DemoRunner:
             if args.autopilot > 0
             else None
         )
+        self.threads: list[threading.Thread] = []
+        WRITERS[root] = self
 
     def _hold(self, seconds: float) -> None:
         self._stop.wait(seconds / self.args.speed)
@@ -318,6 +320,7 @@ class DemoRunner:
         ]
         if self.autopilot is not None:
             threads.append(threading.Thread(target=self.autopilot.run, daemon=True))
+        self.threads = threads
         for t in threads:
             t.start()
         for t in threads[: len(self.players)]:
@@ -350,8 +353,37 @@ class DemoRunner:
         for player in self.players:
             player.stop()
 
+    def halt(self, timeout: float) -> None:
+        """Stop, and wait up to ``timeout`` seconds for every player and the autopilot to end:
+        a player's next write makes its directories again (``mkdir(parents=True)``), so the
+        demo's directory removed under a running player came back (14 of 20 runs killed by
+        SIGHUP at ``--speed 30``)."""
+        self.stop()
+        deadline = time.monotonic() + timeout
+        for thread in self.threads:
+            if thread is not threading.current_thread():
+                thread.join(max(0.0, deadline - time.monotonic()))
+
 
 TEMP_PREFIX = "phasewatch-demo-"
+#: The runner writing each demo directory, so the directory's removal can stop it first.
+WRITERS: dict[Path, DemoRunner] = {}
+#: How long the removal waits for the writers (a player ends at its next step or pause; in
+#: the dashboard, one waiting for the app to show a message never ends while it is stopped).
+HALT_WAIT_S = 2.0
+
+
+def remove_demo_dir(root: Path) -> None:
+    """Stop the demo's writers (:data:`WRITERS`), then remove ``root`` (again, should a write
+    that was under way have left an entry behind)."""
+    runner = WRITERS.pop(root, None)
+    if runner is not None:
+        runner.halt(HALT_WAIT_S)
+    for _ in range(10):
+        shutil.rmtree(root, ignore_errors=True)
+        if not os.path.lexists(root):
+            return
+        time.sleep(0.05)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -402,7 +434,7 @@ def main(argv: list[str] | None = None) -> int:
         if keep:
             print(f"demo files kept in {root}")
         else:
-            shutil.rmtree(root, ignore_errors=True)
+            remove_demo_dir(root)
 
 
 def _remove_on_signal(root: Path) -> dict[int, Any]:
@@ -410,7 +442,7 @@ def _remove_on_signal(root: Path) -> dict[int, Any]:
     then die of that signal as we would have; returns the handlers to put back."""
 
     def handler(signum: int, _frame: Any) -> None:
-        shutil.rmtree(root, ignore_errors=True)
+        remove_demo_dir(root)
         signal.signal(signum, signal.SIG_DFL)
         os.kill(os.getpid(), signum)
 

@@ -4,12 +4,11 @@ one module below all of them, so no screen imports the console or the app at run
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from msgspec import Struct
 from textual.message import Message
+
+from .decisions import Decision
 
 if TYPE_CHECKING:
     from phasewatch.core import decide
@@ -38,24 +37,6 @@ class HookLogGrew(Message):
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, HookLogGrew)
-
-
-class Decision(Struct, frozen=True):
-    """One request to the writer. ``seen`` identifies what the user looked at (the state file
-    and its version, or the plan file and its digest): two requests on the same ``seen`` are
-    the same look, and the second one after an applied write would be refused against our own
-    write."""
-
-    label: str  # the writer's action name ("review continue"), as journaled
-    call: Callable[[], decide.DecisionResult]
-    own_path: Path | None
-    seen: tuple[str, object]
-
-    @property
-    def shown(self) -> str:
-        """The label in plain words for toasts: ``gate: review`` (not ``review review``)."""
-        kind, _, rest = self.label.partition(" ")
-        return f"gate: {rest}" if kind == "review" and rest else self.label
 
 
 class DecisionDone(Message):

@@ -57,7 +57,7 @@ EXTRA_HINT = (  # no release on the index yet: the checkout's or the wheel's ext
 )
 
 #: the largest terminal a browser may ask for: a 4K screen at a small font (memory grows with
-#: the cells: 20000x20000 grew the served dashboard past 1 GB)
+#: the cells, and a browser may ask for any size: docs/performance.md#the-command-line)
 MAX_COLUMNS, MAX_ROWS = 512, 256
 MIN_COLUMNS, MIN_ROWS = 10, 4
 HEADER_TIMEOUT = 10.0  # seconds for a request's headers to arrive (a half-open connection)

@@ -22,13 +22,15 @@ import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, InvalidStateError
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from phasewatch.core import memory
 from textual import events
 from textual.timer import Timer
 
 from .screens import load
+
+T = TypeVar("T")
 
 if TYPE_CHECKING:
     from phasewatch.core.config import Config
@@ -242,3 +244,31 @@ def after_first_data(freeze: bool, screens: Iterable[str], ui_idle: threading.Ev
         memory.release_memory()
 
     threading.Thread(target=run, name="phasewatch-warm-up", daemon=True).start()
+
+
+async def in_daemon(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """``fn(*args, **kwargs)`` in a daemon thread of its own, awaited. ``asyncio.to_thread``
+    runs it in the loop's executor, which the app's end joins: ``q`` waited out a read in
+    progress (5 s at 32,000 phases; docs/performance.md#dashboard-size). A result that comes
+    after the loop is gone is dropped."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[T] = loop.create_future()
+
+    def settle(result: Any, error: BaseException | None) -> None:
+        if future.done():  # (cancelled: the app is ending)
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)
+
+    def run() -> None:
+        try:
+            result, error = fn(*args, **kwargs), None
+        except BaseException as exc:  # handed to the awaiting task, which logs it
+            result, error = None, exc
+        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
+            loop.call_soon_threadsafe(settle, result, error)
+
+    threading.Thread(target=run, name="phasewatch-refresh", daemon=True).start()
+    return await future

@@ -13,6 +13,32 @@ from textual.widgets import Static
 
 GLYPHS = {"completed": "✓", "in_progress": "●", "pending": "○", "skipped": "⊘"}
 SEVERITY_GLYPH = {"error": "✖", "warning": "▲", "info": "·"}
+#: The Overview's other marks (``?`` lists them all: :func:`symbol_legend`).
+CURRENT = "▶"  # a phase one of the three pointers says is current
+DISAGREES = "⚠"  # a phase whose locations disagree
+RUNNING = "▸"  # before the time so far of the phase in progress
+EVENT = "⟲"  # a finding about one change between two versions
+UNKNOWN = "?"  # a status phasewatch does not know; on the Plugins screen, could not be checked
+
+
+def symbol_legend() -> list[tuple[str, str]]:
+    """(symbol, meaning) of every mark the screens draw, for the ``?`` help."""
+    states = ", ".join(s.replace("_", " ") for s in GLYPHS)
+    severities = ", ".join(SEVERITY_GLYPH)
+    return [
+        (" ".join(GLYPHS.values()), f"a phase {states} (· no status)"),
+        (f"{RUNNING}12m", "time so far in the phase in progress"),
+        (CURRENT, "the phase the state names as current (the A I T column says which field)"),
+        (DISAGREES, "state.json's three records of where the workflow is disagree on this "
+         "phase (the red cells)"),
+        (" ".join(SEVERITY_GLYPH.values()), f"findings: {severities} (an error: the real "
+         "system would reject the file or could not go on)"),
+        (EVENT, "a change from one version of the file to the next, not a standing finding"),
+        ("v52", "the state file's state_version, which every write of the framework raises"),
+        (UNKNOWN, "a status phasewatch does not know; on Plugins, a file it could not check "
+         "(missing, unreadable, no front matter)"),
+        ("✗", "on Plugins: a checksum that does not match its file"),
+    ]  # fmt: skip
 
 
 def plain(text: object, style: str | Style = "") -> Text:
@@ -29,7 +55,7 @@ def plain_content(text: object) -> Content:
 def glyph(status: str | None) -> str:
     if status is None:
         return "·"
-    return GLYPHS.get(status, "?")
+    return GLYPHS.get(status, UNKNOWN)
 
 
 def same_text(a: Text, b: Text) -> bool:

@@ -11,6 +11,10 @@ emphasised for a few seconds.
 
 Plain data in: :class:`~core.findings.Finding` objects (and ``(key, version, finding)`` tuples for
 events). Every string is a Rich ``Text`` or plain ``Content``: never markup.
+
+More than :data:`~widgets._window.WINDOW_ROWS` rows (30,000 findings of a 10,000-phase state) are
+ordered here and held as a window, moved by the cursor keys past its edge, with a line saying
+which rows of how many are held (``widgets/_window.py``); only the window's cells are built.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar, NamedTuple
 
 from phasewatch.core.findings import Finding, get_rule
-from phasewatch.widgets._table import MeasuredTable, add_columns
+from phasewatch.widgets._table import add_columns
 from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
@@ -30,7 +34,17 @@ from textual.content import Content
 from textual.widgets import DataTable, Static
 from textual.widgets.data_table import CellDoesNotExist, ColumnKey, RowDoesNotExist
 
-from ._style import SEVERITY_GLYPH, plain, plain_content, same_text, show_in, theme_styles
+from ._style import (
+    EVENT,
+    SEVERITY_GLYPH,
+    UNKNOWN,
+    plain,
+    plain_content,
+    same_text,
+    show_in,
+    theme_styles,
+)
+from ._window import KEYS_HINT, Window, WindowedTable
 
 COLUMNS: tuple[tuple[str, str], ...] = (
     ("sev", "sev"),
@@ -110,7 +124,7 @@ def detail_content(item: Item | None) -> Content:
         ("rule", f"{f.rule_id}" + (f" — {title}" if title else "")),
         ("severity", sev + (f" ({scope})" if scope else "")),
         ("source", f.source),
-        ("path", "the whole file" if f.path == "$" else f.path),
+        ("path", f.place or "the whole file"),
         ("expected", _value(f.expected)),
         ("actual", _value(f.actual)),
         ("message", f.message),
@@ -131,10 +145,26 @@ def detail_content(item: Item | None) -> Content:
     return Content.assemble(*parts)
 
 
+def where_text(f: Finding) -> str:
+    """The "where" cell: the file and the path in it (its end kept past ``WHERE_WIDTH``)."""
+    path = f.place  # the whole file: shown as the file's name alone
+    where = path if not f.source else f"{f.source}:{path}" if path else f.source
+    if len(where) > WHERE_WIDTH:  # leave the message room at 120 columns
+        where = "…" + where[-(WHERE_WIDTH - 1) :]
+    return where
+
+
+def item_order(item: Item) -> tuple[Any, ...]:
+    """:func:`_sort_key` of the item's cells, from the item (a window is cut from the items
+    in this order, then sorted in the table by its cells)."""
+    f = item.finding
+    return (item.event is not None, _RANK.get(str(f.severity), 3), f.rule_id, where_text(f))
+
+
 def _sort_key(sev: Any, rule: Any, path: Any) -> tuple[Any, ...]:
     """Order rows by the plain text of their cells: standing before events, then severity."""
     sev_text = sev.plain if isinstance(sev, Text) else str(sev)
-    is_event = sev_text.startswith("⟲")
+    is_event = sev_text.startswith(EVENT)
     word = sev_text.split()[-1] if sev_text.split() else ""
     return (
         is_event,
@@ -165,6 +195,8 @@ class FindingsList(Vertical):
     DEFAULT_CSS = """
     FindingsList { height: 1fr; }
     FindingsList > DataTable { height: 1fr; min-height: 4; }
+    FindingsList > #findings-more { height: 1; padding: 0 1; color: $text-muted; display: none; }
+    FindingsList > #findings-more.partial { display: block; }
     FindingsList > #finding-detail {
         height: auto; max-height: 12; padding: 0 1;
         border-top: solid $panel-lighten-2;
@@ -182,17 +214,23 @@ class FindingsList(Vertical):
         self.cell_updates = 0
         self.severity_filter = 0  # an index into SEVERITY_FILTERS
         self._given: list[Item] = []  # every item of the last show, before the filter
+        self._wanted: dict[str, Item] = {}  # every item the filter keeps (the table: a window)
+        self._ordered: list[str] = []  # their keys in the table's order (a partial window)
+        self.window = Window()
 
     def compose(self) -> ComposeResult:
-        yield MeasuredTable(id="findings-table", cursor_type="row")
+        table = WindowedTable(id="findings-table", cursor_type="row")
+        table.edge = self._edge
+        yield table
+        yield Static("", id="findings-more", markup=False)
         yield Static(detail_content(None), id="finding-detail", markup=False)
 
     def on_mount(self) -> None:
         add_columns(self, self.table, COLUMNS, self._restyle)
 
     @property
-    def table(self) -> MeasuredTable:
-        return self.query_one("#findings-table", MeasuredTable)
+    def table(self) -> WindowedTable:
+        return self.query_one("#findings-table", WindowedTable)
 
     @property
     def items(self) -> dict[str, Item]:
@@ -222,13 +260,9 @@ class FindingsList(Vertical):
         f = item.finding
         sev = str(f.severity)
         sev_style = styles.get(sev, styles["plain"])
-        mark = "⟲" if item.event is not None else SEVERITY_GLYPH.get(sev, "?")
+        mark = EVENT if item.event is not None else SEVERITY_GLYPH.get(sev, UNKNOWN)
         rule_style = sev_style + styles["new"] if new else sev_style
-        # "$" (JSONPath's root) is the whole file: shown as the file's name alone
-        path = "" if f.path == "$" else f.path
-        where = path if not f.source else f"{f.source}:{path}" if path else f.source
-        if len(where) > WHERE_WIDTH:  # leave the message room at 120 columns
-            where = "…" + where[-(WHERE_WIDTH - 1) :]
+        where = where_text(f)
         return (
             Text(f"{mark} {sev}", style=sev_style),
             plain(f.rule_id, rule_style),
@@ -238,14 +272,42 @@ class FindingsList(Vertical):
     def show(self, items: Sequence[Item], *, emphasise_new: bool = True) -> list[Item]:
         """Render ``items`` (keyed; only changed cells rewritten). Returns the added items and
         the event rows holding a newer event (both emphasised a few seconds)."""
-        table = self.table
-        styles = theme_styles(self.app)
         self._given = list(items)
         keep = SEVERITY_FILTERS[self.severity_filter][1]
         wanted: dict[str, Item] = {}
         for item in items:
             if keep is None or str(item.finding.severity) in keep:
                 wanted.setdefault(item.key, item)
+        before = self._wanted
+        self._wanted = wanted
+        # new findings, and event rows holding a newer event (in the window or not)
+        fresh = {
+            key
+            for key, item in wanted.items()
+            if key not in before or before[key].event != item.event
+        }
+        self.window.resize(len(wanted))
+        if self.window.partial:
+            self._ordered = [i.key for i in sorted(wanted.values(), key=item_order)]
+            if not self.table.has_focus:  # not driven by the user: the most severe on top
+                self.window.start = 0
+        else:
+            self._ordered = []
+        self._fill(fresh, emphasise_new)
+        return [item for key, item in wanted.items() if key in fresh]
+
+    def _fill(
+        self, fresh: set[str] | frozenset[str] = frozenset(), emphasise: bool = False
+    ) -> None:
+        """Put the window's rows in the table (only changed cells rewritten); the ``fresh`` ones
+        (new findings, newer events) emphasised a few seconds if ``emphasise``."""
+        table = self.table
+        styles = theme_styles(self.app)
+        window = self.window
+        if window.partial:
+            wanted = {k: self._wanted[k] for k in self._ordered[window.start : window.end]}
+        else:
+            wanted = dict(self._wanted)
         stale = len(set(self._items) - set(wanted))
         if len(self._items) > 50 and stale > 0.8 * len(self._items):
             # most rows are stale: one clear is cheaper than many removals
@@ -268,22 +330,19 @@ class FindingsList(Vertical):
                 if k not in self._cells
             ]
         )
-        added: list[Item] = []
-        before_keys = set(self._cells)
+        added_rows = False
         for key, item in wanted.items():
             old = self._cells.get(key)
-            before = self._items.get(key)
-            is_new = old is None or (before is not None and before.event != item.event)
-            cells = self._cells_for(item, styles, (is_new and emphasise_new) or key in self._new)
-            if is_new:  # a new row, or a newer event in an event row
-                if old is None:
-                    table.add_row(*cells, key=key)
-                added.append(item)
-                if emphasise_new:
-                    timer = self._new.pop(key, None)
-                    if timer is not None:
-                        timer.stop()
-                    self._new[key] = self.set_timer(NEW_SECONDS, lambda k=key: self._unmark(k))
+            is_new = key in fresh
+            cells = self._cells_for(item, styles, (is_new and emphasise) or key in self._new)
+            if old is None:
+                table.add_row(*cells, key=key)
+                added_rows = True
+            if is_new and emphasise:  # a new row, or a newer event in an event row
+                timer = self._new.pop(key, None)
+                if timer is not None:
+                    timer.stop()
+                self._new[key] = self.set_timer(NEW_SECONDS, lambda k=key: self._unmark(k))
             if old is not None:
                 for (column, _), was, after in zip(COLUMNS, old, cells, strict=True):
                     if not same_text(was, after):
@@ -293,19 +352,36 @@ class FindingsList(Vertical):
         self._items = wanted
         table.measure_now()
         self._fit_messages()
-        if any(item.key not in before_keys for item in added) and table.row_count > 1:
+        if added_rows and table.row_count > 1:
             cursor_key = self._cursor_key()
             table.sort("sev", "rule", "path", key=lambda row: _sort_key(*row))
             if cursor_key is not None:
                 self._move_to(cursor_key)
         self._update_detail()
-        return added
+        more = self.query_one("#findings-more", Static)
+        more.set_class(window.partial, "partial")
+        if window.partial:
+            show_in(more, Text(window.note("findings", KEYS_HINT + ", v: by severity")))
+
+    def _edge(self, where: str) -> bool:
+        """A key went past the edge of the rows held: move the window (see WindowedTable)."""
+        if not self.window.partial:
+            return False
+        key = self._cursor_key()
+        index = self._ordered.index(key) if key in self._ordered else self.window.start
+        target = self.window.move(where, index)
+        if target is None:
+            return False
+        self._fill()
+        self._move_to(self._ordered[target])
+        self._update_detail()
+        return True
 
     def action_cycle_severity(self) -> None:
         self.severity_filter = (self.severity_filter + 1) % len(SEVERITY_FILTERS)
         label = SEVERITY_FILTERS[self.severity_filter][0]
         self.show(self._given, emphasise_new=False)
-        hidden = len({item.key for item in self._given}) - len(self._items)
+        hidden = len({item.key for item in self._given}) - len(self._wanted)
         more = f" ({hidden} hidden)" if hidden else ""
         self.notify(f"Findings list: {label}{more}", title="v", markup=False, timeout=3)
 
@@ -380,8 +456,11 @@ class FindingsList(Vertical):
         return self._items.get(key) if key is not None else None
 
     def select(self, key: str) -> bool:
-        if key not in self._items:
+        if key not in self._wanted:
             return False
+        if key not in self._items:  # outside the window: move it there
+            self.window.show(self._ordered.index(key))
+            self._fill()
         self._move_to(key)
         self._update_detail()
         return True

@@ -222,7 +222,7 @@ def _finding_lines(text: Text, findings: list[Finding], pal: Palette) -> None:
         text.append("\n  ")
         text.append(f"{str(f.severity).upper():<7}", style=pal.severity(f.severity))
         text.append(f" {f.rule_id}", style=BOLD)
-        text.append(f"  {f.source} › {f.path}", style=DIM)
+        text.append(f"  {f.source} › {f.place}" if f.place else f"  {f.source}", style=DIM)
         text.append(f"\n      {f.message}")
         if f.hint:
             text.append(f"\n      fix: {f.hint}", style=DIM)

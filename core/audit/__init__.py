@@ -23,10 +23,18 @@ from ..findings import Finding
 from ..models import State
 from .mirror import check_framework, check_write
 from .rules import RULES, STALE_WRITE_RULES
+from .seen import Seen, marker_fresh, remember, replayed
 from .state import SNAPSHOT_CHECKS
 from .transition import TRANSITION_CHECKS, Pair
 
-__all__ = ["RULES", "STALE_WRITE_RULES", "audit_state", "audit_transition", "stale_write"]
+__all__ = [
+    "RULES",
+    "STALE_WRITE_RULES",
+    "audit_state",
+    "audit_transition",
+    "remember",
+    "stale_write",
+]
 
 
 def _state(value: Any) -> State:
@@ -56,16 +64,21 @@ def audit_transition(
     cur_raw: dict[str, Any],
     source: str,
     exact: tuple[dict[str, Any] | None, dict[str, Any] | None] = (None, None),
+    seen: Seen = (),
 ) -> list[Finding]:
     """Transition rules from ``prev`` to ``cur`` (see :mod:`core.audit.transition`);
-    ``exact``: the two documents as the framework reads them, where cleaning changed them."""
+    ``exact``: the two documents as the framework reads them, where cleaning changed them;
+    ``seen``: what the session saw before (:mod:`core.audit.seen`), ``prev`` included."""
     em = Emitter(str(source))
-    pair = Pair(_state(prev), _raw(prev_raw), _state(cur), _raw(cur_raw))
-    # V7 on every write; V8 on every write but one that archived or suspended the workflow
+    pair = Pair(_state(prev), _raw(prev_raw), _state(cur), _raw(cur_raw), seen)
+    # V7 on every write; V8 on every write but one that archived or suspended the workflow,
+    # unless it brings back a workflow the session saw further on
     disk, incoming = (
         e if e is not None else r for e, r in zip(exact, (prev_raw, cur_raw), strict=True)
     )
-    run_checks(em, (check_write,), _raw(disk), _raw(incoming), pair.ended() is None)
+    regression = pair.ended() is None or replayed(seen, incoming)
+    fresh = marker_fresh(seen, incoming)
+    run_checks(em, (check_write,), _raw(disk), _raw(incoming), regression, fresh)
     return run_checks(em, TRANSITION_CHECKS, pair)
 
 

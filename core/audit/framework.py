@@ -271,7 +271,7 @@ def v7(disk: Any, incoming: Any) -> str | None:
     return "stale" if less(new, old) else None
 
 
-def v8(disk: Any, incoming: Any) -> tuple[str, str, str] | None:
+def v8(disk: Any, incoming: Any, fresh_seen: bool = True) -> tuple[str, str, str] | None:
     """``(path, what, note)`` of the first orchestration field the write regresses (``V8``),
     or None.
 
@@ -283,7 +283,9 @@ def v8(disk: Any, incoming: Any) -> tuple[str, str, str] | None:
     The framework never removes that marker, so today's V8 excuses every later regression too.
     phasewatch judges by the older, stricter V8 and excuses what today's excuses only when the
     write itself sets the marker: it blocks what either era would block but for a fresh marker.
-    ``note`` says which era would let the write through, and why."""
+    ``fresh_seen`` False: the session saw a newer marker for this workflow (core.audit.seen), so
+    the write's marker is not fresh whatever the disk holds. ``note`` says which era would let
+    the write through, and why."""
     new_aw = incoming.get("active_workflow") if isinstance(incoming, dict) else None
     if not (truthy(new_aw) and is_object(new_aw)) or not is_object(disk):
         return None
@@ -291,7 +293,7 @@ def v8(disk: Any, incoming: Any) -> tuple[str, str, str] | None:
     if not (truthy(old_aw) and is_object(old_aw)):
         return None
     marker = prop(prop(new_aw, "recovery_action"), "type")
-    fresh = marker_set_by_write(disk, incoming)
+    fresh = fresh_seen and marker_set_by_write(disk, incoming)
     stale = _STALE_MARKER if marker in ("retry", "rollback") and not fresh else ""
     new_i, old_i = prop(new_aw, "current_phase_index"), prop(old_aw, "current_phase_index")
     rolled_back = marker == "rollback" and fresh
@@ -319,7 +321,7 @@ def v8(disk: Any, incoming: Any) -> tuple[str, str, str] | None:
             rn, ro = _ordinal(new_v), _ordinal(old_v)
             if rn is None or ro is None or rn >= ro:
                 continue
-            redo = new_v == "in_progress" and old_v == "completed" and _redo(new_aw)
+            redo = new_v == "in_progress" and old_v == "completed" and in_redo(new_aw)
             if redo and redo_set_by_write(disk, incoming, key):
                 continue
             if marker in ("retry", "rollback") and fresh:
@@ -376,7 +378,86 @@ def marker_set_by_write(disk: Any, incoming: Any) -> bool:
     return not (is_number(c_new) and is_number(c_old) and c_new < c_old)
 
 
-def _redo(aw: Any) -> bool:
+def marker_clears(doc: Any, phase: str) -> bool:
+    """``doc``'s recovery marker is one that cleared ``phase``'s gate evidence: a retry of
+    ``phase`` (workflow-retry.cjs clears the current phase's), or a rollback to ``phase`` or a
+    phase before it (workflow-rollback.cjs clears the target's and every later phase's;
+    docs/framework-facts.md#recovery-markers)."""
+    aw = prop(doc, "active_workflow")
+    marker = prop(aw, "recovery_action")
+    kind, target = prop(marker, "type"), prop(marker, "phase")
+    if kind == "retry":
+        return strict_equal(target, phase)
+    if kind != "rollback":
+        return False
+    phases = prop(aw, "phases")
+    if not isinstance(phases, list) or target not in phases or phase not in phases:
+        return True  # cannot be placed: take it as cleared (the old block put back)
+    return phases.index(phase) >= phases.index(target)
+
+
+def _statuses(doc: Any, key: Any) -> tuple[Any, Any]:
+    """``(phase_status[key], phases[key].status)``."""
+    aw = prop(doc, "active_workflow")
+    return prop(prop(aw, "phase_status"), key), prop(prop(prop(doc, "phases"), key), "status")
+
+
+def _pointer_place(doc: Any) -> tuple[list[Any], int, int] | None:
+    """``(phases, pointer's position, index)`` when all three can be read."""
+    aw = prop(doc, "active_workflow")
+    phases, pointer, index = (
+        prop(aw, "phases"),
+        prop(aw, "current_phase"),
+        prop(aw, "current_phase_index"),
+    )
+    if not isinstance(phases, list) or pointer not in phases or not isinstance(index, int):
+        return None
+    if isinstance(index, bool):
+        return None
+    return phases, phases.index(pointer), index
+
+
+def index_past_unfinished(doc: Any) -> Any:
+    """The phase the index is one past although neither status map calls it done, outside a
+    supervised redo, or None. V9-C accepts "one past"; the framework's own steps leave it only
+    after STEP 3e completed the phase, or while a redo re-runs it (docs/formats.md#phase-loop)."""
+    place = _pointer_place(doc)
+    if place is None:
+        return None
+    phases, pos, index = place
+    key = phases[pos]
+    if index != pos + 1 or in_redo(prop(doc, "active_workflow")):
+        return None
+    return None if {*_statuses(doc, key)} & {"completed", "skipped"} else key
+
+
+def pointer_behind_started(doc: Any) -> Any:
+    """The phase at the index that a map calls in progress while the pointer stays on the one
+    before it, or None. STEP 3c-prime writes the pointer and the status in one write, so the
+    framework's steps never leave this (docs/formats.md#phase-loop)."""
+    place = _pointer_place(doc)
+    if place is None:
+        return None
+    phases, pos, index = place
+    if index != pos + 1 or index >= len(phases):
+        return None
+    key = phases[index]
+    return key if "in_progress" in _statuses(doc, key) else None
+
+
+def completed_ahead(doc: Any) -> list[Any]:
+    """The phases after both the pointer and the index that ``phase_status`` calls completed.
+    The framework completes only the phase it runs, and a rollback sets the later ones
+    pending (workflow-rollback.cjs), so its steps never leave one (docs/formats.md#phase-loop)."""
+    place = _pointer_place(doc)
+    if place is None:
+        return []
+    phases, pos, index = place
+    summary = prop(prop(doc, "active_workflow"), "phase_status")
+    return [k for k in phases[max(pos, index) + 1 :] if prop(summary, k) == "completed"]
+
+
+def in_redo(aw: Any) -> bool:
     """The framework's V8 redo test: ``supervised_review`` is ``redo_pending`` or has a
     ``redo_count`` above 0."""
     review = prop(aw, "supervised_review")
@@ -397,7 +478,7 @@ def redo_set_by_write(disk: Any, incoming: Any, key: Any) -> bool:
     it sets nothing."""
     new_aw = prop(incoming, "active_workflow")
     review = prop(new_aw, "supervised_review")
-    if not _redo(new_aw) or not strict_equal(prop(review, "phase"), key):
+    if not in_redo(new_aw) or not strict_equal(prop(review, "phase"), key):
         return False
     count = prop(review, "redo_count")
     on_disk = prop(prop(disk, "active_workflow"), "supervised_review")

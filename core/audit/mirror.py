@@ -131,11 +131,16 @@ _EXPECTED = {
 
 
 def check_write(
-    em: Emitter, disk: dict[str, Any], incoming: dict[str, Any], regression: bool = True
+    em: Emitter,
+    disk: dict[str, Any],
+    incoming: dict[str, Any],
+    regression: bool = True,
+    fresh_seen: bool = True,
 ) -> None:
     """V7 and V8: the write from ``disk`` to ``incoming`` is one the framework blocks.
     ``regression`` False: V7 only (a write that archived or suspended the workflow on disk
-    starts a new one, whose index and statuses are not the old one's to regress)."""
+    starts a new one, whose index and statuses are not the old one's to regress).
+    ``fresh_seen``: see :func:`core.audit.framework.v8`."""
     version = F.v7(disk, incoming)
     old_v, new_v = disk.get("state_version"), incoming.get("state_version")
     if version == "stale":
@@ -156,7 +161,7 @@ def check_write(
             expected=f">= {q(old_v)}",
             actual=None,
         )
-    found = F.v8(disk, incoming) if regression else None
+    found = F.v8(disk, incoming, fresh_seen) if regression else None
     if found is not None:
         path, what, note = found
         rule = R.TR_INDEX_DOWN if path.endswith("current_phase_index") else R.TR_STATUS_DOWN

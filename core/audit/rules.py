@@ -59,11 +59,11 @@ SYNC_INIT_WINDOW = _r(
 SYNC_DETAIL_MISSING = _r(
     "SYNC-DETAIL-MISSING",
     I,
-    "A phase the workflow runs has no phases[k] record yet.",
+    "A phase the workflow runs has no phases[k] record (one finding lists those not yet written).",
     "docs/formats.md#phase-records",
-    "Nothing to do while the phase has not started: the framework writes the record when it"
-    " first touches the phase (the antigravity CLIs and clearTransientFields() leave it "
-    "absent until then).",
+    "Nothing to do for a phase not completed: the framework writes the record when a step first"
+    " writes the phase (workflow-init.cjs writes none). A phase phase_status calls completed"
+    " lost its record to a later write: find that write on the Timeline.",
 )
 SYNC_SUMMARY_MISSING = _r(
     "SYNC-SUMMARY-MISSING",
@@ -102,6 +102,36 @@ SYNC_PENDING_CURRENT = _r(
     "The phase start was written only in part: hooks will block the phase agent. Let the "
     "controller start this phase again (it sets the status, start time and agent in"
     " one write).",
+)
+LOOP_INDEX_PAST = _r(
+    "LOOP-INDEX-PAST",
+    I,
+    "current_phase_index is one past the current phase, which no status map calls completed, "
+    "and no supervised redo runs: the next phase-advance.cjs skips the phase (past the last "
+    "one it answers WORKFLOW_COMPLETE).",
+    "docs/formats.md#phase-loop (STEP 3e)",
+    "Only STEP 3e (completing the phase) or a redo leaves the index there. Lowering the index "
+    "is what the framework's V8 blocks, so `phasewatch repair` names it and writes nothing: "
+    "find on the Timeline the write that moved it.",
+)
+LOOP_POINTER_BEHIND = _r(
+    "LOOP-POINTER-BEHIND",
+    I,
+    "The phase at current_phase_index is in progress while active_workflow.current_phase "
+    "stays on the phase before it.",
+    "docs/formats.md#phase-loop (STEP 3c-prime)",
+    "STEP 3c-prime writes the pointer and the status in one write: `phasewatch repair` moves "
+    "the pointer onto the phase in progress.",
+)
+LOOP_COMPLETED_AHEAD = _r(
+    "LOOP-COMPLETED-AHEAD",
+    I,
+    "phase_status calls a phase completed that the workflow has not reached (after both "
+    "current_phase and current_phase_index).",
+    "docs/formats.md#phase-loop (STEP 3e)",
+    "phase-advance.cjs will treat it as done. Lowering a status is what the framework's V8 "
+    "blocks, so `phasewatch repair` names it and writes nothing: find on the Timeline the write "
+    "that set it.",
 )
 SYNC_AGENT = _r(
     "SYNC-AGENT",
@@ -624,6 +654,24 @@ TR_INDEX_SKIP = _t(
     "Find on the Timeline the write that moved the index; `phasewatch repair --against` the "
     "state before it when it was a stale write.",
 )
+TR_CURRENT_UNSTARTED = _t(
+    "TR-CURRENT-UNSTARTED",
+    I,
+    "active_workflow.current_phase moved onto a phase phase_status still calls pending: the "
+    "controller's activation (STEP 3c-prime) writes the pointer and in_progress together.",
+    "docs/formats.md#phase-loop (STEP 3c-prime)",
+    "A sub-agent or a hand edit moved the pointer: `phasewatch repair --against` the state "
+    "before this write puts it back.",
+)
+TR_COMPLETED_ELSEWHERE = _t(
+    "TR-COMPLETED-ELSEWHERE",
+    I,
+    "phase_status[k] became completed for a phase that was not the current one: the "
+    "controller completes only the phase it runs.",
+    "docs/formats.md#phase-loop (STEP 3e, phase-advance.cjs)",
+    "The next phase-advance reads the forged status: `phasewatch repair --against` the state "
+    "before this write puts it back.",
+)
 TR_EVIDENCE_LOST = _t(
     "TR-EVIDENCE-LOST",
     I,
@@ -645,6 +693,8 @@ STALE_WRITE_RULES = frozenset(
         TR_STATUS_DOWN.id,
         TR_CURRENT_BACK.id,
         TR_INDEX_SKIP.id,
+        TR_CURRENT_UNSTARTED.id,
+        TR_COMPLETED_ELSEWHERE.id,
         TR_MARKER_OLD.id,
         TR_EVIDENCE_LOST.id,
         TR_WORKFLOW_REPLACED.id,

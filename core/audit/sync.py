@@ -9,11 +9,22 @@ from __future__ import annotations
 from typing import Any
 
 from ..checks import Emitter
-from ..locations import AGENT, DETAIL, POINTERS, SUMMARY, PhaseLocations, init_window, location_rows
+from ..locations import (
+    AGENT,
+    DETAIL,
+    POINTERS,
+    SUMMARY,
+    PhaseLocations,
+    init_window,
+    location_rows,
+    no_phase_started,
+)
 from ..models import State
 from ..protocol import agents_for
+from ..text import plural
 from . import rules as R
 from ._util import awpath, position, ppath, q, raw_dict, workflow_records
+from .framework import completed_ahead, index_past_unfinished, pointer_behind_started
 
 
 def _both(key: str, row: PhaseLocations) -> str:
@@ -27,9 +38,9 @@ def _status_finding(em: Emitter, row: PhaseLocations, column: str) -> None:
         em.add(
             R.SYNC_DETAIL_MISSING,
             ppath(key),
-            f"The workflow runs {q(key)} but phases[{key}] has no record yet (phase_status says "
-            f"{q(row.summary)}); the framework creates it when a step first writes the phase.",
-            expected="a phases[k] record once the phase is activated",
+            f"phase_status says {q(key)} completed but phases[{key}] has no record: the "
+            "framework writes it as it completes the phase, so a later write dropped it.",
+            expected="a phases[k] record once the phase completed",
             actual="no record",
         )
     elif column == SUMMARY and row.summary is None:
@@ -94,7 +105,8 @@ def check_locations(em: Emitter, state: State, raw: dict[str, Any]) -> None:
     same rule and path: the emitter keeps the first); what is left is information."""
     current_rows: list[PhaseLocations] = []
     index_rows: list[PhaseLocations] = []
-    for row in location_rows(state):
+    rows = location_rows(state)
+    for row in rows:
         if row.legal:
             em.add(
                 R.SYNC_INIT_WINDOW,
@@ -116,6 +128,68 @@ def check_locations(em: Emitter, state: State, raw: dict[str, Any]) -> None:
                 if row.aw_current != row.index_current:
                     index_rows.append(row)
     _pointer_findings(em, state, current_rows, index_rows)
+    _off_the_phase_loop(em, state, raw)
+    _not_recorded_yet(em, rows)
+
+
+def _off_the_phase_loop(em: Emitter, state: State, raw: dict[str, Any]) -> None:
+    """The pointer and the index where V9-C is silent but the framework's steps never leave
+    them (docs/formats.md#phase-loop). Before any phase started, INIT-INDEX says it."""
+    aw = raw_dict(raw, "active_workflow")
+    key = None if no_phase_started(state) else index_past_unfinished(raw)
+    if key is not None:
+        index = aw.get("current_phase_index")
+        em.add(
+            R.LOOP_INDEX_PAST,
+            awpath("current_phase_index"),
+            f"current_phase_index {index} is one past {q(key)}, which no status map calls "
+            "completed, and no redo runs: the next phase-advance skips it (or, past the last "
+            "phase, answers WORKFLOW_COMPLETE).",
+            expected=index - 1 if isinstance(index, int) else None,
+            actual=index,
+        )
+    for ahead in completed_ahead(raw):
+        em.add(
+            R.LOOP_COMPLETED_AHEAD,
+            awpath("phase_status", ahead),
+            f"phase_status calls {q(ahead)} completed, but the workflow has not reached it "
+            f"(current_phase {q(aw.get('current_phase'))}, current_phase_index "
+            f"{q(aw.get('current_phase_index'))}).",
+            expected="pending",
+            actual="completed",
+        )
+    if (key := pointer_behind_started(raw)) is not None:
+        em.add(
+            R.LOOP_POINTER_BEHIND,
+            awpath("current_phase"),
+            f"{q(key)} at current_phase_index is in progress, but active_workflow.current_phase "
+            f"is still {q(aw.get('current_phase'))}: the phase start was written only in part.",
+            expected=key,
+            actual=aw.get("current_phase"),
+        )
+
+
+def _not_recorded_yet(em: Emitter, rows: list[PhaseLocations]) -> None:
+    """One finding for every phase the workflow runs that has no record yet and has not
+    completed: the framework's own shape (workflow-init.cjs writes no record; each step
+    creates a phase's when it first writes it; docs/formats.md#phase-records)."""
+    waiting = [
+        r.key
+        for r in rows
+        if r.position is not None and not r.has_record and r.summary != "completed"
+    ]
+    if not waiting:
+        return
+    verb = "has" if len(waiting) == 1 else "have"
+    em.add(
+        R.SYNC_DETAIL_MISSING,
+        "phases",
+        f"{plural(len(waiting), 'phase')} the workflow runs {verb} no phases[k] record yet "
+        f"({', '.join(waiting)}): nothing to do; workflow-init.cjs writes none, and the "
+        "framework creates a phase's record when a step first writes it.",
+        expected="a record once a step writes the phase",
+        actual=waiting,
+    )
 
 
 def _pointer_findings(

@@ -31,6 +31,7 @@ from ._util import (
     same_key,
 )
 from .framework import marker_set_by_write, redo_set_by_write
+from .seen import Seen, marker_fresh
 
 OPEN_GATE = frozenset({"gate_presented", "reviewing", "redo_pending"})
 
@@ -40,6 +41,7 @@ class Pair(Struct):
     prev_raw: dict[str, Any]
     cur: State
     cur_raw: dict[str, Any]
+    seen: Seen = ()  # what the session saw before this write (core.audit.seen)
     same: bool = False  # (set by __post_init__) both have an active workflow, the same one
 
     def __post_init__(self) -> None:
@@ -90,15 +92,18 @@ class Pair(Struct):
     def versions(self) -> str:
         return f"state_version {q(self.prev.state_version)} -> {q(self.cur.state_version)}"
 
+    def marker_fresh(self) -> bool:
+        """This write sets ``recovery_action``: newer than the disk's and than any the session
+        saw for this workflow (docs/framework-facts.md#recovery-markers)."""
+        return marker_set_by_write(self.prev_raw, self.cur_raw) and marker_fresh(
+            self.seen, self.cur_raw
+        )
+
     def rollback(self) -> bool:
         """This write records a rollback. The framework never removes the marker, so one left
         from an earlier write excuses nothing here (docs/framework-facts.md)."""
         ra = self.cur.active_workflow.recovery_action if self.cur.active_workflow else None
-        return (
-            ra is not None
-            and ra.type == "rollback"
-            and marker_set_by_write(self.prev_raw, self.cur_raw)
-        )
+        return ra is not None and ra.type == "rollback" and self.marker_fresh()
 
 
 # ----------------------------------------------------------------------------- versions
@@ -260,6 +265,53 @@ def check_index_skip(em: Emitter, p: Pair) -> None:
         )
 
 
+def check_current_unstarted(em: Emitter, p: Pair) -> None:
+    """The pointer moved onto a phase that is still pending. In the framework's walks the
+    pointer only ever lands on a phase in progress: STEP 3c-prime activates both in one write
+    (docs/formats.md#phase-loop)."""
+    if not p.same or p.rollback():
+        return
+    before, after = p.paw.current_phase, p.caw.current_phase
+    if not after or same_key(before, after):
+        return
+    status = p.caw.phase_status.get(after)
+    if status == "pending":
+        path = awpath("current_phase")
+        em.add(
+            R.TR_CURRENT_UNSTARTED,
+            path,
+            f"{path} moved from {q(before)} to {q(after)} ({p.versions()}), which "
+            f"{awpath('phase_status')} still calls pending: no activation wrote it.",
+            expected=before,
+            actual=after,
+        )
+
+
+def check_completed_elsewhere(em: Emitter, p: Pair) -> None:
+    """A phase other than the current one (before or after the write) became completed. The
+    controller completes the phase it runs (STEP 3e, phase-advance.cjs), so the next
+    phase-advance would read a status nobody earned. Quiet when the versions show writes not
+    observed (the phases run between them were current then)."""
+    if not p.same or p.rollback() or p.coalesced:
+        return
+    current = (p.paw.current_phase, p.caw.current_phase)
+    before = p.paw.phase_status
+    for key, status in p.caw.phase_status.items():
+        if status != "completed" or before.get(key) in (None, "completed"):
+            continue
+        if any(same_key(key, c) for c in current if c):
+            continue
+        path = f"{awpath('phase_status')}.{key}"
+        em.add(
+            R.TR_COMPLETED_ELSEWHERE,
+            path,
+            f'{path} went from {q(before.get(key))} to "completed" ({p.versions()}) while '
+            f"{q(current[1])} was the current phase: only the phase that runs is completed.",
+            expected=before.get(key),
+            actual=status,
+        )
+
+
 # ----------------------------------------------------------------------------- statuses
 
 
@@ -268,9 +320,8 @@ def _excuse(p: Pair, key: str, old: str, new: str) -> str | None:
     ra = caw.recovery_action
     if p.rollback():
         return "rollback"
-    fresh = marker_set_by_write(p.prev_raw, p.cur_raw)
     if (
-        fresh
+        p.marker_fresh()
         and ra is not None
         and ra.type == "retry"
         and (ra.phase is None or same_key(ra.phase, key))
@@ -532,7 +583,7 @@ def _dig(value: Any, path: tuple[str, ...]) -> Any:
 def check_evidence_lost(em: Emitter, p: Pair) -> None:
     """Gate evidence or skill_usage_log entries the write removed, where no retry or rollback
     set by this write cleared them (docs/formats.md#repair)."""
-    if not p.same or marker_set_by_write(p.prev_raw, p.cur_raw):
+    if not p.same or p.marker_fresh():
         return
     before, after = raw_dict(p.prev_raw, "phases"), raw_dict(p.cur_raw, "phases")
     for key, rec in before.items():
@@ -586,4 +637,6 @@ TRANSITION_CHECKS = (
     check_marker_old,
     check_evidence_lost,
     check_index_skip,
+    check_current_unstarted,
+    check_completed_elsewhere,
 )

@@ -86,7 +86,8 @@ one module per decision kind: :mod:`.review`, :mod:`.escalation`, :mod:`.approva
 
 The names below are imported from their part on first use (PEP 562, as Textual's
 ``textual.widgets`` does): importing one part (the review console plans a repair with
-:mod:`.plans`) does not load the writer and every decision kind (~2 MB of an idle dashboard).
+:mod:`.plans`) does not load the writer and every decision kind, which a dashboard that only
+watches never needs (docs/performance.md#decisions).
 """
 
 from __future__ import annotations

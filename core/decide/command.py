@@ -287,7 +287,8 @@ def _unapplied(plan: RepairPlan | None, command: RepairCommand, out: TextIO) -> 
         what = (
             "nothing the framework reads differs from that copy"
             if command.against
-            else "the locations agree"
+            else "the locations agree (a write that moved them together shows only against "
+            "the copy before it: --against FILE)"
         )
         return _print_plan(None, f"nothing to repair: {what}", command, out)
     if not plan.changes:

@@ -179,9 +179,9 @@ def read_journal(journal: Path, *, intents: bool = False) -> list[dict[str, Any]
 
 
 def _entry(line: bytes) -> Any:
-    """One journal line parsed (None: not JSON). msgspec first (several times faster than
-    json on a journal of thousands of lines), json for what it refuses (invalid UTF-8 read
-    as U+FFFD)."""
+    """One journal line parsed (None: not JSON). msgspec first (the faster on a journal of
+    thousands of lines: docs/performance.md#decisions), json for what it refuses (invalid UTF-8
+    read as U+FFFD)."""
     if not line.strip():
         return None
     try:

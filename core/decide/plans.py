@@ -39,7 +39,7 @@ import msgspec
 from msgspec import Struct
 
 from ..audit._util import entry_key
-from ..audit.framework import v9a, v9b, v9c
+from ..audit.framework import completed_ahead, in_redo, v9a
 from ..diff import changed_paths, join_key
 from ..protocol import STATUS_RANK
 from ..text import one_line
@@ -331,7 +331,7 @@ class _Restore:
     additions kept, and what cannot go back (a V8-guarded field the write moved forward)."""
 
     def __init__(self, before: Mapping[str, Any], after: Mapping[str, Any]) -> None:
-        from ..audit.framework import marker_set_by_write
+        from ..audit.framework import marker_clears, marker_set_by_write
         from ..audit.transition import EVIDENCE_PATHS
 
         self.changes: list[FieldChange] = []
@@ -341,7 +341,9 @@ class _Restore:
         # the sub-agent's own evidence: on the phase its copy was at, unless a retry or
         # rollback since the copy cleared that phase's evidence (then it is the old one back)
         phase = _obj(after.get(_AW)).get("current_phase")
-        recovered = marker_set_by_write(after, before)
+        recovered = isinstance(phase, str) and (
+            marker_set_by_write(after, before) and marker_clears(before, phase)
+        )
         self.own: frozenset[Path_] = frozenset(
             () if recovered or not isinstance(phase, str) else
             {("phases", phase, *p) for p in EVIDENCE_PATHS}
@@ -549,9 +551,10 @@ def _describe(doc: Mapping[str, Any]) -> str:
 
 
 def plan_locations(state: Mapping[str, Any]) -> RepairPlan | None:
-    """The repair of the location disagreements the framework's V9-A/B/C warn about. None when
-    the framework would not warn; a plan with no changes (only ``unknown``) when it would but
-    no right value can be known.
+    """The repair of the location disagreements the framework's V9-A/B/C warn about, and of the
+    places its own steps never leave the pointer, the index or a later status in
+    (docs/formats.md#phase-loop). None when there is none; a plan with no changes (only
+    ``unknown``) when no right value can be known or writing it is what V8 blocks.
 
     Where the pointer, the index and the top-level mirror disagree, the phase statuses decide
     (:func:`_by_status`: the first phase both status maps do not call done): the one that
@@ -565,11 +568,19 @@ def plan_locations(state: Mapping[str, Any]) -> RepairPlan | None:
     unknown: list[Unknown] = []
     phases = _phases(doc)
     truth = _by_status(doc, phases)
-    if v9c(doc) or v9b(doc):
-        _pointers_fix(doc, phases, truth, changes, unknown)
+    # V9-B/C, and the places the framework's own steps never leave the pointers in
+    _pointers_fix(doc, phases, truth, changes, unknown)
     current = phases[truth] if truth is not None else _obj(doc[_AW]).get("current_phase")
     for key in v9a(doc):
         _status_fix(doc, phases, str(key), current, changes, unknown)
+    for key in completed_ahead(doc):
+        unknown.append(
+            Unknown(
+                (_AW, "phase_status", str(key)),
+                f"{key} is called completed before the workflow reached it (phase-advance "
+                "would take it as done); lowering a status is what V8 blocks",
+            )
+        )
     if not changes and not unknown:
         return None
     return RepairPlan(
@@ -644,7 +655,7 @@ def _pointers_fix(
             )
         )
         return
-    if truth is not None and truth > 0 and not _started(doc, phases[truth]):
+    if truth is not None and truth > 0 and _untouched(doc, phases[truth]):
         # the first phase not done has not been started: the state between STEP 3e and the
         # next start, whose pointer stays on the phase just completed
         truth -= 1
@@ -667,7 +678,20 @@ def _pointers_fix(
                 ("current_phase",), top, right, f"{why}; the mirror of it that hooks read (V9-B)"
             )
         )
-    if idx is None or idx in (target, target + 1):
+    if idx is None or idx == target:
+        return
+    if idx == target + 1:
+        if not _done(doc, right) and not in_redo(aw):
+            # one past a phase not completed: only a supervised redo, re-running a phase it
+            # had completed, leaves the index there (docs/formats.md#supervised-review-gate)
+            unknown.append(
+                Unknown(
+                    (_AW, "current_phase_index"),
+                    f"current_phase_index {idx} is one past {right}, which is not completed "
+                    "and no redo runs (the next phase-advance would skip it); lowering the "
+                    "index is what V8 blocks",
+                )
+            )
         return
     if idx < target:
         changes.append(
@@ -690,6 +714,11 @@ def _pointers_fix(
 
 def _started(doc: Mapping[str, Any], key: str) -> bool:
     return "in_progress" in (_summary(doc, key), _detail(doc, key))
+
+
+def _untouched(doc: Mapping[str, Any], key: str) -> bool:
+    """Neither status map calls ``key`` started or done (a map that does is one V9-A names)."""
+    return not _started(doc, key) and not {_summary(doc, key), _detail(doc, key)} & set(_DONE)
 
 
 def _done(doc: Mapping[str, Any], key: str) -> bool:

@@ -190,8 +190,8 @@ class Batch(Struct, eq=False):
 
 def parse_lines(data: bytes, base: int, first_line: int, max_line: int = MAX_LINE) -> Batch:
     """:func:`parse_block`'s rows, parsed line by line with :func:`.parse.parse_fast` into a
-    batch of lists: no numpy (a block of a log the owner's rotation keeps: a few thousand
-    lines, ~3 µs each)."""
+    batch of lists: no numpy (a block of a log the owner's rotation keeps is a few thousand
+    lines, cheap enough one by one: docs/performance.md#the-hook-log)."""
     records = []
     lengths = []
     plain = []

@@ -3,8 +3,8 @@
 JSON Lines, each line compact JSON with exactly the keys ``ts, hook, event, phase, agent, reason``
 in that order (missing values ``null``). :func:`parse_line` is the reference parser (any input,
 never raises); :func:`parse_fast` gives the same record for every line, decoding the owner's exact
-shape with a typed ``msgspec`` struct (about 7x faster than the stdlib decoder on this machine)
-and handing anything else to :func:`parse_line`. Many lines at once: :func:`.batch.parse_block`.
+shape with a typed ``msgspec`` struct (the faster: docs/performance.md#the-hook-log) and handing
+anything else to :func:`parse_line`. Many lines at once: :func:`.batch.parse_block`.
 """
 
 from __future__ import annotations

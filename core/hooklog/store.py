@@ -76,7 +76,8 @@ def _or(a: bytes | bytearray, b: bytes | bytearray) -> bytes:
 
 class _Frozen:
     """Append-only sequence kept in tuples of atomic values, which the cyclic GC untracks: a
-    list of a million strings costs ~35 ms on every full collection, these cost nothing."""
+    list of strings is scanned again at every full collection, these never are
+    (docs/performance.md#the-hook-log)."""
 
     __slots__ = ("_chunks", "_len", "_starts")
     MERGE = 4096  # small appends are merged into the last chunk up to this size

@@ -486,7 +486,8 @@ def _os_error(exc: OSError) -> str:
 def line_starts(path: str | os.PathLike[str], start: int = 0) -> tuple[Col, int]:
     """Where each complete line from byte ``start`` (a line start) on begins, and the byte
     just after the last one: a newline scan, ``INDEX_CHUNK`` bytes per read (vectorised for a
-    log past :data:`.parse.KEEP_BYTES`: ~25 ms per 100 MB). Read with ``pread``, not mapped:
+    log past :data:`.parse.KEEP_BYTES`, docs/performance.md#the-hook-log). Read with ``pread``,
+    not mapped:
     the owner rewrites the log in place, and a mapping of a file that shrinks faults. Empty
     when the file is missing or unreadable."""
     try:

@@ -106,7 +106,7 @@ class DocCache:
             hit = self.docs.get(path)
             if hit is not None and hit[0] == stamp:
                 return hit[1], hit[2], False
-        result = read_json(path, retries=2, delay=0.01)
+        result = read_json(path, retries=2, delay=0.01, share=True)
         if result.status == "missing":
             return None, None, True
         self.parses += 1

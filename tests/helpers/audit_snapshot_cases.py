@@ -150,10 +150,10 @@ SNAPSHOT_CASES: list[Case] = [
     ),
     C(
         "SYNC-DETAIL-MISSING",
-        "phases[06] missing",
-        lambda: delpath(F.feature_state(), "phases.06-implementation"),
+        "phases[04] missing although phase_status says it completed",
+        lambda: delpath(F.feature_state(), "phases.04-design"),
         F.feature_state,
-        "phases.06-implementation",
+        "phases.04-design",
     ),
     C(
         "SYNC-SUMMARY-MISSING",
@@ -200,6 +200,33 @@ SNAPSHOT_CASES: list[Case] = [
         ),
         F.fresh_state,  # init: phase 0 in_progress in the summary only, not activated yet
         "active_workflow.current_phase",
+    ),
+    C(
+        "LOOP-INDEX-PAST",
+        "the index one past the phase in progress, no redo",
+        lambda: setpath(F.feature_state(), "active_workflow.current_phase_index", 6),
+        redo_running,  # a redo re-runs a completed phase with the index one past it
+        "active_workflow.current_phase_index",
+    ),
+    C(
+        "LOOP-POINTER-BEHIND",
+        "the next phase started, the pointer left on the one before",
+        lambda: setpath(
+            setpath(between_05(), "active_workflow.phase_status.06-implementation", "in_progress"),
+            "phases.06-implementation.status",
+            "in_progress",
+        ),
+        lambda: F.activate(between_05()),
+        "active_workflow.current_phase",
+    ),
+    C(
+        "LOOP-COMPLETED-AHEAD",
+        "a phase the workflow has not reached called completed",
+        lambda: setpath(
+            F.feature_state(), "active_workflow.phase_status.08-code-review", "completed"
+        ),
+        between_05,  # the phase just completed, the index one past it
+        "active_workflow.phase_status.08-code-review",
     ),
     C(
         "SYNC-AGENT",

@@ -370,6 +370,27 @@ TRANSITION_CASES: list[Case] = [
         Severity.INFO,
     ),
     C(
+        "TR-CURRENT-UNSTARTED",
+        "the pointer moved onto the next phase, still pending",
+        edit(
+            lambda s: bump(setpath(s, "active_workflow.current_phase", "06-implementation")),
+            lambda: F.complete(F.feature_state()),
+        ),
+        edit(F.activate, lambda: F.complete(F.feature_state())),
+        "active_workflow.current_phase",
+        Severity.INFO,
+    ),
+    C(
+        "TR-COMPLETED-ELSEWHERE",
+        "a later phase called completed while another runs",
+        edit(
+            lambda s: bump(setpath(s, "active_workflow.phase_status.16-quality-loop", "completed"))
+        ),
+        edit(F.complete),
+        "active_workflow.phase_status.16-quality-loop",
+        Severity.INFO,
+    ),
+    C(
         "TR-RECOVERY",
         "retry recorded",
         edit(lambda s: F.answer_retry(F.escalate(s))),

@@ -27,6 +27,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import msgspec
 from phasewatch.core.findings import Finding, Severity
 from phasewatch.core.snapshot import Snapshot, evaluate
 from phasewatch.core.sources import parse_document
@@ -46,6 +47,22 @@ def load() -> tuple[dict[str, Any], tuple[dict[str, Any], ...]]:
         if "delta" in rec:
             rec["state"] = patch(records[rec["prev"]]["state"], rec.pop("delta"))
     return lines[0], tuple(records)
+
+
+#: The step of a phase-advance.cjs run that advanced the workflow.
+ADVANCED = "phase-advance -> ADVANCED"
+
+
+def fresh_inits() -> list[dict[str, Any]]:
+    """States right after workflow-init.cjs on a project the framework's installer set up."""
+    _, records = load()
+    return [
+        r["state"]
+        for r in records
+        if r["step"].startswith("workflow-init")
+        and r["prev"] is not None
+        and records[r["prev"]]["step"].startswith("installer")
+    ]
 
 
 # A record's state is stored as its change from the state before it (``prev``), when that is
@@ -179,7 +196,8 @@ def judged_part(part: int) -> tuple[Judged, ...]:
         transition: list[Finding] = []
         prev = rec["prev"]
         if prev is not None and isinstance(records[prev]["state"], dict):
-            transition = write_findings(snaps.get(prev) or observe(records[prev]["state"]), snap)
+            before = snaps.get(prev) or observe(records[prev]["state"])
+            transition, snap = written(before, snap)
         snaps[rec["i"]] = snap
         out.append(Judged(rec, list(snap.findings), transition))
     return tuple(out)
@@ -200,13 +218,20 @@ def unjudged() -> tuple[Judged, ...]:
 def write_findings(base: Snapshot, snap: Snapshot) -> list[Finding]:
     """The findings ``snap``'s state gets only because it was written over ``base``'s (the
     transition audit's); none when the two are the same document."""
+    return written(base, snap)[0]
+
+
+def written(base: Snapshot, snap: Snapshot) -> tuple[list[Finding], Snapshot]:
+    """:func:`write_findings`, and ``snap`` as a session that saw ``base`` first holds it (with
+    what the session saw of each workflow, core.audit.seen)."""
+    # the same bytes as ``snap``, read once: judged again over ``base``
+    after = evaluate(snap.raw, SOURCE, base, read=snap.read)
+    snap = msgspec.structs.replace(snap, seen=after.seen)
     if base.raw == snap.raw and not (
         base.read and snap.read and base.read.exact != snap.read.exact
     ):
-        return []
-    # the same bytes as ``snap``, read once: judged again over ``base``
-    after = evaluate(snap.raw, SOURCE, base, read=snap.read)
-    return _transition_only(after.findings, snap.findings)
+        return [], snap
+    return _transition_only(after.findings, snap.findings), snap
 
 
 def _transition_only(both: list[Finding], alone: list[Finding]) -> list[Finding]:

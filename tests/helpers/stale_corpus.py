@@ -43,6 +43,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from phasewatch.core.audit.framework import marker_clears, marker_set_by_write
 from phasewatch.core.decide.command import RepairCommand, run_repair
 from phasewatch.core.decide.plans import get, plan_locations, plan_stale_write
 from phasewatch.core.findings import Finding, Severity
@@ -181,9 +182,8 @@ def judged() -> tuple[Judged, ...]:
         base = good = G.observe(case["good"])
         writes = []
         for w in case["writes"]:
-            snap = G.observe(w["state"])
-            writes.append(G.write_findings(base, snap))
-            base = snap
+            found, base = G.written(base, G.observe(w["state"]))
+            writes.append(found)
         out.append(Judged(case, writes, list(base.findings), list(good.findings)))
     return tuple(out)
 
@@ -299,14 +299,15 @@ def seen(case: dict[str, Any]) -> dict[str, Any] | None:
     return None if case["kind"] == "drift" else case["good"]
 
 
-def repair(case: dict[str, Any], root: Path) -> Repaired:
-    """``phasewatch repair --yes --json`` on the damaged state, in a project under ``root``."""
+def repair(case: dict[str, Any], root: Path, copy: dict[str, Any] | None = None) -> Repaired:
+    """``phasewatch repair --yes --json`` on the damaged state, in a project under ``root``,
+    ``--against`` ``copy`` (default: :func:`seen`)."""
     project = root / f"case-{case['id']}"
     (project / ".isdlc").mkdir(parents=True)
     damaged = case["writes"][-1]["state"]
     (project / ".isdlc" / "state.json").write_text(json.dumps(damaged, indent=2))
     against = None
-    if (copy := seen(case)) is not None:
+    if (copy := copy or seen(case)) is not None:
         against = str(project / "seen.json")
         Path(against).write_text(json.dumps(copy))
     out = io.StringIO()
@@ -330,6 +331,24 @@ def figure_repair_says_nothing(results: Iterable[Repaired]) -> Figure:
         if r.case["differs"]:
             nothing = r.code == 0 and r.answer.get("outcome") == "nothing-to-repair"
             fig.check(not nothing, _where(r.case, r.answer.get("message", "")), r.case["name"])
+    return fig
+
+
+@cache
+def drifts_against_the_copy() -> tuple[Repaired, ...]:
+    """The drifts repaired as the dashboard repairs them: against S_k, the version it saw
+    before the write."""
+    with tempfile.TemporaryDirectory(prefix="phasewatch-drift-") as tmp:
+        return tuple(
+            repair(case, Path(tmp), case["good"]) for case in load()[2] if case["kind"] == "drift"
+        )
+
+
+def figure_drift_with_the_copy(results: Iterable[Repaired]) -> Figure:
+    """A drift whose next step differs, repaired against the copy seen (the dashboard's way):
+    never "nothing to repair" with exit 0."""
+    fig = figure_repair_says_nothing(results)
+    fig.name = "drift_with_the_copy"
     return fig
 
 
@@ -402,14 +421,20 @@ def figure_repair_restores_deleted(results: Iterable[Repaired]) -> Figure:
 
 
 def own_work(case: dict[str, Any], damaged: dict[str, Any]) -> list[tuple[str, ...]]:
-    """Where the sub-agent's own work (``work``) is in the damaged state."""
+    """Where the sub-agent's own work (``work``) is in the damaged state. Its evidence on a
+    phase that a retry or rollback since its copy reset is the work of the attempt the
+    controller threw away (workflow-retry.cjs, workflow-rollback.cjs clear it), not work to
+    keep."""
     if case["work"] == "log":
         return [("skill_usage_log",)]
     if case["work"] == "evidence":
         copy = case["copies"][0]
         aw = copy.get("active_workflow")
         key = aw.get("current_phase") if isinstance(aw, dict) else copy.get("current_phase")
-        if isinstance(get(damaged, ("phases", str(key), "constitutional_validation")), dict):
+        reset = marker_set_by_write(damaged, case["good"]) and marker_clears(case["good"], key)
+        if not reset and isinstance(
+            get(damaged, ("phases", str(key), "constitutional_validation")), dict
+        ):
             return [("phases", str(key), "constitutional_validation")]
     return []
 
@@ -428,6 +453,24 @@ def figure_repair_keeps_own_work(results: Iterable[Repaired]) -> Figure:
                 else before == after
             )
             fig.check(kept, _where(r.case, f"{'.'.join(path)} not kept"), r.case["name"])
+    return fig
+
+
+def figure_dashboard_offer(judgements: Iterable[Judged]) -> Figure:
+    """A case whose next step differs: the dashboard, having seen S_k and then each write,
+    offers a repair (or names why none is safe) beside the findings (core.review)."""
+    from phasewatch.core.review import repair_offer
+    from phasewatch.core.snapshot import evaluate
+
+    fig = Figure("dashboard_offer")
+    for j in judgements:
+        if not j.case["differs"]:
+            continue
+        timeline = [evaluate(j.case["good"], G.SOURCE)]
+        for w in j.case["writes"]:
+            timeline.append(evaluate(w["state"], G.SOURCE, timeline[-1]))
+        offer = repair_offer(timeline[-1], timeline)
+        fig.check(offer is not None, _where(j.case, "no repair offered"), j.case["name"])
     return fig
 
 
@@ -490,6 +533,8 @@ def main(argv: list[str]) -> int:
         figure_allowed_quiet(G.judged()),
         figure_differs_flagged(judgements),
         figure_repair_says_nothing(repaired()),
+        figure_drift_with_the_copy(drifts_against_the_copy()),
+        figure_dashboard_offer(judgements),
         figure_repair_toward_damage(repaired()),
         figure_repair_restores_deleted(repaired()),
         figure_repair_keeps_own_work(repaired()),

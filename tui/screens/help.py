@@ -54,7 +54,8 @@ def help_rows(app: App[Any], sections: Sequence[tuple[str, Iterable[BindingType]
 
 def help_text(rows: Sequence[Row]) -> Text:
     """The sections as text: a bold title line, then ``key  description`` lines, then what the
-    Overview's columns mean."""
+    Overview's columns and every screen's symbols mean."""
+    from phasewatch.widgets._style import symbol_legend
     from phasewatch.widgets.location_matrix import column_legend
 
     text = Text()
@@ -68,12 +69,17 @@ def help_text(rows: Sequence[Row]) -> Text:
             title = where
         text.append(f"  {keys:<{KEY_WIDTH}}", style="bold")
         text.append(f" {desc}\n")
-    text.append("\n")
-    text.append("Overview: where is the workflow? (the columns)", style="bold underline")
-    text.append("\n")
-    for header, meaning in column_legend():
-        text.append(f"  {header:<{KEY_WIDTH}}", style="bold")
-        text.append(f" {meaning}\n")
+    legends = (
+        ("Overview: where is the workflow? (the columns)", column_legend()),
+        ("What the symbols mean", symbol_legend()),
+    )
+    for heading, pairs in legends:
+        text.append("\n")
+        text.append(heading, style="bold underline")
+        text.append("\n")
+        for name, meaning in pairs:
+            text.append(f"  {name:<{KEY_WIDTH}}", style="bold")
+            text.append(f" {meaning}\n")
     text.append("\n")
     text.append(MOVING, style="dim")
     return text

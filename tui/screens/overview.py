@@ -24,7 +24,8 @@ from . import DATA_SCREENS
 from .base import UpdateScreen
 
 if TYPE_CHECKING:
-    from phasewatch.core.session import SessionUpdate
+    from phasewatch.core.session import RecentEvent, SessionUpdate
+    from phasewatch.core.snapshot import Snapshot
 
 WIDE = 150  # columns from which the matrix and the findings sit side by side
 MAX_EVENTS_SHOWN = 50
@@ -76,6 +77,8 @@ class OverviewScreen(UpdateScreen):
     def __init__(self, *, name: str | None = None, id: str | None = None) -> None:
         super().__init__(name=name, id=id)
         self._shown_project: object = object()  # project the widgets currently show
+        #: What the findings list was last made of (see :meth:`_findings_unchanged`).
+        self._findings_from: tuple[object, ...] = ()
         self.notified: list[str] = []  # notifications sent (tests)
 
     def compose_body(self) -> Iterable[Widget]:
@@ -115,8 +118,11 @@ class OverviewScreen(UpdateScreen):
         header.show(snap, now, fallback, plan_waiting, other_data_hint(update))
         self.query_one("#pipeline", Pipeline).show(snap, now)
         self.query_one("#matrix", LocationMatrix).show(snap.rows if snap is not None else [])
-        findings = update.findings_for(pid)  # the config is applied by the session
         recent = update.events_for(pid)
+        unchanged = self._findings_unchanged(update, snap, recent)  # (remembers them too)
+        if unchanged and not first:
+            return  # (a refresh of the hook log alone: 96,000 findings were listed again)
+        findings = update.findings_for(pid)  # the config is applied by the session
         recent_items = events((e.seq, e.state_version, e.finding) for e in reversed(recent))
         items = by_severity(standing(findings) + recent_items[:MAX_EVENTS_SHOWN])
         flist = self.query_one("#findings", FindingsList)
@@ -133,6 +139,26 @@ class OverviewScreen(UpdateScreen):
         )
         if not first:
             self._notify_new(added)
+
+    def _findings_unchanged(
+        self, update: SessionUpdate, snap: Snapshot | None, recent: list[RecentEvent]
+    ) -> bool:
+        """Whether the findings list would be made of the very same findings as last time:
+        the same lists (the session replaces a list that changes, never edits it), the same
+        systems' revisions, the same recent events (docs/performance.md#dashboard-size)."""
+        inputs: tuple[object, ...] = (
+            update.project.findings,
+            snap.findings if snap is not None else None,
+            update.hooks.findings,
+            update.versions.get(snap.project_id) if snap is not None else None,
+            *((name, view.rev) for name, view in update.systems.items()),
+            *recent,
+        )
+        before, self._findings_from = self._findings_from, inputs
+        return len(before) == len(inputs) and all(
+            a is b or (isinstance(a, tuple | int) and a == b)
+            for a, b in zip(before, inputs, strict=True)
+        )
 
     def _notify_new(self, added: list[Item]) -> None:
         """One short toast for the new error and warning findings of an update (the list
