@@ -5,7 +5,8 @@ phasewatch against a minimal Textual app on a pty), then ``check`` (``check-*.js
 bench_check: against ``json.load``), then the 1,000,000-line log as a stress bound
 (``e2e-*.json``, bench_e2e: phasewatch beside lnav and toolong in tmux), then key presses
 while that log is read (``readkeys-*.json``, bench_read_keys), ``check`` on junk lines
-(``junk-*.json``, bench_hooklog_junk), the dashboard with files at their read caps
+(``junk-*.json``, bench_hooklog_junk), the dashboard with large states (``dashsize-*.json``,
+bench_dashboard_size) and with files at their read caps
 (``readcaps-*.json``, bench_read_caps), keys under a write storm (``storm-*.json``) and
 write-to-frame latency (``latency-*.json``, with the last of a burst of writes): the
 newest of each; rows whose results are missing are left out. It replaces the text between
@@ -178,6 +179,32 @@ def read_cap_rows(caps: dict[str, Any]) -> list[str]:
     return out
 
 
+def dash_size_rows(size: dict[str, Any]) -> list[str]:
+    """The dashboard with large states (bench_dashboard_size, h41a's), from process start in
+    tmux: the data (or the refusal past the read cap), the peak RSS 3 s later, ``q``."""
+    out = []
+    for name, got in size["cases"].items():
+        goal_s, goal_mb = size["goals"].get(name, (None, None))
+        quits = [q for q in (got.get("quit"), got.get("quit_early")) if q is not None]
+        ok = (
+            goal_s is not None
+            and got.get("data") is not None
+            and got["data"] <= goal_s
+            and (got.get("hwm") or 0) <= goal_mb
+            and len(quits) == 2
+            and max(quits) <= 2
+        )
+        what = "its refusal" if name == "over" else "its data"
+        goal = f"≤ {goal_s:g} s, ≤ {goal_mb:g} MB, `q` ≤ 2 s {'✓' if ok else '✗'}" if goal_s else ""
+        out.append(
+            f"| dashboard: a state of {got['phases']:,} phases ({got['bytes'] / 2**20:.1f} MiB, "
+            f"{name}), {what} from process start; peak RSS 3 s later; `q` then and while read "
+            f"({_load(size)}) | {_s(got.get('data'))}; {_mb(got.get('hwm'))}; "
+            f"{_s(got.get('quit'))} / {_s(got.get('quit_early'))} | | {goal} |"
+        )
+    return out
+
+
 def junk_row(junk: dict[str, Any]) -> str:
     """``check`` on 2 MB of the shortest junk lines (bench_hooklog_junk)."""
     peaks = junk["check_peak_mb"]
@@ -212,6 +239,7 @@ def table(
     readkeys: dict[str, Any] | None = None,
     caps: dict[str, Any] | None = None,
     junk: dict[str, Any] | None = None,
+    size: dict[str, Any] | None = None,
 ) -> str:
     """The README's table: the real-size project first, then ``check``, then the 1M-line log
     as a stress bound, then latency under load. Rows whose results are missing are left out."""
@@ -238,6 +266,8 @@ def table(
         lines.append(check_row(check))
     if junk is not None:
         lines.append(junk_row(junk))
+    if size is not None:
+        lines += dash_size_rows(size)
     if caps is not None:
         lines += read_cap_rows(caps)
     if e2e is not None:
@@ -302,6 +332,7 @@ def main() -> None:
                 newest("readkeys"),
                 newest("readcaps"),
                 newest("junk"),
+                newest("dashsize"),
             )
             + "\n<!-- bench:end -->"
         ),
