@@ -136,8 +136,8 @@ def short_junk(base: Path) -> dict[str, float]:
 
 
 def main() -> None:
-    base0 = Path(tempfile.mkdtemp(prefix="pw-junk-short-"))
-    peaks = short_junk(base0)
+    with tempfile.TemporaryDirectory(prefix="pw-junk-short-") as tmp:
+        peaks = short_junk(Path(tmp))
     path = _results.save("junk", {"bytes": SHORT_BYTES, "check_peak_mb": peaks})
     print(f"-> {path}")
     if "--short" in sys.argv:
