@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from _results import cached_bytecode  # noqa: E402
+from _results import cached_bytecode, save  # noqa: E402
 from _tmux import Pane, tmux_missing, warm_up  # noqa: E402
 from bench_audit_scale import big_state  # noqa: E402
 from bench_startup import MINIMAL_APP, MINIMAL_MARK, phasewatch_cmd  # noqa: E402
@@ -180,6 +180,7 @@ def main(wanted: list[str]) -> None:
                 cases.append(("over", "big", n_cap + n_cap // 20))
             elif name == "lean":
                 cases.append(("lean", "lean", 100_000))
+        results: dict[str, dict[str, object]] = {}
         for name, shape, n in cases:
             where = base / name
             size = make(where, big_state(n) if shape == "big" else lean_state(n))
@@ -197,6 +198,9 @@ def main(wanted: list[str]) -> None:
                 f", q while reading {fmt(early, 's', QUIT_GOAL_S)}",
                 flush=True,
             )
+            results[name] = {"phases": n, "bytes": size, **got, "quit_early": early}
+        # (read back by bench/readme_table.py for the README's table)
+        print(f"-> {save('dashsize', {'cases': results, 'goals': GOALS, 'minimal': mini})}")
 
 
 if __name__ == "__main__":

@@ -2,8 +2,9 @@
 lines, deeply nested JSON, very long strings, valid lines with a different value each time).
 
 Each reader runs in its own subprocess and prints its peak RSS (``ru_maxrss``): the dashboard's
-session (store, counts, audit: the hook screen's data) and ``check``'s report. Run:
-``.venv/bin/python bench/bench_hooklog_junk.py [lines] [dir]``.
+session (store, counts, audit: the hook screen's data) and ``check``'s report. First, ``check``
+alone on 2 MB logs of the shortest junk lines (saved as ``bench/results/junk-<time>.json``;
+``--short``: only that). Run: ``.venv/bin/python bench/bench_hooklog_junk.py [lines] [dir]``.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -18,6 +20,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+import _results  # noqa: E402  (bench/ is on sys.path as the script dir)
 
 
 def junk_line(i: int, rnd: random.Random) -> bytes:
@@ -103,7 +107,41 @@ print(f"check: {r.hook_records:,} lines, {len(r.findings)} findings, "
 """
 
 
+#: Issue 41 item 1: ``check`` on 2 MB of junk lines under 150 MB. The shortest lines cost the
+#: most (a record each): two-byte lines, empty lines, ``{}`` (peaks of 540, 893 and 404 MB
+#: before a poll was capped in lines, docs/performance.md#junk-lines).
+SHORT_JUNK = {"x": b"x\n", "empty": b"\n", "{}": b"{}\n"}
+SHORT_BYTES = 2 * 1024 * 1024
+SHORT_GOAL_MB = 150
+
+
+def short_junk(base: Path) -> dict[str, float]:
+    """``check``'s peak RSS (MiB, from process start) on 2 MB of each kind of short junk line."""
+    peaks = {}
+    for name, line in SHORT_JUNK.items():
+        isdlc = base / f"short-{len(peaks)}" / ".isdlc"
+        isdlc.mkdir(parents=True, exist_ok=True)
+        (isdlc / "hook-activity.log").write_bytes(line * (SHORT_BYTES // len(line)))
+        out = subprocess.run(
+            [sys.executable, "-c", CHECK, str(isdlc.parent)],
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            capture_output=True,
+            text=True,
+            check=False,
+        ).stdout
+        print(f"2 MB of {name!r} lines: {out.strip()}")
+        found = re.search(r"peak RSS (\d+) MiB", out)
+        peaks[name] = float(found.group(1)) if found else float("nan")
+    return peaks
+
+
 def main() -> None:
+    with tempfile.TemporaryDirectory(prefix="pw-junk-short-") as tmp:
+        peaks = short_junk(Path(tmp))
+    path = _results.save("junk", {"bytes": SHORT_BYTES, "check_peak_mb": peaks})
+    print(f"-> {path}")
+    if "--short" in sys.argv:
+        return
     lines = int(sys.argv[1]) if len(sys.argv) > 1 else 1_000_000
     base = Path(sys.argv[2]) if len(sys.argv) > 2 else Path(tempfile.mkdtemp(prefix="pw-junk-"))
     isdlc = base / ".isdlc"

@@ -4,8 +4,11 @@ The table leads with the real-size project (``bench/results/startup-*.json``, be
 phasewatch against a minimal Textual app on a pty), then ``check`` (``check-*.json``,
 bench_check: against ``json.load``), then the 1,000,000-line log as a stress bound
 (``e2e-*.json``, bench_e2e: phasewatch beside lnav and toolong in tmux), then key presses
-while that log is read (``readkeys-*.json``, bench_read_keys) and under a write storm
-(``storm-*.json``) and write-to-frame latency (``latency-*.json``): the
+while that log is read (``readkeys-*.json``, bench_read_keys), ``check`` on junk lines
+(``junk-*.json``, bench_hooklog_junk), the dashboard with large states (``dashsize-*.json``,
+bench_dashboard_size) and with files at their read caps
+(``readcaps-*.json``, bench_read_caps), keys under a write storm (``storm-*.json``) and
+write-to-frame latency (``latency-*.json``, with the last of a burst of writes): the
 newest of each; rows whose results are missing are left out. It replaces the text between
 ``<!-- bench:start -->`` and ``<!-- bench:end -->`` in README.md. Every figure in that table is
 one of those files' numbers."""
@@ -112,7 +115,8 @@ def stress_rows(e2e: dict[str, Any]) -> list[str]:
         else "no slower than toolong (not installed)"
     )
     return [
-        f"| stress bound: newest line of a {e2e['lines']:,}-line log on screen | {_s(newest_s)} "
+        f"| stress bound: newest line of a {e2e['lines']:,}-line log on screen ({_load(e2e)}) "
+        f"| {_s(newest_s)} "
         f"({_s(_med(s, 'phasewatch', 'newest_line_s', 'max'))}) | {ref('newest_line_s', _s)}"
         f"{f' ({_ratio(_x(newest_s, lnav))} of lnav)' if lnav else ''} | {goal} |",
         f"| stress bound: the whole log read (counts, findings, filters ready) | {_s(whole)} "
@@ -132,11 +136,97 @@ def read_keys_row(readkeys: dict[str, Any]) -> str:
     keys = pw["n"] + pw["missed"]
     return (
         f"| stress bound: key press → screen (switching screens, tmux) while the log is read "
-        f"({keys} keys over {pw['starts']} starts, each until the whole log was read) | median "
+        f"({keys} keys over {pw['starts']} starts, each until the whole log was read; "
+        f"{_load(readkeys)}) | median "
         f"{_ms_of(pw['median'])}, p99 {_ms_of(pw['p99'])}, max {_ms_of(pw['max'])} "
         f"(missed {pw['missed']}) | a minimal Textual app, idle, the same keys: "
         f"{_ms_of(base['median'])} / {_ms_of(base['p99'])} "
         f"| {_goal(pw['p99'] and pw['p99'] * 1000, 150, 'p99 ≤ 150 ms')} |"
+    )
+
+
+#: bench_read_caps' cases, as the table names them
+CAP_CASES = {
+    "tdd": "`.tdd-progress.md`",
+    "plugins": "`PLUGINS.md`",
+    "plugins_short": "`PLUGINS.md`, shortest rows",
+}
+
+
+def _load(result: dict[str, Any]) -> str:
+    """The machine's load when a bench started (it is shared: other work inflates times)."""
+    return f"load {result['machine']['load_average'][0]:.1f}"
+
+
+def read_cap_rows(caps: dict[str, Any]) -> list[str]:
+    """The dashboard with each file at its 8 MiB read cap (bench_read_caps), from process start
+    in tmux: the screen's data, the peak RSS then, and ``q`` pressed while the file is read."""
+    out = []
+    for key, name in CAP_CASES.items():
+        got = caps["summary"].get(key)
+        if got is None:
+            continue
+        data, peak, quit_s = (got[k]["median"] for k in ("data_s", "peak_mb", "quit_s"))
+        worst = [got[k]["max"] for k in ("data_s", "peak_mb", "quit_s")]
+        ok = None not in worst and worst[0] <= 10 and worst[1] <= 300 and worst[2] <= 2
+        out.append(
+            f"| dashboard: {name} at its 8 MiB read cap ({got['items']:,} {got['what']}), its "
+            f"screen's data from process start; peak RSS; `q` while it is read "
+            f"({caps['runs']} runs, {_load(caps)}) | {_s(data)} ({_s(worst[0])}); {_mb(peak)} "
+            f"({_mb(worst[1])}); {_s(quit_s)} ({_s(worst[2])}) | | ≤ 10 s, ≤ 300 MB, `q` ≤ 2 s "
+            f"{'✓' if ok else '✗'} |"
+        )
+    return out
+
+
+def dash_size_rows(size: dict[str, Any]) -> list[str]:
+    """The dashboard with large states (bench_dashboard_size, h41a's), from process start in
+    tmux: the data (or the refusal past the read cap), the peak RSS 3 s later, ``q``."""
+    out = []
+    for name, got in size["cases"].items():
+        goal_s, goal_mb = size["goals"].get(name, (None, None))
+        quits = [q for q in (got.get("quit"), got.get("quit_early")) if q is not None]
+        ok = (
+            goal_s is not None
+            and got.get("data") is not None
+            and got["data"] <= goal_s
+            and (got.get("hwm") or 0) <= goal_mb
+            and len(quits) == 2
+            and max(quits) <= 2
+        )
+        what = "its refusal" if name == "over" else "its data"
+        goal = f"≤ {goal_s:g} s, ≤ {goal_mb:g} MB, `q` ≤ 2 s {'✓' if ok else '✗'}" if goal_s else ""
+        out.append(
+            f"| dashboard: a state of {got['phases']:,} phases ({got['bytes'] / 2**20:.1f} MiB, "
+            f"{name}), {what} from process start; peak RSS 3 s later; `q` then and while read "
+            f"({_load(size)}) | {_s(got.get('data'))}; {_mb(got.get('hwm'))}; "
+            f"{_s(got.get('quit'))} / {_s(got.get('quit_early'))} | | {goal} |"
+        )
+    return out
+
+
+def junk_row(junk: dict[str, Any]) -> str:
+    """``check`` on 2 MB of the shortest junk lines (bench_hooklog_junk)."""
+    peaks = junk["check_peak_mb"]
+    worst = max(peaks.values())
+    each = ", ".join(f"`{k}` {_mb(v)}" for k, v in peaks.items())
+    return (
+        f"| `phasewatch check` on a {junk['bytes'] / 2**20:.0f} MB hook log of junk lines, peak "
+        f"RSS from process start ({_load(junk)}) | {each} | | {_goal(worst, 150, '≤ 150 MB')} |"
+    )
+
+
+def burst_row(latency: dict[str, Any]) -> str | None:
+    """The last of a burst of 50 state writes on screen (bench_latency's bursts)."""
+    key = next((k for k in latency["measured"] if k.startswith("the last of a burst")), None)
+    if key is None:
+        return None
+    got = latency["measured"][key]["paint_ms"]
+    return (
+        f"| {key} (back to back) → frame painted (headless, {got['n']} bursts, "
+        f"{_load(latency)}) | median "
+        f"{_ms(got['median'])}, max {_ms(got['max'])} | | "
+        f"{_goal(got['max'], 150, 'max ≤ 150 ms')} |"
     )
 
 
@@ -147,6 +237,9 @@ def table(
     storm: dict[str, Any] | None = None,
     startup: dict[str, Any] | None = None,
     readkeys: dict[str, Any] | None = None,
+    caps: dict[str, Any] | None = None,
+    junk: dict[str, Any] | None = None,
+    size: dict[str, Any] | None = None,
 ) -> str:
     """The README's table: the real-size project first, then ``check``, then the 1M-line log
     as a stress bound, then latency under load. Rows whose results are missing are left out."""
@@ -160,15 +253,23 @@ def table(
     lines = [
         f"Measured {m['date']} on {m['cpus']} CPUs ({m['cpu']}), Python {m['python']}, load "
         f"average {m['load_average'][0]:.1f}: medians of interleaved runs ({runs}; worst in "
-        f"brackets), from `bench/results/` (`make bench`, then `make bench-readme`).",
+        f"brackets), from `bench/results/` (`make bench`, then `make bench-readme`). The "
+        "load is each result's at its end where a row names it: on a machine shared with "
+        "other work, the times are upper bounds of a quiet machine's.",
         "",
-        "| | phasewatch | reference | goal (issue 27) |",
+        "| | phasewatch | reference | goal (issues 27, 41) |",
         "|---|---|---|---|",
     ]
     if startup is not None:
         lines += project_rows(startup)
     if check is not None:
         lines.append(check_row(check))
+    if junk is not None:
+        lines.append(junk_row(junk))
+    if size is not None:
+        lines += dash_size_rows(size)
+    if caps is not None:
+        lines += read_cap_rows(caps)
     if e2e is not None:
         lines += stress_rows(e2e)
     if readkeys is not None:
@@ -184,7 +285,8 @@ def table(
         lines.append(
             f"| key press → screen (switching screens, tmux) during a storm of "
             f"{rates.get('state_writes_per_s', 0):.0f} state writes/s + "
-            f"{rates.get('log_lines_per_s', 0):,.0f} log lines/s ({storm['keys']} keys) | median "
+            f"{rates.get('log_lines_per_s', 0):,.0f} log lines/s ({storm['keys']} keys, "
+            f"{_load(storm)}) | median "
             f"{_ms_of(pw['median'])}, p99 {_ms_of(pw['p99'])}; CPU {pw['cpu_share']:.0%} "
             f"of a core{rss(pw)} | a minimal Textual app, same storm: {_ms_of(base['median'])} / "
             f"{_ms_of(base['p99'])}{rss(base)} | "
@@ -198,11 +300,15 @@ def table(
         goal_p50, goal_p99 = LATENCY_TARGETS["median_ms"], LATENCY_TARGETS["p99_ms"]
         ok = p50 is not None and p99 is not None and p50 <= goal_p50 and p99 <= goal_p99
         lines.append(
-            f"| `state.json` write → frame painted (headless, {latency['writes']} writes) | "
+            f"| `state.json` write → frame painted (headless, {latency['writes']} writes, "
+            f"{_load(latency)}) | "
             f"median {_ms(p50)}, p99 {_ms(p99)} | watchfiles alone {_ms(floor.get('median'))} / "
             f"{_ms(floor.get('p99'))}; a 2 s poller {_ms(poll.get('median'))} / "
             f"{_ms(poll.get('p99'))} | ≤ {goal_p50:g} / ≤ {goal_p99:g} ms {'✓' if ok else '✗'} |"
         )
+    burst = burst_row(latency) if latency is not None else None
+    if burst is not None:
+        lines.append(burst)
     for note in (e2e or {}).get("notes", []):
         lines.append(f"\nNote: {note}.")
     return "\n".join(lines)
@@ -217,7 +323,17 @@ def main() -> None:
         r"<!-- bench:start -->.*?<!-- bench:end -->",
         lambda _m: (
             "<!-- bench:start -->\n"
-            + table(e2e, newest("latency"), check, newest("storm"), startup, newest("readkeys"))
+            + table(
+                e2e,
+                newest("latency"),
+                check,
+                newest("storm"),
+                startup,
+                newest("readkeys"),
+                newest("readcaps"),
+                newest("junk"),
+                newest("dashsize"),
+            )
             + "\n<!-- bench:end -->"
         ),
         text,

@@ -16,12 +16,14 @@ from hypothesis import strategies as st
 from phasewatch.core.findings import get_rule
 from phasewatch.core.hooklog import (
     KEYS,
+    MAX_ROWS,
     HookAudit,
     HookCounts,
     HookLogTailer,
     HookRecord,
     audit_hook_log,
     hook_stats,
+    iter_batches,
     iter_hook_log,
     line_starts,
     parse_fast,
@@ -559,6 +561,35 @@ def test_overlong_line_is_reported_and_skipped(tmp_path):
     assert [r.valid for r in res.records] == [True, False, True]
     assert "longer than" in (res.records[1].error or "")
     assert [r.line_no for r in res.records] == [1, 2, 3]
+
+
+def test_a_poll_holds_at_most_max_rows_lines(tmp_path):
+    """Junk lines of two bytes cost a record each: a poll stops at ``max_rows`` lines (the rest
+    is pending), so ``check`` on a few MB of them holds a bounded part at a time; every line is
+    still read once, in order, with its own number and offset."""
+    path = tmp_path / "log"
+    body = [b"x", line(1).encode(), b"", b"{}"] * 600 + [b"y" * 3000, line(2).encode()]
+    path.write_bytes(b"\n".join(body) + b"\n")
+    t = HookLogTailer(path, max_rows=1000, max_line=2048)
+    sizes, got = [], []
+    while True:
+        res = t.poll()
+        sizes.append(len(res))
+        got += res.records
+        if not res.pending:
+            break
+    assert sizes == [1000, 1000, 402]
+    assert [r.line_no for r in got] == list(range(1, len(body) + 1))
+    whole = HookLogTailer(path, max_rows=10**9, max_line=2048).read_all().records
+    assert got == whole
+    assert [r.offset for r in got[:3]] == [0, 2, 2 + len(line(1)) + 1]
+
+
+def test_check_streams_junk_lines_in_bounded_batches(tmp_path):
+    path = tmp_path / "log"
+    path.write_bytes(b"x\n" * (MAX_ROWS + 5))
+    sizes = [len(b) for b in iter_batches(path)]
+    assert sum(sizes) == MAX_ROWS + 5 and max(sizes) <= MAX_ROWS
 
 
 BIG_LINES = 200_000

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import sys
 from datetime import date
 from pathlib import Path
 
@@ -1192,3 +1193,34 @@ def test_summary_json_reports_statuses_as_written(tmp_path):
         }
     ]
     assert summary_json(None) == []
+
+
+def test_a_registry_past_max_plugins_is_counted_not_read(tmp_path, monkeypatch):
+    """A PLUGINS.md at the read cap holds ~390,000 short rows: past MAX_PLUGINS rows (and
+    headings) nothing more is read or audited, and PLG-TOO-MANY says how many were left."""
+    from phasewatch.core.plugins import registry_md
+    from phasewatch.core.plugins.load import load
+    from phasewatch.core.sources import discover
+
+    monkeypatch.setattr(registry_md, "MAX_PLUGINS", 50)
+    monkeypatch.setattr(sys.modules["phasewatch.core.plugins.load"], "MAX_PLUGINS", 50)
+    rows = "".join(f"| P{i} | ✅ Working | 1.0.0 | 2026-01-02 |\n" for i in range(1, 71))
+    entries = "".join(f"### E{i}\n**Status:** ✅ Working\n\n" for i in range(1, 58))
+    (tmp_path / "PLUGINS.md").write_text(
+        "# Plugin Registry\n\n| Plugin Name | Status | Version | Last Updated |\n"
+        "|---|---|---|---|\n" + rows + "\n" + entries,
+        encoding="utf-8",
+    )
+    (tmp_path / "plugins").mkdir()
+    registry = load(discover(tmp_path))
+    names = [p.name for p in registry.plugins]
+    assert names[:50] == [f"P{i}" for i in range(1, 51)] and "P51" not in names
+    assert [f"E{i}" for i in range(1, 51)] == [n for n in names if n.startswith("E")]
+    too_many = [f for f in registry.findings if f.rule_id == "PLG-TOO-MANY"]
+    assert [f.message for f in too_many] == [
+        "PLUGINS.md: 20 more table rows past the first 50 are not read or audited "
+        "(a registry lists tens of plugins).",
+        "PLUGINS.md: 7 more headings past the first 50 are not read or audited "
+        "(a registry lists tens of plugins).",
+    ]
+    assert all(f.severity is Severity.WARNING for f in too_many)

@@ -111,11 +111,11 @@ def test_planner_fixture():
     assert all(t.given and t.when and t.then for t in s1.test_specs)
     assert (s1.acceptance_ticked, s1.acceptance_total) == (1, 2)
     assert s1.phases == {"RED": "done", "GREEN": "done", "REFACTOR": "skipped (nothing to clean)"}
-    assert s1.blocks == [2, 3] and s1.depends_on == []
+    assert s1.blocks == (2, 3) and s1.depends_on == ()
     assert s2.status_raw == "IN_PROGRESS (GREEN running)" and s2.status_note == "GREEN running"
-    assert s2.tests == ["test/limiter/registry_test.dart"] and s2.tests_count is None
-    assert s2.depends_on == [1] and s2.blocks == [3]
-    assert s3.depends_on == [1, 2]
+    assert s2.tests == ("test/limiter/registry_test.dart",) and s2.tests_count is None
+    assert s2.depends_on == (1,) and s2.blocks == (3,)
+    assert s3.depends_on == (1, 2)
     assert s3.phases_filled == [] and not s3.progressing
     assert s2.phases_filled == ["RED", "GREEN"]
     assert p.notes == []
@@ -127,11 +127,11 @@ def test_template_fixture():
     assert p.heading_style == "template"
     assert [(s.number, s.level, s.status) for s in p.slices] == [(4, 3, "done"), (5, 3, "pending")]
     s4, s5 = p.slices
-    assert s4.tests == ["test/hooks/planner_bash_guard_test.sh", "test/hooks/common_test.sh"]
+    assert s4.tests == ("test/hooks/planner_bash_guard_test.sh", "test/hooks/common_test.sh")
     assert [t.number for t in s4.test_specs] == [1, 2]
     assert all(t.given and t.when and t.then for t in s4.test_specs)
     assert (s4.acceptance_ticked, s4.acceptance_total) == (2, 2)
-    assert s4.blocks == [5] and s5.depends_on == [4]
+    assert s4.blocks == (5,) and s5.depends_on == (4,)
     assert s5.tests_count == 4
     # the "Test Results Tracking" Status after the slices belongs to no slice
     assert s5.status_lines == 1

@@ -331,3 +331,23 @@ async def test_plugins_screen_shows_hostile_directory_names_cleaned(tmp_path, mo
         assert mounts == ["PluginsScreen"]
         assert screen.applied == len(applied) == len({id(u) for u in applied}) >= 1
         assert screen.sets == 1
+
+
+async def test_past_a_screenful_the_table_holds_bounded_rows_and_says_how_many_more(
+    tmp_path, monkeypatch
+):
+    from phasewatch.widgets import plugin_table
+
+    monkeypatch.setattr(plugin_table, "ROWS_SHOWN", 2)
+    _pipeline, _step = play(tmp_path)
+    registry = registry_of(tmp_path)
+    assert len(registry.plugins) == 3
+    app = Harness(registry)
+    async with app.run_test(size=(140, 30)) as pilot:
+        widget = app.query_one(PluginTable)
+        await pilot.pause()
+        assert widget.table.row_count == 2
+        assert "3 plugins · 1 more not shown" in header(widget)
+        shown = [r.name for r in registry.plugins[:2]]
+        assert widget.record(shown[1]) is not None
+        assert widget.record(registry.plugins[2].name) is None

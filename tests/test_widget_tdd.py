@@ -160,3 +160,49 @@ def test_no_dependency_is_a_dash_not_the_word_none():
         assert _numbers([], raw) == "—", raw
     assert _numbers([1, 2], "1, 2") == "1, 2"
     assert _numbers([], "slice 3 (partly)") == "slice 3 (partly)"
+
+
+def _many_slices(n: int, unfinished_from: int) -> str:
+    head = "# TDD Task: many\n\n**Approved:** 2026-03-02T09:00:00Z\n\n"
+    return head + "".join(
+        f"## Slice {i}: s{i}\n**Status:** {'pending' if i >= unfinished_from else 'done'}\n\n"
+        for i in range(1, n + 1)
+    )
+
+
+async def test_a_plan_past_a_screenful_holds_bounded_rows_and_says_how_many_more(tmp_path):
+    """A plan at the read cap holds ~125,000 slices: the table holds the first ROWS_SHOWN, the
+    board says how many more there are, the counts stay over all of them, and `u` names the
+    next unfinished slice past the rows shown instead of finding none."""
+    from phasewatch.widgets.tdd_board import ROWS_SHOWN
+
+    from tests.helpers.app import make_app, show
+
+    total = ROWS_SHOWN + 250
+    text = _many_slices(total, unfinished_from=ROWS_SHOWN + 7)
+    (tmp_path / ".tdd-progress.md").write_text(text, encoding="utf-8")
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await show(pilot, app, "5", "tdd")
+        board = screen.query_one(TddBoard)
+        assert board.table.row_count == ROWS_SHOWN
+        more = screen.query_one("#tdd-more", Static)
+        assert more.display
+        assert f"250 more slices not shown (the first {ROWS_SHOWN:,} of {total:,}" in str(
+            more.render()
+        )
+        assert "remaining slices 244" in str(screen.query_one("#tdd-counts", Static).render())
+        notes: list[str] = []
+        app.notify = lambda message, **_kw: notes.append(str(message))  # type: ignore[method-assign]
+        screen.action_next_unfinished()
+        assert notes and f"slice {ROWS_SHOWN + 7}" in notes[0]
+
+
+async def test_a_small_plan_says_nothing_more():
+    app = Harness()
+    async with app.run_test(size=(100, 36)) as pilot:
+        board = app.query_one(TddBoard)
+        board.set_plan(parse_progress(_many_slices(3, unfinished_from=2)))
+        await pilot.pause()
+        assert board.table.row_count == 3
+        assert not app.query_one("#tdd-more", Static).display

@@ -182,6 +182,12 @@ def build_cells(rec: PluginRecord, pal: Palette) -> dict[str, Text]:
     }
 
 
+#: Plugins held as rows at most (the first ones, in the registry's order): a registry lists tens;
+#: past a screenful the header says how many more there are
+#: (docs/performance.md#files-at-their-read-caps).
+ROWS_SHOWN = 1000
+
+
 def _sig(text: Text) -> tuple[Any, ...]:
     return (text.plain, str(text.style), tuple(text.spans))
 
@@ -195,8 +201,10 @@ def header_text(registry: Registry | None, pal: Palette) -> Text:
     parts = [
         LAYOUTS.get(registry.layout, registry.layout),
         NUMBERINGS.get(registry.numbering, registry.numbering),
-        f"{len(registry.plugins)} plugin{'s' if len(registry.plugins) != 1 else ''}",
+        f"{len(registry.plugins):,} plugin{'s' if len(registry.plugins) != 1 else ''}",
     ]
+    if len(registry.plugins) > ROWS_SHOWN:
+        parts.append(f"{len(registry.plugins) - ROWS_SHOWN:,} more not shown")
     text.append("  " + " · ".join(parts) + " · ")
     text.append(f"{drift} drift", style=pal.drift(Severity.ERROR) if drift else pal.ok)
     worst = min((f.severity for f in registry.findings), key=lambda s: s.rank, default=None)
@@ -445,7 +453,8 @@ class PluginTable(Widget):
         registry = self._registry
         stats = UpdateStats()
         table = self.table
-        records = {r.name: r for r in registry.plugins} if registry is not None else {}
+        shown = registry.plugins[:ROWS_SHOWN] if registry is not None else []
+        records = {r.name: r for r in shown}
         pal = self._palette()
         with self.app.batch_update():
             for name in [n for n in self._cells if n not in records]:

@@ -36,6 +36,10 @@ STATUS_GLYPH = {
     "unknown": ("?", "info"),
 }
 CYCLE = ("RED", "GREEN", "REFACTOR")
+#: Slices held in the table at most: a real plan has a few dozen; a file at the read cap can
+#: hold 125,000, which no one reads on a screen and which cost 78 s and 539 MB as rows
+#: (docs/performance.md#files-at-their-read-caps). The rest are counted, not shown.
+ROWS_SHOWN = 1000
 
 
 def status_cell(status: str | None, raw: str | None, styles: dict[str, Style]) -> Text:
@@ -73,6 +77,7 @@ class TddBoard(Vertical):
         & > #tdd-counts { height: auto; padding: 0 1; }
         & > #tdd-counts.-mismatch { background: $warning-muted; }
         & > DataTable { height: 1fr; min-height: 4; }
+        & > #tdd-more { height: auto; padding: 0 1; }
         & > #tdd-findings { height: auto; max-height: 8; padding: 0 1; }
     }
     """
@@ -92,6 +97,7 @@ class TddBoard(Vertical):
         yield Static("", id="tdd-approval", markup=False)
         yield Static("", id="tdd-counts", markup=False)
         yield LiveTable(id="tdd-slices", cursor_type="row", zebra_stripes=True)
+        yield Static("", id="tdd-more", markup=False)
         yield Static("", id="tdd-findings", markup=False)
 
     def on_mount(self) -> None:
@@ -236,7 +242,11 @@ class TddBoard(Vertical):
         table = self.table
         row = table.cursor_row  # keep the user's place across a re-read of the file
         table.clear()
-        for i, s in enumerate(getattr(plan, "slices", None) or []):
+        slices = getattr(plan, "slices", None) or []
+        more = self.query_one("#tdd-more", Static)
+        more.update(_more_text(len(slices), getattr(plan, "cut_at", None)))
+        more.display = len(slices) > ROWS_SHOWN or getattr(plan, "cut_at", None) is not None
+        for i, s in enumerate(slices[:ROWS_SHOWN]):
             phases = getattr(s, "phases", None) or {}
             cycle = [Text(shorten(str(phases.get(p) or "—"), 12)) for p in CYCLE]
             table.add_row(
@@ -260,6 +270,23 @@ class TddBoard(Vertical):
             text.append(" ")
             text.append(f.message)
         return text
+
+
+def _more_text(total: int, cut_at: int | None) -> Text:
+    """What the table leaves out: the slices past :data:`ROWS_SHOWN`, the bytes past the cap."""
+    text = Text(style="bold")
+    if total > ROWS_SHOWN:
+        text.append(
+            f"{total - ROWS_SHOWN:,} more slices not shown (the first {ROWS_SHOWN:,} of "
+            f"{total:,}; the counts above are over all of them)"
+        )
+    if cut_at is not None:
+        text.append("\n" if total > ROWS_SHOWN else "")
+        text.append(
+            f"the file is over the read cap: slices are read from its first {cut_at:,} bytes "
+            "(the stop hook's verdict is on the whole file)"
+        )
+    return text
 
 
 def _approved(plan: Any) -> bool:

@@ -27,6 +27,7 @@ from .rules import (
 from .stats import HookCounts, hook_stats
 from .tail import (
     MAX_READ,
+    MAX_ROWS,
     MEMORY,
     RESYNC_SCAN,
     HookLogTailer,
@@ -42,6 +43,7 @@ __all__ = [
     "KEYS",
     "MAX_LINE",
     "MAX_READ",
+    "MAX_ROWS",
     "MEMORY",
     "RAW_KEEP",
     "RESYNC_SCAN",

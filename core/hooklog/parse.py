@@ -66,7 +66,10 @@ def _invalid(text: str, error: str, line_no: int, offset: int) -> HookRecord:
     raw = clean(text)
     if len(raw) > RAW_KEEP:
         raw = raw[:RAW_KEEP] + "…"
-    return HookRecord(None, None, None, None, None, None, line_no, offset, False, error, raw)
+    # (the reason is interned: a log of junk lines holds a few distinct ones, once each)
+    return HookRecord(
+        None, None, None, None, None, None, line_no, offset, False, _intern(error), raw
+    )
 
 
 def _field(value: Any, key: str, notes: list[str]) -> str | None:

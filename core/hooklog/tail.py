@@ -27,6 +27,10 @@ from .parse import KEEP_BYTES, MAX_LINE, HookRecord, _overlong
 from .threads import THREADS, map_parts
 
 MAX_READ = 8 * 1024 * 1024  # bytes consumed per poll at most; the rest waits for the next poll
+# lines consumed per poll at most: a line parsed one by one costs ~450 bytes as a record, so
+# 8 MiB of junk two-byte lines (4M records, 2 GB) would otherwise be held at once
+# (docs/performance.md#junk-lines)
+MAX_ROWS = 100_000
 MEMORY = 16  # lines remembered to re-find our position after a rotation
 _CHUNK = 2 * 1024 * 1024
 _RESYNC_PATIENCE = 3  # polls to wait for a half-written rewrite before giving up on the overlap
@@ -89,7 +93,8 @@ class HookLogTailer:
     """Incremental, rotation-safe reader of a JSON Lines file. ``poll()`` never raises.
 
     Only complete lines are consumed (a partial last line waits for its newline). At most
-    ``max_read`` bytes are consumed per poll (``pending`` says more is waiting); ``read_all()``
+    ``max_read`` bytes and ``max_rows`` lines are consumed per poll (``pending`` says more is
+    waiting); ``read_all()``
     polls until caught up. To survive the owner's in-place rotation the tailer remembers its last
     ``memory`` physical lines; whenever the file shrinks, is replaced, re-created, or the bytes just
     before our offset no longer are the lines we consumed there (the whole remembered run, not
@@ -109,9 +114,11 @@ class HookLogTailer:
         max_read: int = MAX_READ,
         max_line: int = MAX_LINE,
         memory: int = MEMORY,
+        max_rows: int = MAX_ROWS,
     ) -> None:
         self.path = Path(path)
         self.max_read = max(1, max_read)
+        self.max_rows = max(1, max_rows)
         self.max_line = max(1, min(max_line, self.max_read))
         self._recent: deque[bytes] = deque(maxlen=max(1, memory))
         # how many of the newest remembered lines lie, consecutively, right before _offset in
@@ -307,6 +314,8 @@ class HookLogTailer:
         part = min(_CHUNK, -(-self.max_read // THREADS))  # a block for each thread
         buf = b""
         buf_start = pos
+        rows = 0  # lines queued so far (at most max_rows)
+        full = False
         while pos < stop:
             chunk = os.pread(fd, min(part, stop - pos), pos)
             if not chunk:
@@ -324,10 +333,24 @@ class HookLogTailer:
                 buf = buf[nl + 1 :]
             last_nl = buf.rfind(b"\n")
             if last_nl >= 0:
-                self._emit(buf[:last_nl], buf_start, jobs)
+                block = buf[:last_nl]
+                room = self.max_rows - rows
+                lines = block.count(b"\n") + 1
+                if room <= 0:  # (an over-long line took the last row)
+                    full = True
+                    break
+                if lines >= room:  # the poll's rows are full: the rest waits for the next one
+                    cut = _nth_newline(block, room) if lines > room else last_nl
+                    self._emit(block[:cut], buf_start, jobs)
+                    buf_start += cut + 1
+                    full = True
+                    break
+                rows += lines
+                self._emit(block, buf_start, jobs)
                 buf_start += last_nl + 1
                 buf = buf[last_nl + 1 :]
             if len(buf) >= self.max_line:
+                rows += 1
                 self._line_no += 1
                 jobs.append(Batch.of([_overlong(buf, self.max_line, self._line_no, buf_start)]))
                 self._recent.append(_LONG_SENTINEL)
@@ -338,7 +361,7 @@ class HookLogTailer:
         # (parsed before the offset moves on: a failure reads them again)
         batches = _parse_all(jobs, size > KEEP_BYTES)
         self._offset = buf_start
-        return batches, stop < size and self._has_newline_after(fd, buf_start, size)
+        return batches, (full or stop < size) and self._has_newline_after(fd, buf_start, size)
 
     def _has_newline_after(self, fd: int, start: int, size: int) -> bool:
         """Whether a complete line waits beyond ``start`` (cheap peek, bounded)."""
@@ -359,6 +382,14 @@ class HookLogTailer:
                 break
         self._recent.extend(block[cut + 1 :].split(b"\n"))
         self._contig = min(self._contig + lines, keep)
+
+
+def _nth_newline(block: bytes, n: int) -> int:
+    """Where the ``n``-th newline of ``block`` is (``n`` >= 1; it has at least that many)."""
+    pos = -1
+    for _ in range(n):
+        pos = block.find(b"\n", pos + 1)
+    return pos
 
 
 def count_lines(path: str | os.PathLike[str]) -> int | None:

@@ -21,8 +21,8 @@ from .entry import Entry, parse_notes_md
 from .handoff import parse_continue_here
 from .model import PluginRecord, Registry, infer_numbering
 from .names import find_dir, plugin_dirs, rel
-from .registry_md import PluginsMd, TableRow, parse_plugins_md
-from .rules import R_DUPLICATE, R_REGISTRY_MISSING, R_TABLE_MISSING, R_UNREADABLE
+from .registry_md import MAX_PLUGINS, PluginsMd, TableRow, parse_plugins_md
+from .rules import R_DUPLICATE, R_REGISTRY_MISSING, R_TABLE_MISSING, R_TOO_MANY, R_UNREADABLE
 
 CHECKS = (*RECORD_CHECKS, *NOTES_CHECKS, *DATE_CHECKS, *HANDOFF_CHECKS, check_numbering)
 
@@ -108,6 +108,17 @@ def _read_md(em: Emitter, project: Project, md_rel: str) -> tuple[str | None, Pl
     md_text = read_file(project.plugins_md, md_rel, em) if project.plugins_md.exists() else None
     parsed = parse_plugins_md(md_text, md_rel) if md_text is not None else PluginsMd()
     em.findings += parsed.findings
+    past = [(parsed.rows_past_cap, "table rows"), (parsed.entries_past_cap, "headings")]
+    for count, what in past:
+        if count:
+            em.add(
+                R_TOO_MANY,
+                "table" if what == "table rows" else "$",
+                f"{md_rel}: {count:,} more {what} past the first {MAX_PLUGINS:,} are not read "
+                "or audited (a registry lists tens of plugins).",
+                expected=f"at most {MAX_PLUGINS:,} {what}",
+                actual=f"{MAX_PLUGINS + count:,} {what}",
+            )
     if md_text is not None and parsed.tables == 0:
         em.add(
             R_TABLE_MISSING,

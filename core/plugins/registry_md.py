@@ -18,6 +18,12 @@ from .rules import R_TABLE_COLUMNS, R_TABLE_ROW
 from .status import Status, normalise_status
 
 _ALIGN = re.compile(r"^\s*:?-+:?\s*$")
+#: Table rows, and entries, read at most (each kind): a registry lists tens of plugins; one at
+#: the 8 MiB read cap holds up to 390,000 rows, 93 s and 1.7 GB in the dashboard when each was
+#: a plugin (docs/performance.md#files-at-their-read-caps). The rest are counted
+#: (``PLG-TOO-MANY``), not read.
+MAX_PLUGINS = 10_000
+_ROW_ONLY = " \t|:-"  # an alignment row is made of these alone
 
 
 class TableRow(Struct):
@@ -45,6 +51,8 @@ class PluginsMd(Struct):
     entries: list[Entry] = field(default_factory=list)
     tables: int = 0
     findings: list[Finding] = field(default_factory=list)
+    rows_past_cap: int = 0  # table rows after the first MAX_PLUGINS: counted, not read
+    entries_past_cap: int = 0  # headings after the first MAX_PLUGINS candidates: the same
 
 
 def _cells(line: str) -> list[str]:
@@ -82,6 +90,9 @@ class _TableReader:
         if fenced or "|" not in line or not line.strip():
             self.columns = None
             return
+        if self.columns is not None and len(self.out.rows) >= MAX_PLUGINS and line.strip(_ROW_ONLY):
+            self.out.rows_past_cap += 1  # past the cap: a row (a cell has more than `:-`), counted
+            return
         cells = _cells(line)
         if self.columns is None:
             cols = [_column(c) for c in cells]
@@ -94,6 +105,9 @@ class _TableReader:
             self._row(no, line, cells, self.columns)
 
     def _row(self, no: int, line: str, cells: list[str], columns: list[str | None]) -> None:
+        if len(self.out.rows) >= MAX_PLUGINS:
+            self.out.rows_past_cap += 1
+            return
         values: dict[str, str] = {}
         for col, value in zip(columns, cells, strict=False):
             if col and col not in values:
@@ -167,7 +181,9 @@ class _TableReader:
         )
 
 
-def _entries(lines: list[tuple[int, str, bool]], source: str, table_names: set[str]) -> list[Entry]:
+def _entries(
+    lines: list[tuple[int, str, bool]], source: str, table_names: set[str], out: PluginsMd
+) -> list[Entry]:
     """``### Name`` sections (``##`` too, when they carry a ``**Status:**`` field)."""
     current: EntryReader | None = None
     candidates: list[tuple[int, EntryReader]] = []
@@ -178,6 +194,9 @@ def _entries(lines: list[tuple[int, str, bool]], source: str, table_names: set[s
         if heading and len(heading.group(1)) <= 3:
             current = None
             level = len(heading.group(1))
+            if level >= 2 and len(candidates) >= MAX_PLUGINS:
+                out.entries_past_cap += 1
+                continue
             name = plugin_name(heading.group(2))
             if level >= 2 and name:
                 current = EntryReader(Entry(name=name, source=source, line=no))
@@ -200,5 +219,5 @@ def parse_plugins_md(text: str, source: str = "PLUGINS.md") -> PluginsMd:
     tables = _TableReader(out, source)
     for no, line, fenced in lines:
         tables.feed(no, line, fenced)
-    out.entries = _entries(lines, source, {r.name.casefold() for r in out.rows})
+    out.entries = _entries(lines, source, {r.name.casefold() for r in out.rows}, out)
     return out

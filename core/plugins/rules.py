@@ -49,6 +49,14 @@ R_TABLE_ROW = _plg(
     "docs/formats.md#registry (table)",
     "Give the row one cell per header column.",
 )
+R_TOO_MANY = _plg(
+    "PLG-TOO-MANY",
+    Severity.WARNING,
+    "PLUGINS.md holds more table rows or entries than phasewatch reads: the rest are counted, "
+    "not read or audited.",
+    "docs/formats.md#registry",
+    "A registry lists tens of plugins: look for a generator gone wrong or a pasted table.",
+)
 R_DUPLICATE = _plg(
     "PLG-DUPLICATE",
     Severity.WARNING,

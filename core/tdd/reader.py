@@ -53,7 +53,7 @@ def _declared_tests(value: str, s: Slice) -> None:
     items = re.findall(r"`([^`]+)`", value)
     if not items:
         items = [p.strip() for p in re.split(r"[,;]", value) if p.strip()]
-    s.tests = [clean(i) for i in items][:100]
+    s.tests = tuple(clean(i) for i in items[:100])
 
 
 def parse_progress(text: str | bytes) -> TddPlan:
@@ -104,8 +104,9 @@ def _decode_line(line: bytes, first: bool) -> str:
 def _parse(raw: bytes, plan: TddPlan) -> None:
     approved_index = _approval(raw, plan)
     plan.hook = stop_hook_view(raw)
-    lines = [_decode_line(line, i == 0) for i, line in enumerate(raw.split(b"\n"))]
-    plan.line_count = len(lines)
+    # (decoded one at a time: a file at the read cap holds 500,000 lines, ~30 MB as strings)
+    lines = (_decode_line(line, i == 0) for i, line in enumerate(raw.split(b"\n")))
+    plan.line_count = raw.count(b"\n") + 1
     walk = _Walk(plan)
     in_fence = False
     for idx, line in enumerate(lines):
@@ -211,10 +212,10 @@ def _slice_line(
         bm = _BLOCKS.search(line)
         if dm and s.depends_raw is None:
             s.depends_raw = dm.group(1).strip(" *")
-            s.depends_on = slice_numbers(s.depends_raw)
+            s.depends_on = tuple(slice_numbers(s.depends_raw))
         if bm and s.blocks_raw is None:
             s.blocks_raw = bm.group(1).strip(" *")
-            s.blocks = slice_numbers(s.blocks_raw)
+            s.blocks = tuple(slice_numbers(s.blocks_raw))
         if dm or bm:
             return
     fm = _FIELD.match(line)

@@ -61,12 +61,22 @@ class TddScreen(PanelScreen):
         if not slices or not table.row_count:
             return
         start = table.cursor_row
-        for step in range(1, len(slices) + 1):
-            i = (start + step) % len(slices)
+        shown = min(len(slices), table.row_count)
+        for step in range(1, shown + 1):
+            i = (start + step) % shown
             if not slices[i].finished:
                 table.move_cursor(row=i)
                 table.focus()
                 return
+        later = next((s for s in slices[shown:] if not s.finished), None)
+        if later is not None:
+            self.notify(
+                f"No unfinished slice among the {shown:,} shown; the next is {later.label} "
+                f"(line {later.line_no}).",
+                markup=False,
+                timeout=5,
+            )
+            return
         self.notify("Every slice is finished.", markup=False, timeout=3)
 
 
