@@ -95,7 +95,8 @@ def audit_project(
     findings: list[Finding] = list(project.findings)
     for n, source in enumerate(project.states):
         rel = project.rel(source.path)
-        result = read_json(source.path, retries=retries, delay=0.05)
+        # shared: the framework's views (core.observe) read the same file unchanged
+        result = read_json(source.path, retries=retries, delay=0.05, share=True)
         extra = [] if result.ok else [read_finding(result, rel)]
         before = None
         if against is not None and n == 0 and against.data is not None:
