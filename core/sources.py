@@ -24,6 +24,9 @@ from .systems import registered
 from .text import clean, clean_json, decode, json_is_clean, shorten
 
 MAX_JSON_BYTES = MAX_BYTES  # a real state.json is KBs; larger is a finding, not a parse
+#: A real workflow runs a few dozen phases; a document with more records or entries than this
+#: is refused as too large (what each phase costs the dashboard: docs/performance.md#dashboard-size).
+MAX_PHASES = 20_000
 #: containers nested deeper than this are never read: msgspec's limit (which counts the
 #: caller's stack too, so ten or so levels less in practice); json, its fallback, is held to
 #: msgspec's answer. The writer's parser (core.decide.codec.MAX_NESTING) takes this much
@@ -66,7 +69,8 @@ R_UNREADABLE = rule(
 R_TOO_LARGE = rule(
     "READ-TOO-LARGE",
     Severity.ERROR,
-    f"The file is larger than {MAX_JSON_BYTES // (1024 * 1024)} MiB; it is not parsed.",
+    f"The file is larger than {MAX_JSON_BYTES // (1024 * 1024)} MiB, or holds more than "
+    f"{MAX_PHASES:,} phases; it is not audited.",
     seed="docs/formats.md#how-the-state-file-is-written",
     fix="Something is appending to or corrupting the file; inspect and restore it.",
     scope="read",
@@ -455,11 +459,25 @@ def parse_document(
             stamp=stamp,
             attempts=attempts,
         )
+    if (phases := _phase_count(data)) > MAX_PHASES:
+        why = f"it holds {phases:,} phases (at most {MAX_PHASES:,} are read)"
+        return ReadResult(path, "too_large", error=why, stamp=stamp, attempts=attempts)
     if json_is_clean(raw):  # the common case: no cleaning pass at all
         return ReadResult(path, "ok", data=data, stamp=stamp, attempts=attempts)
     cleaned = clean_json(data)
     exact = None if cleaned == data else data
     return ReadResult(path, "ok", data=cleaned, stamp=stamp, attempts=attempts, exact=exact)
+
+
+def _phase_count(data: dict[str, Any]) -> int:
+    """The larger of ``phases``' records and ``active_workflow.phases``' entries."""
+    aw = data.get("active_workflow")
+    listed = aw.get("phases") if isinstance(aw, dict) else None
+    records = data.get("phases")
+    return max(
+        len(records) if isinstance(records, dict) else 0,
+        len(listed) if isinstance(listed, list) else 0,
+    )
 
 
 def read_bytes(path: Path, *, max_bytes: int = 8 * 1024 * 1024) -> tuple[bytes | None, str | None]:
