@@ -18,7 +18,9 @@ The states are ``bench/bench_audit_scale.py``'s (a real phase record repeated, i
 skill log as long as the phases), written as the framework writes (``JSON.stringify(x, null,
 2)``). "cap": the most phases of that shape the 32 MiB read cap (``MAX_JSON_BYTES``) takes;
 "over the cap": 5 % more, which the dashboard refuses with a finding. "100k lean": 100,000
-phases whose records hold a status only (11 MB, under the cap): the most rows per byte.
+phases whose records hold a status only (11 MB, under the cap): the most rows per byte. A state
+of more than ``MAX_PHASES`` phases (20,000) is refused too, whatever its size: "cap" and "lean"
+measure that refusal.
 
 Run: ``.venv/bin/python bench/bench_dashboard_size.py [SIZE ...]`` (sizes: 1k 10k cap over
 lean; default all)."""
@@ -40,6 +42,7 @@ from _results import cached_bytecode, save  # noqa: E402
 from _tmux import Pane, tmux_missing, warm_up  # noqa: E402
 from bench_audit_scale import big_state  # noqa: E402
 from bench_startup import MINIMAL_APP, MINIMAL_MARK, phasewatch_cmd  # noqa: E402
+from phasewatch.core.sources import MAX_PHASES  # noqa: E402
 
 GOALS = {  # (seconds to data, MB of peak RSS) per size; q: QUIT_GOAL_S at every size
     "10k": (5.0, 200.0),
@@ -184,12 +187,14 @@ def main(wanted: list[str]) -> None:
         for name, shape, n in cases:
             where = base / name
             size = make(where, big_state(n) if shape == "big" else lean_state(n))
-            mark = "READ-TOO-LARGE" if name == "over" else f"{n - 1:06d}-phase"
+            # past the byte cap, or past the phase cap (core.sources.MAX_PHASES): a refusal
+            refused = name == "over" or n > MAX_PHASES
+            mark = "READ-TOO-LARGE" if refused else f"{n - 1:06d}-phase"
             got = measure(cmd, where, mark)
             early = quit_early(cmd, where)
             goal_s, goal_mb = GOALS.get(name, (None, None))
             label = f"{name:>4}: {n:>7,} phases, {size / 2**20:5.1f} MiB"
-            what = "refusal" if name == "over" else "data"
+            what = "refusal" if refused else "data"
             print(
                 f"{label}  {what} {fmt(got['data'], 's', goal_s)}  cpu {fmt(got.get('cpu'), 's')}"
                 f"  peak at data {fmt(got.get('hwm_data'), 'MB')}"
@@ -198,7 +203,13 @@ def main(wanted: list[str]) -> None:
                 f", q while reading {fmt(early, 's', QUIT_GOAL_S)}",
                 flush=True,
             )
-            results[name] = {"phases": n, "bytes": size, **got, "quit_early": early}
+            results[name] = {
+                "phases": n,
+                "bytes": size,
+                **got,
+                "quit_early": early,
+                "refused": refused,
+            }
         # (read back by bench/readme_table.py for the README's table)
         print(f"-> {save('dashsize', {'cases': results, 'goals': GOALS, 'minimal': mini})}")
 

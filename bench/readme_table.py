@@ -194,7 +194,7 @@ def dash_size_rows(size: dict[str, Any]) -> list[str]:
             and len(quits) == 2
             and max(quits) <= 2
         )
-        what = "its refusal" if name == "over" else "its data"
+        what = "its refusal" if got.get("refused", name == "over") else "its data"
         goal = f"≤ {goal_s:g} s, ≤ {goal_mb:g} MB, `q` ≤ 2 s {'✓' if ok else '✗'}" if goal_s else ""
         out.append(
             f"| dashboard: a state of {got['phases']:,} phases ({got['bytes'] / 2**20:.1f} MiB, "
