@@ -296,10 +296,21 @@ def _bad_id(source: str, problem: str) -> Finding:
 ReadStatus = Literal["ok", "missing", "torn", "invalid", "unreadable", "too_large", "not_object"]
 
 
+#: How long after its last write a file's stamp (size, mtime, inode) tells its content: a file
+#: system's clock moves in ticks of a few milliseconds, so a second write in the same tick, of
+#: the same size and in place, leaves the stamp as it was (git calls such entries "racy").
+RACY_NS = 50_000_000
+
+
 class FileStamp(Struct, frozen=True):
     size: int
     mtime_ns: int
     inode: int
+
+    def settled(self, read_at_ns: int) -> bool:
+        """A read begun at ``read_at_ns`` (``time.time_ns()``) saw this file's last write: any
+        later write changes the stamp. A cache may only trust a settled stamp."""
+        return read_at_ns - self.mtime_ns > RACY_NS
 
     @classmethod
     def of(cls, path: Path) -> FileStamp | None:
@@ -320,6 +331,9 @@ class ReadResult(Struct, frozen=True):
     #: The document as its owner reads it, where cleaning changed ``data`` (else None): the
     #: framework's own checks judge this one (core.audit.mirror), the screens show ``data``.
     exact: dict[str, Any] | None = None
+    #: The read began after the file's last write had settled (:meth:`FileStamp.settled`): a
+    #: cache keyed by ``stamp`` may keep it.
+    settled: bool = False
 
     @property
     def ok(self) -> bool:
@@ -391,9 +405,9 @@ def read_json(
     empty or cut document too: ``torn``), so a torn write never parses as a state.
 
     ``share``: a file read again unchanged (the same size, mtime and inode as the last good
-    read with ``share``; a link is never the file: ``lstat``) gives that read's document, not a
-    second read and parse of it (the read alone held twice the file's size for a moment,
-    which the heap then kept)."""
+    read with ``share``, whose stamp had settled; a link is never the file: ``lstat``) gives
+    that read's document, not a second read and parse of it (the read alone held twice the
+    file's size for a moment, which the heap then kept)."""
     hit = _SHARED.get(path) if share else None
     if hit is not None and hit.stamp == _lstamp(path):  # unchanged: not even read again
         return hit
@@ -401,6 +415,7 @@ def read_json(
     last: ReadResult | None = None
     while True:
         attempts += 1
+        started = time.time_ns()
         try:
             raw, st = read_regular(path, cap=MAX_JSON_BYTES)
         except ReadRefused as exc:
@@ -418,7 +433,9 @@ def read_json(
             if hit is not None and hit.stamp == stamp:
                 return hit
             result = parse_document(path, raw, stamp, attempts)
-            if share and result.ok:
+            if stamp.settled(started):
+                result = msgspec.structs.replace(result, settled=True)
+            if share and result.ok and result.settled:
                 _SHARED.pop(path, None)
                 _SHARED[path] = result
                 while len(_SHARED) > SHARED_MAX:

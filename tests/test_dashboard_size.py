@@ -25,6 +25,7 @@ from phasewatch.widgets.pipeline import MAX_LINES, Pipeline, pipeline_content, p
 from textual.app import App, ComposeResult
 
 from tests import factories as F
+from tests.helpers.files import settle
 
 SRC = ".isdlc/state.json"
 
@@ -263,7 +264,7 @@ def write_state(root: Path, state: dict) -> Path:
     (root / ".isdlc").mkdir(exist_ok=True)
     path = root / ".isdlc" / "state.json"
     path.write_text(json.dumps(state, indent=2))
-    return path
+    return settle(path)  # written before it is read: a stamp cache may keep it
 
 
 def test_a_shared_read_parses_an_unchanged_file_once(tmp_path: Path, monkeypatch) -> None:

@@ -20,6 +20,7 @@ from phasewatch.core.observe.read import HOOK_TAIL_BYTES
 from phasewatch.core.sources import discover
 from phasewatch.tui.cli import main
 
+from tests.helpers.files import settle
 from tests.helpers.observe_compare import materialize, records
 
 NOW = date_ms("2026-12-07T12:00:00.000Z")
@@ -32,7 +33,7 @@ def write(root: Path, rel: str, body: str | bytes) -> Path:
         path.write_bytes(body)
     else:
         path.write_text(body, encoding="utf-8")
-    return path
+    return settle(path)  # written before it is read: a stamp cache may keep it
 
 
 def building(**extra: Any) -> dict[str, Any]:

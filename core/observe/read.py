@@ -113,7 +113,7 @@ class DocCache:
         error = None
         if not result.ok:
             error = f"{result.status.replace('_', ' ')}: {result.error or ''}".rstrip(": ")
-        if result.stamp is not None:
+        if result.stamp is not None and result.settled:  # (a racy stamp tells nothing)
             if len(self.docs) >= self.CACHED:
                 self.docs.clear()
             self.docs[path] = (result.stamp, result.data if result.ok else None, error)
