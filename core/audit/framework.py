@@ -410,25 +410,31 @@ def _pointer_place(doc: Any) -> tuple[list[Any], int, int] | None:
         prop(aw, "current_phase"),
         prop(aw, "current_phase_index"),
     )
-    if not isinstance(phases, list) or pointer not in phases or not isinstance(index, int):
+    if not isinstance(phases, list) or pointer not in phases:
         return None
-    if isinstance(index, bool):
+    if not isinstance(index, int) or isinstance(index, bool):
         return None
     return phases, phases.index(pointer), index
 
 
+def unfinished_outside_redo(doc: Any, key: Any) -> bool:
+    """An index one past ``key`` is not one of the framework's shapes: neither status map calls
+    ``key`` done and no supervised redo runs. V9-C accepts "one past"; the framework's own steps
+    leave it only after STEP 3e completed the phase, or while a redo re-runs it
+    (docs/formats.md#phase-loop)."""
+    if in_redo(prop(doc, "active_workflow")):
+        return False
+    return not {*_statuses(doc, key)} & {"completed", "skipped"}
+
+
 def index_past_unfinished(doc: Any) -> Any:
-    """The phase the index is one past although neither status map calls it done, outside a
-    supervised redo, or None. V9-C accepts "one past"; the framework's own steps leave it only
-    after STEP 3e completed the phase, or while a redo re-runs it (docs/formats.md#phase-loop)."""
+    """The phase the index is one past where :func:`unfinished_outside_redo`, or None."""
     place = _pointer_place(doc)
     if place is None:
         return None
     phases, pos, index = place
     key = phases[pos]
-    if index != pos + 1 or in_redo(prop(doc, "active_workflow")):
-        return None
-    return None if {*_statuses(doc, key)} & {"completed", "skipped"} else key
+    return key if index == pos + 1 and unfinished_outside_redo(doc, key) else None
 
 
 def pointer_behind_started(doc: Any) -> Any:

@@ -39,7 +39,7 @@ import msgspec
 from msgspec import Struct
 
 from ..audit._util import entry_key
-from ..audit.framework import completed_ahead, in_redo, v9a
+from ..audit.framework import completed_ahead, unfinished_outside_redo, v9a
 from ..diff import changed_paths, join_key
 from ..protocol import STATUS_RANK
 from ..text import one_line
@@ -681,9 +681,7 @@ def _pointers_fix(
     if idx is None or idx == target:
         return
     if idx == target + 1:
-        if not _done(doc, right) and not in_redo(aw):
-            # one past a phase not completed: only a supervised redo, re-running a phase it
-            # had completed, leaves the index there (docs/formats.md#supervised-review-gate)
+        if unfinished_outside_redo(doc, right):  # (LOOP-INDEX-PAST's fact)
             unknown.append(
                 Unknown(
                     (_AW, "current_phase_index"),
@@ -719,10 +717,6 @@ def _started(doc: Mapping[str, Any], key: str) -> bool:
 def _untouched(doc: Mapping[str, Any], key: str) -> bool:
     """Neither status map calls ``key`` started or done (a map that does is one V9-A names)."""
     return not _started(doc, key) and not {_summary(doc, key), _detail(doc, key)} & set(_DONE)
-
-
-def _done(doc: Mapping[str, Any], key: str) -> bool:
-    return _summary(doc, key) in _DONE
 
 
 def _summary(doc: Mapping[str, Any], key: str) -> Any:
